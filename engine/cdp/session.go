@@ -1,0 +1,154 @@
+package cdp
+
+import (
+	"context"
+	"sync"
+
+	cdproto "github.com/chromedp/cdproto/cdp"
+	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
+	"github.com/chromedp/cdproto/target"
+)
+
+// Session is one flattened target session (or the browser session, whose id
+// is empty). It implements cdproto's Session, so cdproto.Call and
+// cdproto.Events work on it.
+type Session struct {
+	c  *Conn
+	id target.SessionID
+
+	mu     sync.Mutex
+	subs   map[string][]*subscription
+	closed bool
+	done   chan struct{}
+}
+
+var _ cdproto.Session = (*Session)(nil)
+
+// ID returns the session id ("" for the browser session).
+func (s *Session) ID() target.SessionID { return s.id }
+
+// Conn returns the connection the session runs on.
+func (s *Session) Conn() *Conn { return s.c }
+
+// Done closes when the target detached or the connection died.
+func (s *Session) Done() <-chan struct{} { return s.done }
+
+// Call sends a command and decodes its result into result (which may be nil).
+func (s *Session) Call(ctx context.Context, method string, params, result any) error {
+	return s.c.call(ctx, s.id, method, params, result)
+}
+
+// Subscribe buffers every event of method from now on. The channel closes
+// when cancel is called or the session ends. Delivery never blocks the
+// connection: a slow reader only grows its own buffer.
+func (s *Session) Subscribe(method string) (<-chan jsonv2.Value, func()) {
+	sub := &subscription{out: make(chan jsonv2.Value), wake: make(chan struct{}, 1), stop: make(chan struct{})}
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		close(sub.out)
+		return sub.out, func() {}
+	}
+	s.subs[method] = append(s.subs[method], sub)
+	s.mu.Unlock()
+	go sub.pump()
+	var once sync.Once
+	return sub.out, func() {
+		once.Do(func() {
+			s.mu.Lock()
+			list := s.subs[method]
+			for i, x := range list {
+				if x == sub {
+					s.subs[method] = append(list[:i:i], list[i+1:]...)
+					break
+				}
+			}
+			s.mu.Unlock()
+			sub.end()
+		})
+	}
+}
+
+func (s *Session) deliver(method string, params jsonv2.Value) {
+	s.mu.Lock()
+	subs := s.subs[method]
+	s.mu.Unlock()
+	for _, sub := range subs {
+		sub.push(params)
+	}
+}
+
+func (s *Session) close() {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return
+	}
+	s.closed = true
+	all := s.subs
+	s.subs = nil
+	s.mu.Unlock()
+	close(s.done)
+	for _, list := range all {
+		for _, sub := range list {
+			sub.end()
+		}
+	}
+}
+
+// subscription is an unbounded queue in front of an unbuffered channel.
+type subscription struct {
+	mu    sync.Mutex
+	queue []jsonv2.Value
+	ended bool
+	out   chan jsonv2.Value
+	wake  chan struct{}
+	stop  chan struct{}
+	once  sync.Once
+}
+
+func (q *subscription) push(v jsonv2.Value) {
+	q.mu.Lock()
+	if !q.ended {
+		q.queue = append(q.queue, v)
+	}
+	q.mu.Unlock()
+	select {
+	case q.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (q *subscription) end() {
+	q.once.Do(func() {
+		q.mu.Lock()
+		q.ended = true
+		q.mu.Unlock()
+		close(q.stop)
+	})
+}
+
+func (q *subscription) pump() {
+	defer close(q.out)
+	for {
+		q.mu.Lock()
+		if len(q.queue) == 0 {
+			q.mu.Unlock()
+			select {
+			case <-q.wake:
+				continue
+			case <-q.stop:
+				return
+			}
+		}
+		v := q.queue[0]
+		q.queue[0] = nil
+		q.queue = q.queue[1:]
+		q.mu.Unlock()
+		select {
+		case q.out <- v:
+		case <-q.stop:
+			return
+		}
+	}
+}

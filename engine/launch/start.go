@@ -1,0 +1,221 @@
+package launch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	cdproto "github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/browser"
+
+	"github.com/tabwright/tabwright/engine/cdp"
+	"github.com/tabwright/tabwright/engine/errs"
+)
+
+// Options configure a managed browser.
+type Options struct {
+	Exec    string   // browser binary; empty means Find()
+	Headful bool     // show a window instead of running headless
+	Args    []string // extra command-line flags
+}
+
+// baseFlags keep a headless browser quiet, offline from Google services and
+// fast to start. The background-networking flags matter on closed networks,
+// where Chromium otherwise retries refused connections at every start.
+var baseFlags = []string{
+	"--remote-debugging-pipe",
+	"--disable-gpu",
+	"--disable-quic",
+	"--no-first-run",
+	"--no-default-browser-check",
+	"--disable-background-networking",
+	"--disable-component-update",
+	"--disable-sync",
+	"--disable-crash-reporter",
+	"--disable-breakpad",
+	"--disable-dev-shm-usage",
+	"--password-store=basic",
+	"--use-mock-keychain",
+	"--mute-audio",
+	"--hide-scrollbars",
+	"--disable-features=Translate,MediaRouter,OptimizationHints",
+}
+
+// Browser is a Chromium process this program started and owns.
+type Browser struct {
+	Conn    *cdp.Conn
+	Path    string
+	Version string // product, e.g. "Chrome/156.0.8078.114"
+	Headful bool
+
+	cmd     *exec.Cmd
+	dataDir string
+	exited  chan struct{}
+	stderr  *tailBuffer
+	once    sync.Once
+}
+
+// Start launches a browser and connects to it over the DevTools pipe. The
+// process runs in its own process group and receives SIGKILL if this process
+// dies, so it never outlives us.
+func Start(ctx context.Context, opt Options) (*Browser, error) {
+	path := opt.Exec
+	if path == "" {
+		var err error
+		if path, err = Find(); err != nil {
+			return nil, err
+		}
+	}
+	sweepStaleDataDirs()
+	dataDir, err := os.MkdirTemp("", fmt.Sprintf("tabwright-%d-", os.Getpid()))
+	if err != nil {
+		return nil, errs.Wrap(errs.BrowserUnavailable, err, "creating the browser profile directory")
+	}
+	args := append([]string{}, baseFlags...)
+	args = append(args, "--user-data-dir="+dataDir)
+	if !opt.Headful {
+		args = append(args, "--headless")
+	}
+	if os.Geteuid() == 0 {
+		args = append(args, "--no-sandbox") // Chromium refuses to run its sandbox as root
+	}
+	args = append(args, opt.Args...)
+	args = append(args, "about:blank")
+
+	// The browser reads commands from fd 3 and writes replies to fd 4.
+	browserIn, toBrowser, err := os.Pipe()
+	if err != nil {
+		os.RemoveAll(dataDir)
+		return nil, errs.Wrap(errs.BrowserUnavailable, err, "creating the DevTools pipe")
+	}
+	fromBrowser, browserOut, err := os.Pipe()
+	if err != nil {
+		browserIn.Close()
+		toBrowser.Close()
+		os.RemoveAll(dataDir)
+		return nil, errs.Wrap(errs.BrowserUnavailable, err, "creating the DevTools pipe")
+	}
+
+	cmd := exec.Command(path, args...)
+	cmd.ExtraFiles = []*os.File{browserIn, browserOut}
+	tail := &tailBuffer{max: 8 << 10}
+	cmd.Stdout = tail
+	cmd.Stderr = tail
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		for _, f := range []*os.File{browserIn, toBrowser, fromBrowser, browserOut} {
+			f.Close()
+		}
+		os.RemoveAll(dataDir)
+		return nil, errs.Wrap(errs.BrowserUnavailable, err, "starting "+path).WithHint("%s", InstallHint)
+	}
+	browserIn.Close()
+	browserOut.Close()
+
+	b := &Browser{
+		Conn:    cdp.New(cdp.NewPipe(toBrowser, fromBrowser)),
+		Path:    path,
+		Headful: opt.Headful,
+		cmd:     cmd,
+		dataDir: dataDir,
+		exited:  make(chan struct{}),
+		stderr:  tail,
+	}
+	go func() {
+		cmd.Wait()
+		close(b.exited)
+		b.Conn.Close()
+	}()
+
+	ver, err := cdproto.Call(ctx, b.Conn.Browser(), browser.GetVersion, cdproto.Empty{})
+	if err != nil {
+		b.Close()
+		msg := strings.TrimSpace(tail.String())
+		if msg != "" {
+			err = fmt.Errorf("%w; browser output: %s", err, lastLines(msg, 5))
+		}
+		return nil, errs.Wrap(errs.BrowserUnavailable, err, "the browser started but did not answer on the DevTools pipe")
+	}
+	b.Version = ver.Product
+	return b, nil
+}
+
+// Exited closes when the browser process has ended.
+func (b *Browser) Exited() <-chan struct{} { return b.exited }
+
+// Pid returns the browser's process id.
+func (b *Browser) Pid() int { return b.cmd.Process.Pid }
+
+// DataDir returns the throwaway profile directory.
+func (b *Browser) DataDir() string { return b.dataDir }
+
+// Close kills the browser's whole process group, waits for it and removes
+// its profile directory.
+func (b *Browser) Close() error {
+	b.once.Do(func() {
+		b.Conn.Close()
+		syscall.Kill(-b.cmd.Process.Pid, syscall.SIGKILL)
+		select {
+		case <-b.exited:
+		case <-time.After(5 * time.Second):
+		}
+		os.RemoveAll(b.dataDir)
+	})
+	return nil
+}
+
+// sweepStaleDataDirs removes profile directories left by a process of ours
+// that was killed before it could clean up.
+func sweepStaleDataDirs() {
+	matches, _ := filepath.Glob(filepath.Join(os.TempDir(), "tabwright-*-*"))
+	for _, dir := range matches {
+		parts := strings.SplitN(filepath.Base(dir), "-", 3)
+		pid, err := strconv.Atoi(parts[1])
+		if err != nil || pid == os.Getpid() {
+			continue
+		}
+		if syscall.Kill(pid, 0) == nil || errors.Is(syscall.Kill(pid, 0), syscall.EPERM) {
+			continue // its owner still runs
+		}
+		os.RemoveAll(dir)
+	}
+}
+
+// tailBuffer keeps the last max bytes written to it.
+type tailBuffer struct {
+	mu  sync.Mutex
+	buf []byte
+	max int
+}
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, p...)
+	if len(t.buf) > t.max {
+		t.buf = append([]byte(nil), t.buf[len(t.buf)-t.max:]...)
+	}
+	return len(p), nil
+}
+
+func (t *tailBuffer) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return string(t.buf)
+}
+
+func lastLines(s string, n int) string {
+	lines := strings.Split(s, "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, " | ")
+}
