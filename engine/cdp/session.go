@@ -16,10 +16,12 @@ type Session struct {
 	c  *Conn
 	id target.SessionID
 
-	mu     sync.Mutex
-	subs   map[string][]*subscription
-	closed bool
-	done   chan struct{}
+	mu        sync.Mutex
+	subs      map[string][]*subscription
+	listeners map[int]func(method string, params jsonv2.Value)
+	nextL     int
+	closed    bool
+	done      chan struct{}
 }
 
 var _ cdproto.Session = (*Session)(nil)
@@ -69,10 +71,37 @@ func (s *Session) Subscribe(method string) (<-chan jsonv2.Value, func()) {
 	}
 }
 
+// Listen calls fn for every event of the session, in arrival order, on the
+// connection's reader goroutine. Because it runs before any later reply is
+// delivered, state kept by fn is current when a later call returns. fn must
+// be quick and must not call the session.
+func (s *Session) Listen(fn func(method string, params jsonv2.Value)) (cancel func()) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.listeners == nil {
+		s.listeners = map[int]func(string, jsonv2.Value){}
+	}
+	s.nextL++
+	id := s.nextL
+	s.listeners[id] = fn
+	return func() {
+		s.mu.Lock()
+		delete(s.listeners, id)
+		s.mu.Unlock()
+	}
+}
+
 func (s *Session) deliver(method string, params jsonv2.Value) {
 	s.mu.Lock()
 	subs := s.subs[method]
+	fns := make([]func(string, jsonv2.Value), 0, len(s.listeners))
+	for _, fn := range s.listeners {
+		fns = append(fns, fn)
+	}
 	s.mu.Unlock()
+	for _, fn := range fns {
+		fn(method, params)
+	}
 	for _, sub := range subs {
 		sub.push(params)
 	}

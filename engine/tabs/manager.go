@@ -1,0 +1,367 @@
+// Package tabs owns browsers, their tabs and the exclusive claims agents hold
+// on them. A claimed tab is reached only through an opaque handle; all work
+// on one tab runs through its serial queue.
+package tabs
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"sort"
+	"sync"
+
+	cdproto "github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/browser"
+	"github.com/chromedp/cdproto/target"
+
+	"github.com/tabwright/tabwright/engine/cdp"
+	"github.com/tabwright/tabwright/engine/errs"
+	"github.com/tabwright/tabwright/engine/launch"
+)
+
+// Options configure a Manager.
+type Options struct {
+	Launch launch.Options // the managed browser
+	CDPURL string         // attach here instead of launching; never killed
+}
+
+// Manager holds the browsers and every claim on their tabs.
+type Manager struct {
+	opt      Options
+	profiles []*profile
+
+	mu      sync.Mutex
+	handles map[string]*Tab              // handle -> claim
+	tombs   map[string]*errs.Error       // dead handle -> why it died
+	claims  map[string]map[target.ID]*Tab // profile id -> target -> claim
+	closed  bool
+}
+
+// New returns a manager. No browser starts until one is used.
+func New(opt Options) (*Manager, error) {
+	m := &Manager{opt: opt, handles: map[string]*Tab{}, tombs: map[string]*errs.Error{}, claims: map[string]map[target.ID]*Tab{}}
+	if opt.CDPURL != "" {
+		hostPort, err := launch.Endpoint(opt.CDPURL)
+		if err != nil {
+			return nil, err
+		}
+		m.profiles = append(m.profiles, &profile{id: KindCDP + ":" + hostPort, kind: KindCDP, m: m, lock: make(chan struct{}, 1)})
+	} else {
+		m.profiles = append(m.profiles, &profile{id: ManagedID, kind: KindManaged, m: m, lock: make(chan struct{}, 1)})
+	}
+	return m, nil
+}
+
+// Close releases every claim and stops the managed browser.
+func (m *Manager) Close() {
+	m.mu.Lock()
+	m.closed = true
+	m.mu.Unlock()
+	for _, p := range m.profiles {
+		p.close()
+	}
+}
+
+func (m *Manager) browserPath() string {
+	if m.opt.Launch.Exec != "" {
+		return m.opt.Launch.Exec
+	}
+	p, _ := launch.Find()
+	return p
+}
+
+// Browsers lists the profiles without starting any browser.
+func (m *Manager) Browsers() []BrowserInfo {
+	out := make([]BrowserInfo, 0, len(m.profiles))
+	for _, p := range m.profiles {
+		out = append(out, p.info())
+	}
+	return out
+}
+
+// DefaultBrowser is the id used when a call names none.
+func (m *Manager) DefaultBrowser() string { return m.profiles[0].id }
+
+func (m *Manager) profile(id string) (*profile, error) {
+	if id == "" {
+		return m.profiles[0], nil
+	}
+	for _, p := range m.profiles {
+		if p.id == id {
+			return p, nil
+		}
+	}
+	known := make([]string, 0, len(m.profiles))
+	for _, p := range m.profiles {
+		known = append(known, p.id)
+	}
+	return nil, errs.Input("browser_id", "no browser %q; known: %v", id, known).
+		WithHint("call browser_discover with kind=browsers for the ids")
+}
+
+// TabInfo describes a tab for discovery.
+type TabInfo struct {
+	TabID     string `json:"tab_id"`
+	BrowserID string `json:"browser_id"`
+	URL       string `json:"url"`
+	Title     string `json:"title"`
+	Claimed   bool   `json:"claimed"`
+	ClaimedBy string `json:"claimed_by,omitempty"` // "you" or "another session"
+}
+
+// Tabs lists a browser's page tabs, starting the browser if needed.
+func (m *Manager) Tabs(ctx context.Context, owner, browserID string) ([]TabInfo, error) {
+	p, err := m.profile(browserID)
+	if err != nil {
+		return nil, err
+	}
+	conn, _, err := p.connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	res, err := cdproto.Call(ctx, conn.Browser(), target.GetTargets, target.GetTargetsParams{})
+	if err != nil {
+		return nil, err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := []TabInfo{}
+	for _, ti := range res.TargetInfos {
+		if ti.Type != "page" {
+			continue
+		}
+		info := TabInfo{TabID: string(ti.TargetID), BrowserID: p.id, URL: ti.URL, Title: ti.Title}
+		if c := m.claims[p.id][ti.TargetID]; c != nil {
+			info.Claimed = true
+			info.ClaimedBy = "another session"
+			if c.owner == owner {
+				info.ClaimedBy = "you"
+			}
+		}
+		out = append(out, info)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].TabID < out[j].TabID })
+	return out, nil
+}
+
+// OpenResult is what Open returns.
+type OpenResult struct {
+	TabInfo
+	Tab *Tab // nil unless claimed
+}
+
+// Open opens a new tab on url and, when claim is set, claims it for owner.
+// The tab loads url in its own time; Navigate waits for loads.
+func (m *Manager) Open(ctx context.Context, owner, browserID, url string, active, claim bool) (*OpenResult, error) {
+	p, err := m.profile(browserID)
+	if err != nil {
+		return nil, err
+	}
+	conn, gen, err := p.connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	created, err := cdproto.Call(ctx, conn.Browser(), target.CreateTarget, target.CreateTargetParams{URL: url, Background: ptr(!active)})
+	if err != nil {
+		return nil, err
+	}
+	res := &OpenResult{TabInfo: TabInfo{TabID: string(created.TargetID), BrowserID: p.id, URL: url}}
+	if !claim {
+		return res, nil
+	}
+	t, err := m.claim(ctx, owner, p, conn, gen, created.TargetID)
+	if err != nil {
+		return res, err
+	}
+	res.Tab, res.Claimed, res.ClaimedBy = t, true, "you"
+	return res, nil
+}
+
+// Claim claims an existing tab for owner. expectedURL and expectedTitle,
+// when set, must equal the tab's current URL and title exactly.
+func (m *Manager) Claim(ctx context.Context, owner, browserID, tabID, expectedURL, expectedTitle string) (*Tab, error) {
+	p, err := m.profile(browserID)
+	if err != nil {
+		return nil, err
+	}
+	conn, gen, err := p.connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	info, err := cdproto.Call(ctx, conn.Browser(), target.GetTargetInfo, target.GetTargetInfoParams{TargetID: target.ID(tabID)})
+	if err != nil || info.TargetInfo == nil || info.TargetInfo.Type != "page" {
+		return nil, errs.Input("tab_id", "no tab %q in browser %s", tabID, p.id).
+			WithHint("call browser_discover with kind=tabs for the current tab ids")
+	}
+	ti := info.TargetInfo
+	if expectedURL != "" && ti.URL != expectedURL {
+		return nil, errs.New(errs.TabMismatch, "tab %s shows url %q, expected %q", tabID, ti.URL, expectedURL).
+			WithHint("discover the tabs again and claim the one you meant")
+	}
+	if expectedTitle != "" && ti.Title != expectedTitle {
+		return nil, errs.New(errs.TabMismatch, "tab %s shows title %q, expected %q", tabID, ti.Title, expectedTitle).
+			WithHint("discover the tabs again and claim the one you meant")
+	}
+	return m.claim(ctx, owner, p, conn, gen, ti.TargetID)
+}
+
+// claim reserves the tab first, so that of two racing sessions exactly one
+// attaches, then attaches and prepares the page.
+func (m *Manager) claim(ctx context.Context, owner string, p *profile, conn *cdp.Conn, gen int, id target.ID) (*Tab, error) {
+	t := &Tab{
+		handle: newHandle(), owner: owner, profile: p, gen: gen,
+		TargetID: id, queue: make(chan struct{}, 1), dead: make(chan struct{}),
+	}
+	m.mu.Lock()
+	if m.closed {
+		m.mu.Unlock()
+		return nil, errs.New(errs.BrowserUnavailable, "the server is shutting down")
+	}
+	if c := m.claims[p.id][id]; c != nil {
+		m.mu.Unlock()
+		if c.owner == owner {
+			return nil, errs.New(errs.TabInUse, "you already hold tab %s as %s", id, c.handle).
+				WithHint("use that tab_handle, or release it first")
+		}
+		return nil, errs.New(errs.TabInUse, "tab %s is claimed by another session", id).
+			WithHint("open a new tab with browser_open_tab, or wait until the other session releases it")
+	}
+	if m.claims[p.id] == nil {
+		m.claims[p.id] = map[target.ID]*Tab{}
+	}
+	m.claims[p.id][id] = t
+	m.handles[t.handle] = t
+	m.mu.Unlock()
+
+	if err := t.attach(ctx, conn); err != nil {
+		m.forget(t, errs.As(err))
+		return nil, err
+	}
+	return t, nil
+}
+
+// Get returns owner's live tab for handle.
+func (m *Manager) Get(owner, handle string) (*Tab, error) {
+	m.mu.Lock()
+	t, tomb := m.handles[handle], m.tombs[handle]
+	m.mu.Unlock()
+	if t == nil && tomb != nil {
+		return nil, tomb
+	}
+	if t == nil || t.owner != owner {
+		return nil, deadHandle("unknown tab handle %q", handle).
+			WithHint("use a tab_handle that browser_open_tab or browser_claim_tab returned to this session")
+	}
+	if err := t.deadErr(); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// Release ends owner's claim and leaves the tab open as it is.
+func (m *Manager) Release(ctx context.Context, owner, handle string) error {
+	t, err := m.Get(owner, handle)
+	if err != nil {
+		return err
+	}
+	m.forget(t, deadHandle("tab handle %q was released", handle).WithHint("claim the tab again to use it"))
+	return t.detach(ctx)
+}
+
+// CloseTab closes the tab; its handle dies.
+func (m *Manager) CloseTab(ctx context.Context, owner, handle string) error {
+	t, err := m.Get(owner, handle)
+	if err != nil {
+		return err
+	}
+	m.forget(t, deadHandle("tab handle %q belongs to a closed tab", handle).WithHint("open or claim another tab"))
+	_, err = cdproto.Call(ctx, t.sess.Conn().Browser(), target.CloseTarget, target.CloseTargetParams{TargetID: t.TargetID})
+	return err
+}
+
+// Activate brings the tab to the front.
+func (m *Manager) Activate(ctx context.Context, owner, handle string) error {
+	t, err := m.Get(owner, handle)
+	if err != nil {
+		return err
+	}
+	_, err = cdproto.Call(ctx, t.sess.Conn().Browser(), target.ActivateTarget, target.ActivateTargetParams{TargetID: t.TargetID})
+	return err
+}
+
+// ReleaseAll ends every claim of owner, as when its MCP session ends.
+func (m *Manager) ReleaseAll(ctx context.Context, owner string) {
+	m.mu.Lock()
+	var mine []*Tab
+	for _, t := range m.handles {
+		if t.owner == owner {
+			mine = append(mine, t)
+		}
+	}
+	m.mu.Unlock()
+	for _, t := range mine {
+		m.forget(t, deadHandle("the session that held tab handle %q ended", t.handle))
+		t.detach(ctx)
+	}
+}
+
+// forget removes a claim and kills its handle with why.
+func (m *Manager) forget(t *Tab, why *errs.Error) {
+	m.mu.Lock()
+	if m.handles[t.handle] != t {
+		m.mu.Unlock()
+		return // already gone, and the first reason stands
+	}
+	delete(m.handles, t.handle)
+	if m.claims[t.profile.id][t.TargetID] == t {
+		delete(m.claims[t.profile.id], t.TargetID)
+	}
+	if len(m.tombs) >= maxTombs {
+		clear(m.tombs) // only explains old handles better; safe to forget
+	}
+	m.tombs[t.handle] = why
+	m.mu.Unlock()
+	t.kill(why)
+}
+
+// dropClaims kills every claim made on generation gen of a profile's
+// connection, once that connection died.
+func (m *Manager) dropClaims(p *profile, gen int) {
+	m.mu.Lock()
+	var gone []*Tab
+	for _, t := range m.claims[p.id] {
+		if t.gen == gen {
+			gone = append(gone, t)
+		}
+	}
+	m.mu.Unlock()
+	for _, t := range gone {
+		m.forget(t, deadHandle("the browser that held tab handle %q exited", t.handle).
+			WithHint("open a new tab: a managed browser is relaunched on the next call"))
+	}
+}
+
+// maxTombs bounds how many dead handles keep the reason they died.
+const maxTombs = 4096
+
+func deadHandle(format string, args ...any) *errs.Error {
+	e := errs.New(errs.InvalidHandle, format, args...)
+	e.Path = "tab_handle"
+	return e
+}
+
+func newHandle() string {
+	b := make([]byte, 8)
+	rand.Read(b)
+	return "th_" + hex.EncodeToString(b)
+}
+
+func browserVersion(ctx context.Context, c *cdp.Conn) (string, error) {
+	v, err := cdproto.Call(ctx, c.Browser(), browser.GetVersion, cdproto.Empty{})
+	if err != nil {
+		return "", err
+	}
+	return v.Product, nil
+}
+
+func ptr[T any](v T) *T { return &v }

@@ -1,0 +1,173 @@
+package tabs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+
+	cdproto "github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/target"
+
+	"github.com/tabwright/tabwright/engine/errs"
+)
+
+// Load states a navigation can wait for; the values are the names agents use.
+const (
+	WaitLoad             = "load"
+	WaitDOMContentLoaded = "domcontentloaded"
+	WaitNetworkIdle      = "network_idle"
+)
+
+// lifecycleName maps a load state to Chromium's lifecycle event name.
+// networkIdle fires after 500 ms with no network connections.
+var lifecycleName = map[string]string{
+	WaitLoad:             "load",
+	WaitDOMContentLoaded: "DOMContentLoaded",
+	WaitNetworkIdle:      "networkIdle",
+}
+
+// History moves.
+const (
+	HistoryBack    = "back"
+	HistoryForward = "forward"
+	HistoryReload  = "reload"
+)
+
+// Navigation is one navigation request: URL or History, not both.
+type Navigation struct {
+	URL       string
+	History   string
+	WaitUntil string // default load
+}
+
+// NavResult is where a navigation ended.
+type NavResult struct {
+	URL    string `json:"url"`
+	Title  string `json:"title"`
+	Status int64  `json:"status,omitempty"` // HTTP status of the main document, when one was fetched
+}
+
+// Navigate loads a URL or moves in history and waits for the load state.
+// The caller bounds it with ctx.
+func (t *Tab) Navigate(ctx context.Context, nav Navigation) (*NavResult, error) {
+	if nav.WaitUntil == "" {
+		nav.WaitUntil = WaitLoad
+	}
+	event, ok := lifecycleName[nav.WaitUntil]
+	if !ok {
+		return nil, errs.Input("wait_until", "must be one of load, domcontentloaded, network_idle; got %q", nav.WaitUntil)
+	}
+
+	t.mu.Lock()
+	before, sameDoc, restores := t.page.loader, t.page.sameDocNavs, t.page.restores
+	t.mu.Unlock()
+	var loader cdproto.LoaderID
+	what := nav.URL
+
+	switch {
+	case nav.URL != "":
+		res, err := cdproto.Call(ctx, t.sess, page.Navigate, page.NavigateParams{URL: nav.URL})
+		if err != nil {
+			return nil, navErr(err, nav.URL, event)
+		}
+		if res.ErrorText != "" {
+			return nil, errs.New(errs.NavigationFailed, "loading %s failed: %s", nav.URL, res.ErrorText).
+				WithHint("check the URL and that its server is reachable from the browser")
+		}
+		loader = res.LoaderID
+		if loader == "" {
+			break // same-document navigation: nothing loads
+		}
+		err = t.waitFor(ctx, func(p *pageState) bool {
+			if p.lifecycle[loader][event] {
+				return true
+			}
+			// A client-side redirect replaced our document: follow it.
+			return p.loader != before && p.loader != loader && p.lifecycle[p.loader][event]
+		})
+		if err != nil {
+			return nil, t.waitErr(err, nav.URL, event, loader)
+		}
+	case nav.History == HistoryReload:
+		what = "reload"
+		if _, err := cdproto.Call(ctx, t.sess, page.Reload, page.ReloadParams{}); err != nil {
+			return nil, navErr(err, what, event)
+		}
+		if err := t.waitFor(ctx, func(p *pageState) bool { return p.loader != before && p.lifecycle[p.loader][event] }); err != nil {
+			return nil, t.waitErr(err, what, event, "")
+		}
+	case nav.History == HistoryBack || nav.History == HistoryForward:
+		what = nav.History
+		hist, err := cdproto.Call(ctx, t.sess, page.GetNavigationHistory, cdproto.Empty{})
+		if err != nil {
+			return nil, err
+		}
+		step := int64(-1)
+		if nav.History == HistoryForward {
+			step = 1
+		}
+		i := hist.CurrentIndex + step
+		if i < 0 || i >= int64(len(hist.Entries)) {
+			return nil, errs.Input("history", "there is no page to go %s to in this tab's history", nav.History).
+				WithHint("navigate to a url instead")
+		}
+		if _, err := cdproto.Call(ctx, t.sess, page.NavigateToHistoryEntry, page.NavigateToHistoryEntryParams{EntryID: hist.Entries[i].ID}); err != nil {
+			return nil, navErr(err, what, event)
+		}
+		err = t.waitFor(ctx, func(p *pageState) bool {
+			return p.sameDocNavs > sameDoc || p.restores > restores || (p.loader != before && p.lifecycle[p.loader][event])
+		})
+		if err != nil {
+			return nil, t.waitErr(err, what, event, "")
+		}
+	default:
+		return nil, errs.Input("history", "must be back, forward or reload; got %q", nav.History)
+	}
+
+	info, err := cdproto.Call(ctx, t.sess.Conn().Browser(), target.GetTargetInfo, target.GetTargetInfoParams{TargetID: t.TargetID})
+	if err != nil {
+		return nil, err
+	}
+	out := &NavResult{URL: info.TargetInfo.URL, Title: info.TargetInfo.Title}
+	t.mu.Lock()
+	if loader == "" {
+		loader = t.page.loader
+	}
+	out.Status = t.page.status[loader]
+	t.mu.Unlock()
+	return out, nil
+}
+
+func navErr(err error, what, event string) error {
+	if errs.Code(err) == errs.Timeout {
+		return errs.New(errs.Timeout, "navigation (%s) did not start in time", what).
+			WithHint("raise timeout_ms or check that the page is not blocked by a dialog")
+	}
+	return err
+}
+
+// waitErr explains a wait that ended before the load state: what we waited
+// for, and which lifecycle events the document did reach.
+func (t *Tab) waitErr(err error, what, event string, loader cdproto.LoaderID) error {
+	if !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, context.Canceled) {
+		return err
+	}
+	t.mu.Lock()
+	if loader == "" {
+		loader = t.page.loader
+	}
+	var seen []string
+	for name := range t.page.lifecycle[loader] {
+		seen = append(seen, name)
+	}
+	t.mu.Unlock()
+	sort.Strings(seen)
+	reached := "none"
+	if len(seen) > 0 {
+		reached = fmt.Sprint(seen)
+	}
+	return errs.New(errs.Timeout, "navigation (%s) did not reach %q in time; lifecycle events seen: %s", what, event, reached).
+		WithHint("raise timeout_ms, or wait for an earlier state (domcontentloaded) on pages that keep loading")
+}

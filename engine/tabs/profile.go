@@ -1,0 +1,155 @@
+package tabs
+
+import (
+	"context"
+	"strings"
+	"sync"
+
+	"github.com/tabwright/tabwright/engine/cdp"
+	"github.com/tabwright/tabwright/engine/errs"
+	"github.com/tabwright/tabwright/engine/launch"
+)
+
+// Kinds of browser profile.
+const (
+	KindManaged = "managed"
+	KindCDP     = "cdp"
+)
+
+// ManagedID is the id of the browser this program launches itself.
+const ManagedID = "managed"
+
+// profile is one browser the manager can reach: the managed Chromium, or an
+// existing DevTools endpoint. Its connection is made on first use and made
+// again after the browser died; every claim made on a dead connection dies
+// with it.
+type profile struct {
+	id   string
+	kind string
+	m    *Manager
+
+	lock    chan struct{} // held while connecting; a context-aware mutex
+	mu      sync.Mutex
+	conn    *cdp.Conn
+	managed *launch.Browser
+	version string
+	gen     int
+}
+
+// BrowserInfo describes a profile for discovery.
+type BrowserInfo struct {
+	BrowserID    string   `json:"browser_id"`
+	Kind         string   `json:"kind"`
+	Connected    bool     `json:"connected"`
+	Version      string   `json:"version,omitempty"`
+	Headless     bool     `json:"headless,omitempty"`
+	Capabilities []string `json:"capabilities"`
+}
+
+// capabilities lists what agents can do with a profile's tabs.
+var capabilities = []string{"open_tab", "claim_tab", "navigate", "observe"}
+
+func (p *profile) info() BrowserInfo {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	bi := BrowserInfo{BrowserID: p.id, Kind: p.kind, Capabilities: capabilities}
+	if p.conn != nil && p.conn.Err() == nil {
+		bi.Connected = true
+		bi.Version = p.version
+	}
+	bi.Headless = p.kind == KindManaged && !p.m.opt.Launch.Headful
+	return bi
+}
+
+// environment names the browser for the observation, e.g.
+// "chromium/156 headless".
+func (p *profile) environment() string {
+	p.mu.Lock()
+	v := p.version
+	p.mu.Unlock()
+	name, ver, _ := strings.Cut(v, "/")
+	name = strings.ToLower(strings.TrimPrefix(name, "Headless"))
+	if name == "chrome" && strings.Contains(p.m.browserPath(), "chromium") {
+		name = "chromium"
+	}
+	major, _, _ := strings.Cut(ver, ".")
+	mode := "cdp"
+	if p.kind == KindManaged {
+		mode = "headless"
+		if p.m.opt.Launch.Headful {
+			mode = "headful"
+		}
+	}
+	return name + "/" + major + " " + mode
+}
+
+// connect returns a live connection, launching or attaching when there is
+// none or the last one died.
+func (p *profile) connect(ctx context.Context) (*cdp.Conn, int, error) {
+	select {
+	case p.lock <- struct{}{}:
+	case <-ctx.Done():
+		return nil, 0, errs.New(errs.Timeout, "waited for the browser %s to start", p.id)
+	}
+	defer func() { <-p.lock }()
+
+	p.mu.Lock()
+	conn, gen := p.conn, p.gen
+	p.mu.Unlock()
+	if conn != nil && conn.Err() == nil {
+		return conn, gen, nil
+	}
+	if conn != nil {
+		p.m.dropClaims(p, gen)
+	}
+
+	var managed *launch.Browser
+	var version string
+	switch p.kind {
+	case KindManaged:
+		b, err := launch.Start(ctx, p.m.opt.Launch)
+		if err != nil {
+			return nil, 0, err
+		}
+		managed, conn, version = b, b.Conn, b.Version
+	default:
+		c, err := launch.Attach(ctx, p.m.opt.CDPURL)
+		if err != nil {
+			return nil, 0, err
+		}
+		v, err := browserVersion(ctx, c)
+		if err != nil {
+			c.Close()
+			return nil, 0, err
+		}
+		conn, version = c, v
+	}
+
+	p.mu.Lock()
+	p.gen++
+	gen = p.gen
+	p.conn, p.managed, p.version = conn, managed, version
+	p.mu.Unlock()
+	go func() {
+		<-conn.Done()
+		p.m.dropClaims(p, gen)
+		if managed != nil {
+			managed.Close() // reap the process and remove its profile directory
+		}
+	}()
+	return conn, gen, nil
+}
+
+// close stops a managed browser or drops the connection to an attached one
+// (which keeps running).
+func (p *profile) close() {
+	p.mu.Lock()
+	conn, managed := p.conn, p.managed
+	p.conn, p.managed = nil, nil
+	p.mu.Unlock()
+	if managed != nil {
+		managed.Close()
+	} else if conn != nil {
+		conn.Close()
+	}
+}

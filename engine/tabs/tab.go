@@ -1,0 +1,335 @@
+package tabs
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"sync"
+
+	cdproto "github.com/chromedp/cdproto/cdp"
+	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/cdproto/target"
+
+	"github.com/tabwright/tabwright/engine/cdp"
+	"github.com/tabwright/tabwright/engine/errs"
+)
+
+// worldName names the isolated world our page-side scripts run in: the
+// page's own scripts cannot see or tamper with what we install there.
+const worldName = "tabwright"
+
+// Tab is a claimed tab. Only the owner that claimed it can reach it, through
+// its handle.
+type Tab struct {
+	TargetID target.ID
+
+	handle  string
+	owner   string
+	profile *profile
+	gen     int
+	sess    *cdp.Session
+
+	queue    chan struct{} // one slot: the serial work queue
+	dead     chan struct{}
+	deadOnce sync.Once
+	why      *errs.Error
+	unlisten func()
+
+	mu        sync.Mutex
+	changed   chan struct{} // closed and replaced whenever page state changes
+	mainFrame cdproto.FrameID
+	page      pageState
+}
+
+// pageState is what the tab's events tell us about its main frame.
+type pageState struct {
+	url         string
+	loader      cdproto.LoaderID
+	lifecycle   map[cdproto.LoaderID]map[string]bool
+	status      map[cdproto.LoaderID]int64
+	sameDocNavs int // same-document navigations (fragment, pushState)
+	restores    int // back/forward cache restores
+	world       runtime.ExecutionContextID
+	worldUID    string
+}
+
+// Handle returns the opaque handle that names this claim.
+func (t *Tab) Handle() string { return t.handle }
+
+// BrowserID returns the id of the browser that holds the tab.
+func (t *Tab) BrowserID() string { return t.profile.id }
+
+// Environment names the browser for observations, e.g. "chromium/156 headless".
+func (t *Tab) Environment() string { return t.profile.environment() }
+
+// RoundTrips counts CDP commands sent on the tab's browser connection.
+func (t *Tab) RoundTrips() int64 { return t.sess.Conn().RoundTrips() }
+
+// Do runs fn in the tab's serial queue: work on one tab never interleaves.
+func (t *Tab) Do(ctx context.Context, fn func(ctx context.Context) error) error {
+	select {
+	case t.queue <- struct{}{}:
+	case <-t.dead:
+		return t.deadErr()
+	case <-ctx.Done():
+		return errs.New(errs.Timeout, "waited for earlier work on tab %s to finish", t.TargetID).
+			WithHint("the tab is busy with another call; retry or raise timeout_ms")
+	}
+	defer func() { <-t.queue }()
+	if err := t.deadErr(); err != nil {
+		return err
+	}
+	return fn(ctx)
+}
+
+func (t *Tab) deadErr() error {
+	select {
+	case <-t.dead:
+		return t.why
+	default:
+		return nil
+	}
+}
+
+func (t *Tab) kill(why *errs.Error) {
+	t.deadOnce.Do(func() {
+		t.why = why
+		close(t.dead)
+		if t.unlisten != nil {
+			t.unlisten()
+		}
+	})
+}
+
+// attach opens a flattened session on the tab and enables the domains that
+// navigation and observation rely on, in parallel to save round-trip time.
+func (t *Tab) attach(ctx context.Context, conn *cdp.Conn) error {
+	sess, err := conn.Attach(ctx, t.TargetID)
+	if err != nil {
+		return err
+	}
+	t.sess = sess
+	t.mainFrame = cdproto.FrameID(t.TargetID) // a page target's main frame shares its id
+	t.changed = make(chan struct{})
+	t.page.lifecycle = map[cdproto.LoaderID]map[string]bool{}
+	t.page.status = map[cdproto.LoaderID]int64{}
+	t.unlisten = sess.Listen(t.onEvent)
+
+	err = parallel(
+		func() error { _, err := cdproto.Call(ctx, sess, page.Enable, page.EnableParams{}); return err },
+		func() error {
+			_, err := cdproto.Call(ctx, sess, page.SetLifecycleEventsEnabled, page.SetLifecycleEventsEnabledParams{Enabled: true})
+			return err
+		},
+		func() error { _, err := cdproto.Call(ctx, sess, runtime.Enable, cdproto.Empty{}); return err },
+		func() error { _, err := cdproto.Call(ctx, sess, network.Enable, network.EnableParams{}); return err },
+		func() error {
+			// Creates our isolated world in every new document before its scripts run.
+			_, err := cdproto.Call(ctx, sess, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: "", WorldName: worldName})
+			return err
+		},
+	)
+	if err != nil {
+		return err
+	}
+	go func() {
+		select {
+		case <-sess.Done():
+			if conn.Err() != nil {
+				t.profile.m.forget(t, deadHandle("the browser that held tab handle %q exited", t.handle).
+					WithHint("open a new tab: a managed browser is relaunched on the next call"))
+			} else {
+				t.profile.m.forget(t, deadHandle("the tab of handle %q was closed", t.handle).
+					WithHint("open or claim another tab"))
+			}
+		case <-t.dead:
+		}
+	}()
+	return nil
+}
+
+// detach ends our session on the tab and leaves the page as it is.
+func (t *Tab) detach(ctx context.Context) error {
+	if t.sess == nil {
+		return nil
+	}
+	_, err := cdproto.Call(ctx, t.sess.Conn().Browser(), target.DetachFromTarget, target.DetachFromTargetParams{SessionID: t.sess.ID()})
+	if errs.Code(err) == errs.BrowserUnavailable {
+		return nil // nothing left to detach from
+	}
+	return err
+}
+
+// onEvent keeps pageState current. It runs on the connection's reader, in
+// event order, so it only decodes the few events it needs.
+func (t *Tab) onEvent(method string, params jsonv2.Value) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	p := &t.page
+	switch method {
+	case "Page.lifecycleEvent":
+		var ev page.EventLifecycleEvent
+		if jsonv2.Unmarshal(params, &ev) != nil || ev.FrameID != t.mainFrame {
+			return
+		}
+		if ev.Name == "init" {
+			p.loader = ev.LoaderID
+			p.trim()
+		}
+		if p.lifecycle[ev.LoaderID] == nil {
+			p.lifecycle[ev.LoaderID] = map[string]bool{}
+		}
+		p.lifecycle[ev.LoaderID][ev.Name] = true
+	case "Page.frameNavigated":
+		var ev page.EventFrameNavigated
+		if jsonv2.Unmarshal(params, &ev) != nil || ev.Frame == nil || ev.Frame.ParentID != "" {
+			return
+		}
+		p.url = ev.Frame.URL + ev.Frame.URLFragment
+		p.loader = ev.Frame.LoaderID
+		if ev.Type == page.NavigationTypeBackForwardCacheRestore {
+			p.restores++
+			p.lifecycle[p.loader] = map[string]bool{"init": true, "DOMContentLoaded": true, "load": true, "networkIdle": true}
+		}
+	case "Page.navigatedWithinDocument":
+		var ev page.EventNavigatedWithinDocument
+		if jsonv2.Unmarshal(params, &ev) != nil || ev.FrameID != t.mainFrame {
+			return
+		}
+		p.url = ev.URL
+		p.sameDocNavs++
+	case "Network.responseReceived":
+		var ev network.EventResponseReceived
+		if jsonv2.Unmarshal(params, &ev) != nil || ev.Type != network.ResourceTypeDocument || ev.FrameID != t.mainFrame || ev.Response == nil {
+			return
+		}
+		p.status[ev.LoaderID] = ev.Response.Status
+	case "Runtime.executionContextCreated":
+		var ev runtime.EventExecutionContextCreated
+		if jsonv2.Unmarshal(params, &ev) != nil || ev.Context == nil || ev.Context.Name != worldName {
+			return
+		}
+		var aux struct {
+			FrameID cdproto.FrameID `json:"frameId"`
+		}
+		if json.Unmarshal(ev.Context.AuxData, &aux) != nil || aux.FrameID != t.mainFrame {
+			return
+		}
+		p.world, p.worldUID = ev.Context.ID, ev.Context.UniqueID
+	case "Runtime.executionContextDestroyed":
+		var ev runtime.EventExecutionContextDestroyed
+		if jsonv2.Unmarshal(params, &ev) != nil || ev.ExecutionContextUniqueID != p.worldUID {
+			return
+		}
+		p.world, p.worldUID = 0, ""
+	case "Runtime.executionContextsCleared":
+		p.world, p.worldUID = 0, ""
+	default:
+		return
+	}
+	close(t.changed)
+	t.changed = make(chan struct{})
+}
+
+// trim keeps per-loader records for the current document only, so a long
+// session does not grow them.
+func (p *pageState) trim() {
+	for id := range p.lifecycle {
+		if id != p.loader {
+			delete(p.lifecycle, id)
+		}
+	}
+	for id := range p.status {
+		if id != p.loader {
+			delete(p.status, id)
+		}
+	}
+}
+
+// waitFor blocks until cond (called with t.mu held) is true.
+func (t *Tab) waitFor(ctx context.Context, cond func(p *pageState) bool) error {
+	for {
+		t.mu.Lock()
+		ok, ch := cond(&t.page), t.changed
+		t.mu.Unlock()
+		if ok {
+			return nil
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-t.sess.Done():
+			if err := t.sess.Conn().Err(); err != nil {
+				return err
+			}
+			return errs.New(errs.TabNotFound, "the tab closed while we waited")
+		}
+	}
+}
+
+// Eval evaluates expression in the tab's isolated world of its main frame,
+// awaits a returned promise and decodes the JSON value into out. One round
+// trip when the world exists; it is made again after a navigation.
+func (t *Tab) Eval(ctx context.Context, expression string, out any) error {
+	for attempt := 0; ; attempt++ {
+		params := runtime.EvaluateParams{Expression: expression, ReturnByValue: ptr(true), AwaitPromise: ptr(true)}
+		if err := t.world(ctx, &params); err != nil {
+			return err
+		}
+		res, err := cdproto.Call(ctx, t.sess, runtime.Evaluate, params)
+		if err != nil {
+			var pe *cdp.ProtocolError
+			if attempt == 0 && asProtocol(err, &pe) && strings.Contains(strings.ToLower(pe.Message), "context") {
+				t.mu.Lock()
+				t.page.world, t.page.worldUID = 0, "" // the document changed under us
+				t.mu.Unlock()
+				continue
+			}
+			return err
+		}
+		if res.ExceptionDetails != nil {
+			msg := res.ExceptionDetails.Text
+			if ex := res.ExceptionDetails.Exception; ex != nil && ex.Description != "" {
+				msg = ex.Description
+			}
+			return errs.New(errs.Internal, "page-side script failed: %s", msg)
+		}
+		if out == nil || res.Result == nil || len(res.Result.Value) == 0 {
+			return nil
+		}
+		if err := json.Unmarshal(res.Result.Value, out); err != nil {
+			return errs.Wrap(errs.Internal, err, "decoding the page-side result")
+		}
+		return nil
+	}
+}
+
+// world points params at our isolated world, creating it for a document
+// that was loaded before we attached.
+func (t *Tab) world(ctx context.Context, params *runtime.EvaluateParams) error {
+	t.mu.Lock()
+	id, uid := t.page.world, t.page.worldUID
+	t.mu.Unlock()
+	if uid == "" {
+		res, err := cdproto.Call(ctx, t.sess, page.CreateIsolatedWorld, page.CreateIsolatedWorldParams{FrameID: t.mainFrame, WorldName: worldName})
+		if err != nil {
+			return err
+		}
+		t.mu.Lock()
+		id, uid = t.page.world, t.page.worldUID // the creation event came first
+		t.mu.Unlock()
+		if uid == "" {
+			id = res.ExecutionContextID
+		}
+	}
+	if uid != "" {
+		params.UniqueContextID = uid
+	} else {
+		params.ContextID = id
+	}
+	return nil
+}

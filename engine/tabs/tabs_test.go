@@ -1,0 +1,199 @@
+package tabs
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/tabwright/tabwright/engine/errs"
+)
+
+func fixture(t *testing.T) *httptest.Server {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/missing", func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(404)
+		fmt.Fprint(w, "<title>Gone</title>nothing here")
+	})
+	mux.HandleFunc("/slow-image", func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(300 * time.Millisecond)
+		w.Header().Set("Content-Type", "image/gif")
+	})
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, `<title>Page %s</title><h1>%s</h1><a href="#frag">frag</a><img src="/slow-image">`, r.URL.Path, r.URL.Path)
+	})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func newManager(t *testing.T) *Manager {
+	m, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(m.Close)
+	return m
+}
+
+func TestOpenNavigateHistoryAndEval(t *testing.T) {
+	srv := fixture(t)
+	m := newManager(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if m.Browsers()[0].Connected {
+		t.Fatal("browser started before first use")
+	}
+	opened, err := m.Open(ctx, "s1", "", "about:blank", true, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tab := opened.Tab
+	res, err := tab.Navigate(ctx, Navigation{URL: srv.URL + "/one"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Status != 200 || res.Title != "Page /one" {
+		t.Fatalf("navigate: %+v", res)
+	}
+	res, err = tab.Navigate(ctx, Navigation{URL: srv.URL + "/missing", WaitUntil: WaitNetworkIdle})
+	if err != nil || res.Status != 404 || res.Title != "Gone" {
+		t.Fatalf("404 page: %+v %v", res, err)
+	}
+	res, err = tab.Navigate(ctx, Navigation{History: HistoryBack})
+	if err != nil || res.URL != srv.URL+"/one" {
+		t.Fatalf("back: %+v %v", res, err)
+	}
+	res, err = tab.Navigate(ctx, Navigation{History: HistoryForward, WaitUntil: WaitDOMContentLoaded})
+	if err != nil || res.URL != srv.URL+"/missing" {
+		t.Fatalf("forward: %+v %v", res, err)
+	}
+	res, err = tab.Navigate(ctx, Navigation{History: HistoryReload})
+	if err != nil || res.Status != 404 {
+		t.Fatalf("reload: %+v %v", res, err)
+	}
+	res, err = tab.Navigate(ctx, Navigation{URL: srv.URL + "/missing#frag"})
+	if err != nil || res.URL != srv.URL+"/missing#frag" {
+		t.Fatalf("same-document: %+v %v", res, err)
+	}
+	if _, err := tab.Navigate(ctx, Navigation{URL: "http://127.0.0.1:1/"}); errs.Code(err) != errs.NavigationFailed {
+		t.Fatalf("refused port: %v", err)
+	}
+	var title string
+	if err := tab.Eval(ctx, "document.title", &title); err != nil || title == "" {
+		t.Fatalf("eval: %q %v", title, err)
+	}
+	// The isolated world is invisible to the page.
+	if err := tab.Eval(ctx, "globalThis.mark = 1", nil); err != nil {
+		t.Fatal(err)
+	}
+	var seen bool
+	if err := tab.Eval(ctx, "globalThis.mark === 1", &seen); err != nil || !seen {
+		t.Fatalf("isolated world state lost: %v %v", seen, err)
+	}
+	short, cancelShort := context.WithTimeout(ctx, 50*time.Millisecond)
+	defer cancelShort()
+	if _, err := tab.Navigate(short, Navigation{URL: srv.URL + "/two", WaitUntil: WaitNetworkIdle}); errs.Code(err) != errs.Timeout {
+		t.Fatalf("want timeout, got %v", err)
+	}
+}
+
+func TestClaimsAreExclusive(t *testing.T) {
+	srv := fixture(t)
+	m := newManager(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	opened, err := m.Open(ctx, "creator", "", srv.URL+"/shared", true, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	results := make([]error, 8)
+	for i := range results {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, results[i] = m.Claim(ctx, fmt.Sprintf("s%d", i), "", opened.TabID, "", "")
+		}()
+	}
+	wg.Wait()
+	wins := 0
+	for _, err := range results {
+		switch {
+		case err == nil:
+			wins++
+		case errs.Code(err) != errs.TabInUse:
+			t.Fatalf("loser got %v, want tab_in_use", err)
+		}
+	}
+	if wins != 1 {
+		t.Fatalf("%d sessions won the claim, want exactly 1", wins)
+	}
+	if _, err := m.Claim(ctx, "x", "", opened.TabID+"nope", "", ""); errs.Code(err) != errs.InvalidInput {
+		t.Fatalf("unknown tab: %v", err)
+	}
+}
+
+func TestHandlesDieOnReleaseCloseAndCrash(t *testing.T) {
+	srv := fixture(t)
+	m := newManager(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	a, err := m.Open(ctx, "s", "", srv.URL+"/a", true, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Claim(ctx, "s", "", a.TabID, "", ""); errs.Code(err) != errs.TabInUse {
+		t.Fatalf("reclaim by owner: %v", err)
+	}
+	if err := m.Release(ctx, "s", a.Tab.Handle()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Get("s", a.Tab.Handle()); errs.Code(err) != errs.InvalidHandle {
+		t.Fatalf("released handle: %v", err)
+	}
+	if _, err := m.Claim(ctx, "s", "", a.TabID, "", "Wrong title"); errs.Code(err) != errs.TabMismatch {
+		t.Fatalf("guard: %v", err)
+	}
+	again, err := m.Claim(ctx, "s", "", a.TabID, "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.CloseTab(ctx, "s", again.Handle()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Get("s", again.Handle()); errs.Code(err) != errs.InvalidHandle {
+		t.Fatalf("closed handle: %v", err)
+	}
+
+	b, err := m.Open(ctx, "s", "", srv.URL+"/b", true, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid := m.profiles[0].managed.Pid()
+	syscall.Kill(pid, syscall.SIGKILL)
+	deadline := time.Now().Add(time.Second)
+	for {
+		if _, err := m.Get("s", b.Tab.Handle()); errs.Code(err) == errs.InvalidHandle {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("handle still alive 1s after the browser died")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	c, err := m.Open(ctx, "s", "", srv.URL+"/c", true, true)
+	if err != nil {
+		t.Fatalf("no relaunch after crash: %v", err)
+	}
+	if m.profiles[0].managed.Pid() == pid {
+		t.Fatal("same browser process after crash")
+	}
+	if _, err := c.Tab.Navigate(ctx, Navigation{URL: srv.URL + "/d"}); err != nil {
+		t.Fatal(err)
+	}
+}
