@@ -13,8 +13,8 @@ import (
 	"syscall"
 	"time"
 
-	cdproto "github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/browser"
+	cdproto "github.com/chromedp/cdproto/cdp"
 
 	"github.com/tabwright/tabwright/engine/cdp"
 	"github.com/tabwright/tabwright/engine/errs"

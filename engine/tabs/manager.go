@@ -10,8 +10,8 @@ import (
 	"sort"
 	"sync"
 
-	cdproto "github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/browser"
+	cdproto "github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/target"
 
 	"github.com/tabwright/tabwright/engine/cdp"
@@ -31,8 +31,8 @@ type Manager struct {
 	profiles []*profile
 
 	mu      sync.Mutex
-	handles map[string]*Tab              // handle -> claim
-	tombs   map[string]*errs.Error       // dead handle -> why it died
+	handles map[string]*Tab               // handle -> claim
+	tombs   map[string]*errs.Error        // dead handle -> why it died
 	claims  map[string]map[target.ID]*Tab // profile id -> target -> claim
 	closed  bool
 }
