@@ -142,8 +142,8 @@ func (t *Tab) Navigate(ctx context.Context, nav Navigation) (*NavResult, error) 
 
 func navErr(err error, what, event string) error {
 	if errs.Code(err) == errs.Timeout {
-		return errs.New(errs.Timeout, "navigation (%s) did not start in time", what).
-			WithHint("raise timeout_ms or check that the page is not blocked by a dialog")
+		return errs.New(errs.Timeout, "navigation (%s) did not reach %q in time: the server has not answered yet", what, event).
+			WithHint("raise timeout_ms, or check that the server responds and no dialog blocks the page")
 	}
 	return err
 }

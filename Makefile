@@ -1,0 +1,32 @@
+# tabwright: two commands for a newcomer — `make demo` and `make test`.
+GO      ?= go
+BIN     := bin/tabwright
+VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS := -s -w -X main.version=$(VERSION)
+
+.PHONY: build demo test bench lint chromium fuzz
+
+build:
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/tabwright
+
+# Installs Debian's chromium when none is found and we are root; otherwise
+# prints the command that does.
+chromium:
+	@sh scripts/ensure-chromium.sh
+
+demo: build chromium
+	./$(BIN) demo
+
+lint:
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+
+test: lint chromium
+	$(GO) test -count=1 -timeout 20m ./...
+
+# Benchmarks report per-operation figures; see README "Performance".
+bench: chromium
+	$(GO) test -run '^$$' -bench . -benchtime 20x -timeout 20m ./...
+
+fuzz:
+	$(GO) test -run '^$$' -fuzz FuzzDecode -fuzztime 30s ./mcpserver

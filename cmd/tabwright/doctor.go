@@ -1,0 +1,51 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"time"
+
+	"github.com/tabwright/tabwright/engine/launch"
+)
+
+// runDoctor reports whether this machine can run a managed browser, and the
+// exact command that fixes what is missing. Exit status 1 when it cannot.
+func runDoctor(stdout io.Writer) int {
+	ok := true
+	path, err := launch.Find()
+	if err != nil {
+		ok = false
+		fmt.Fprintf(stdout, "browser:  MISSING: %v\n", err)
+		fmt.Fprintf(stdout, "  fix:    %s\n", launch.InstallHint)
+	} else {
+		ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+		out, verr := exec.CommandContext(ctx, path, "--version").CombinedOutput()
+		cancel()
+		if verr != nil {
+			ok = false
+			fmt.Fprintf(stdout, "browser:  %s does not run: %v %s\n", path, verr, strings.TrimSpace(string(out)))
+			fmt.Fprintf(stdout, "  fix:    reinstall it (%s)\n", launch.InstallHint)
+		} else {
+			fmt.Fprintf(stdout, "browser:  %s (%s)\n", path, strings.TrimSpace(string(out)))
+		}
+		if env := os.Getenv(launch.EnvChrome); env != "" {
+			fmt.Fprintf(stdout, "  chosen by $%s\n", launch.EnvChrome)
+		}
+	}
+	if os.Geteuid() == 0 {
+		fmt.Fprintln(stdout, "sandbox:  running as root, so Chromium starts with --no-sandbox")
+	} else {
+		fmt.Fprintln(stdout, "sandbox:  Chromium's own sandbox is on")
+	}
+	fmt.Fprintf(stdout, "tmp dir:  %s (browser profiles live here and are removed at exit)\n", os.TempDir())
+	if ok {
+		fmt.Fprintln(stdout, "ready:    yes — try: tabwright observe https://example.com/")
+		return 0
+	}
+	fmt.Fprintln(stdout, "ready:    no")
+	return 1
+}

@@ -1,0 +1,92 @@
+// Command tabwright is a browser for AI agents (an MCP server over real
+// Chromium tabs) and a proving ground for docs. This file wires flags to the
+// engine; the work happens in the packages it calls.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/tabwright/tabwright/engine/errs"
+)
+
+// version is set at build time with -ldflags "-X main.version=…".
+var version = "dev"
+
+const usage = `tabwright: real browser tabs for AI agents.
+
+Usage:
+  tabwright mcp [--cdp-url URL] [--headful] [--http ADDR]   run the MCP server (stdio by default)
+  tabwright observe URL [--json] [--max-chars N]           open URL, print its observation, exit
+  tabwright demo                                           run the server on a bundled page and show what an agent sees
+  tabwright doctor                                         check this machine: browser, version, fixes
+  tabwright version                                        print the version
+`
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return 2
+	}
+	var err error
+	switch args[0] {
+	case "mcp":
+		err = runMCP(ctx, args[1:], stderr)
+	case "observe":
+		err = runObserve(ctx, args[1:], stdout)
+	case "demo":
+		err = runDemo(ctx, args[1:], stdout)
+	case "doctor":
+		return runDoctor(stdout)
+	case "version", "--version", "-v":
+		fmt.Fprintln(stdout, "tabwright", version)
+		return 0
+	case "help", "--help", "-h":
+		fmt.Fprint(stdout, usage)
+		return 0
+	default:
+		fmt.Fprintf(stderr, "tabwright: unknown command %q\n\n%s", args[0], usage)
+		return 2
+	}
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		e := errs.As(err)
+		fmt.Fprintf(stderr, "tabwright: %s\n", e.Error())
+		if e.Code == errs.InvalidInput {
+			return 2
+		}
+		return 1
+	}
+	return 0
+}
+
+// browserFlags are the flags every command that drives a browser takes.
+type browserFlags struct {
+	cdpURL  string
+	headful bool
+}
+
+func (b *browserFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&b.cdpURL, "cdp-url", "", "attach to this DevTools endpoint (http://host:port or ws://…) instead of launching Chromium")
+	fs.BoolVar(&b.headful, "headful", false, "show the managed browser's window")
+}
+
+func newFlags(name string) *flag.FlagSet {
+	fs := flag.NewFlagSet("tabwright "+name, flag.ContinueOnError)
+	return fs
+}

@@ -1,0 +1,77 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/tabwright/tabwright/engine/errs"
+	"github.com/tabwright/tabwright/engine/launch"
+	"github.com/tabwright/tabwright/engine/tabs"
+	"github.com/tabwright/tabwright/mcpserver"
+)
+
+func newManager(b browserFlags) (*tabs.Manager, error) {
+	return tabs.New(tabs.Options{Launch: launch.Options{Headful: b.headful}, CDPURL: b.cdpURL})
+}
+
+// runMCP serves MCP on stdio, or on streamable HTTP with --http, until the
+// client hangs up or a signal arrives; then the managed browser stops.
+func runMCP(ctx context.Context, args []string, stderr io.Writer) error {
+	fs := newFlags("mcp")
+	var bf browserFlags
+	bf.register(fs)
+	addr := fs.String("http", "", "serve streamable HTTP on this loopback address (e.g. 127.0.0.1:8931) instead of stdio")
+	fs.SetOutput(stderr)
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	m, err := newManager(bf)
+	if err != nil {
+		return err
+	}
+	defer m.Close()
+	srv := mcpserver.New(m, version)
+	if *addr == "" {
+		err := srv.Run(ctx, &mcp.StdioTransport{})
+		if ctx.Err() != nil || errors.Is(err, io.EOF) {
+			return nil
+		}
+		return err
+	}
+	return serveHTTP(ctx, srv, *addr, stderr)
+}
+
+func serveHTTP(ctx context.Context, srv *mcp.Server, addr string, stderr io.Writer) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return errs.Input("--http", "%q is not host:port", addr)
+	}
+	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+		return errs.Input("--http", "%q is not a loopback address", addr).
+			WithHint("the server drives a browser; serve it on 127.0.0.1 only")
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return errs.Wrap(errs.InvalidInput, err, "listening on "+addr)
+	}
+	handler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil)
+	hs := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
+	fmt.Fprintf(stderr, "tabwright: MCP over streamable HTTP at http://%s/\n", ln.Addr())
+	go func() {
+		<-ctx.Done()
+		shut, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		hs.Shutdown(shut)
+	}()
+	if err := hs.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}

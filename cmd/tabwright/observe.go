@@ -1,0 +1,115 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/tabwright/tabwright/engine/errs"
+	"github.com/tabwright/tabwright/engine/observe"
+	"github.com/tabwright/tabwright/engine/tabs"
+)
+
+// runObserve is the one-shot: launch, open, observe, print, exit.
+func runObserve(ctx context.Context, args []string, stdout io.Writer) error {
+	fs := newFlags("observe")
+	var bf browserFlags
+	bf.register(fs)
+	asJSON := fs.Bool("json", false, "print the observation as JSON")
+	maxChars := fs.Int("max-chars", observe.DefaultMaxChars, "cut the text preview at this many characters")
+	timeout := fs.Duration("timeout", 30*time.Second, "deadline for loading and reading the page")
+	if err := fs.Parse(reorder(args)); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return errs.Input("URL", "give exactly one URL (or a local file path)").WithHint("tabwright observe https://example.com/")
+	}
+	target := fs.Arg(0)
+	if st, err := os.Stat(target); err == nil && !st.IsDir() {
+		abs, _ := filepath.Abs(target)
+		target = "file://" + abs
+	}
+	if err := tabs.CheckURL("URL", target); err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, *timeout)
+	defer cancel()
+	m, err := newManager(bf)
+	if err != nil {
+		return err
+	}
+	defer m.Close()
+	obs, err := openAndObserve(ctx, m, target, *maxChars)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(obs)
+	}
+	fmt.Fprint(stdout, observe.Render(obs))
+	return nil
+}
+
+func openAndObserve(ctx context.Context, m *tabs.Manager, url string, maxChars int) (*observe.Observation, error) {
+	opened, err := m.Open(ctx, "cli", "", "about:blank", true, true)
+	if err != nil {
+		return nil, err
+	}
+	t := opened.Tab
+	if _, err := t.Navigate(ctx, tabs.Navigation{URL: url}); err != nil {
+		return nil, err
+	}
+	obs, err := observe.Capture(ctx, t, observe.Options{MaxChars: maxChars})
+	if err != nil {
+		return nil, err
+	}
+	obs.Environment = t.Environment()
+	return obs, nil
+}
+
+// reorder moves flags before positional arguments, so that
+// "observe URL --json" works as well as "observe --json URL".
+func reorder(args []string) []string {
+	var flags, rest []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			rest = append(rest, args[i+1:]...)
+			i = len(args)
+		case len(a) > 1 && a[0] == '-':
+			flags = append(flags, a)
+			if !hasValue(a) && i+1 < len(args) && takesValue(a) {
+				flags = append(flags, args[i+1])
+				i++
+			}
+		default:
+			rest = append(rest, a)
+		}
+	}
+	return append(flags, rest...)
+}
+
+func hasValue(flag string) bool {
+	for _, c := range flag {
+		if c == '=' {
+			return true
+		}
+	}
+	return false
+}
+
+// takesValue lists the observe flags that are not booleans.
+func takesValue(flag string) bool {
+	switch flag {
+	case "--max-chars", "-max-chars", "--timeout", "-timeout", "--cdp-url", "-cdp-url":
+		return true
+	}
+	return false
+}

@@ -1,0 +1,352 @@
+// core.js: helpers every page-side concern shares (refs, visibility, roles,
+// accessible names, unique selectors, shadow-aware traversal).
+//
+// It runs in an isolated world: the page cannot see or patch anything defined
+// here, and our prototypes are our own. The DOM is shared, though, so nothing
+// here may change the document. The script is evaluated again with every
+// command, so it installs itself once on globalThis.__tabwright and keeps its
+// state there for the life of the document.
+(() => {
+  'use strict';
+  const CORE_VERSION = 1;
+
+  // An element with id="__tabwright" shows up as a named property of the
+  // window, in our world too; only an own property is really ours.
+  if (!Object.hasOwn(globalThis, '__tabwright')) {
+    Object.defineProperty(globalThis, '__tabwright', { value: {}, enumerable: false });
+  }
+  const tw = globalThis.__tabwright;
+  if (tw.coreVersion === CORE_VERSION) return;
+
+  // Refs outlive a single observation: an element keeps its ref while it is
+  // alive in this document, and the counter never hands a ref out twice.
+  tw.refOf ??= new WeakMap(); // element -> "eN"
+  tw.refTarget ??= new Map(); // "eN" -> WeakRef(element), to resolve a ref later
+  tw.nextRef ??= 1;
+
+  // --- DOM access that the page cannot clobber ---------------------------
+  // A form's named controls shadow its properties (<input name="action"> makes
+  // form.action an element, <input name="id"> does the same to form.id), and
+  // <img name="title"> shadows document.title. Reading through the prototypes
+  // sidesteps both.
+  const EP = Element.prototype;
+  const NP = Node.prototype;
+  const dom = {
+    attr: (el, name) => EP.getAttribute.call(el, name),
+    has: (el, name) => EP.hasAttribute.call(el, name),
+    tag: (el) => Reflect.get(EP, 'localName', el),
+    id: (el) => EP.getAttribute.call(el, 'id') || '',
+    parent: (n) => Reflect.get(NP, 'parentElement', n),
+    children: (n) => Reflect.get(n.nodeType === 9 ? Document.prototype : n.nodeType === 11 ? DocumentFragment.prototype : EP, 'children', n),
+    all: (root, sel) => (root.nodeType === 9 ? Document.prototype : root.nodeType === 11 ? DocumentFragment.prototype : EP).querySelectorAll.call(root, sel),
+    byId: (root, id) => (root.nodeType === 9 ? Document.prototype : DocumentFragment.prototype).getElementById.call(root, id),
+    root: (n) => NP.getRootNode.call(n),
+    title: () => Reflect.get(Document.prototype, 'title', document),
+    body: () => Reflect.get(Document.prototype, 'body', document) || document.documentElement,
+  };
+  tw.dom = dom;
+
+  // --- text helpers --------------------------------------------------------
+  const norm = (s) => (s || '').replace(/\s+/g, ' ').trim();
+
+  // cut shortens s to at most n UTF-16 units, ending in an ellipsis, and never
+  // splits a surrogate pair (a lone half would not survive JSON).
+  const cut = (s, n) => {
+    if (!s || s.length <= n) return s || '';
+    let end = Math.max(0, n - 1);
+    const c = s.charCodeAt(end - 1);
+    if (c >= 0xd800 && c <= 0xdbff) end--;
+    return s.slice(0, end) + '…';
+  };
+  tw.norm = norm;
+  tw.cut = cut;
+
+  // --- traversal -----------------------------------------------------------
+  // flatChildren gives a node's children as they render: a shadow host shows
+  // its shadow tree, and a slot shows what was assigned to it (or its fallback
+  // content). Light children that no slot takes are not rendered at all.
+  const flatChildren = (node) => {
+    if (node.nodeType === 1) {
+      if (node.shadowRoot) return node.shadowRoot.childNodes;
+      if (dom.tag(node) === 'slot' && dom.root(node) instanceof ShadowRoot) {
+        const assigned = node.assignedNodes();
+        if (assigned.length) return assigned;
+      }
+    }
+    return node.childNodes;
+  };
+  tw.flatChildren = flatChildren;
+
+  // roots lists the document and every open shadow root below it.
+  tw.roots = () => {
+    const out = [document];
+    for (let i = 0; i < out.length; i++) {
+      for (const el of dom.all(out[i], '*')) if (el.shadowRoot) out.push(el.shadowRoot);
+    }
+    return out;
+  };
+
+  // --- visibility ----------------------------------------------------------
+  // hiddenSubtree: the element and everything under it is out of the text.
+  // visibility:hidden is not here because a child may turn itself visible
+  // again; text nodes check it on their own.
+  const hiddenSubtree = (el, cs) =>
+    dom.has(el, 'hidden') ||
+    dom.attr(el, 'aria-hidden') === 'true' ||
+    cs.display === 'none' ||
+    cs.contentVisibility === 'hidden';
+  tw.hiddenSubtree = hiddenSubtree;
+
+  const visOpts = { visibilityProperty: true, checkVisibilityCSS: true };
+  const hasBox = (el) => {
+    const r = el.getBoundingClientRect();
+    return r.width > 0 && r.height > 0;
+  };
+
+  // rendered: the element is drawn somewhere on the page (not necessarily in
+  // the viewport). Controls shrunk to nothing behind a styled label still
+  // count when the label is drawn, since clicking the label works.
+  const rendered = (el) => {
+    if (!el.checkVisibility(visOpts)) return false;
+    if (hasBox(el)) return true;
+    const labels = el.labels;
+    if (labels && labels.length) return [...labels].some((l) => l.checkVisibility(visOpts) && hasBox(l));
+    // display:contents has no box of its own; its children do.
+    if (getComputedStyle(el).display === 'contents') return [...dom.children(el)].some(hasBox);
+    return false;
+  };
+  tw.rendered = rendered;
+
+  // --- roles ---------------------------------------------------------------
+  const explicitRole = (el) => (dom.attr(el, 'role') || '').trim().split(/\s+/)[0].toLowerCase();
+
+  const inputRole = (el) => {
+    const list = dom.has(el, 'list');
+    switch (el.type) {
+      case 'button': case 'submit': case 'reset': case 'image': case 'file': case 'color':
+        return 'button';
+      case 'checkbox': return 'checkbox';
+      case 'radio': return 'radio';
+      case 'range': return 'slider';
+      case 'number': return 'spinbutton';
+      case 'search': return list ? 'combobox' : 'searchbox';
+      default: return list ? 'combobox' : 'textbox';
+    }
+  };
+
+  const role = (el) => {
+    const r = explicitRole(el);
+    if (r && r !== 'none' && r !== 'presentation') return r;
+    switch (dom.tag(el)) {
+      case 'a': case 'area': return dom.has(el, 'href') ? 'link' : 'generic';
+      case 'button': case 'summary': return 'button';
+      case 'input': return inputRole(el);
+      case 'select': return el.multiple || el.size > 1 ? 'listbox' : 'combobox';
+      case 'textarea': return 'textbox';
+      case 'option': return 'option';
+      case 'form': return 'form';
+      case 'img': return 'img';
+    }
+    if (el.isContentEditable) return 'textbox';
+    return 'generic';
+  };
+  tw.role = role;
+  tw.explicitRole = explicitRole;
+
+  // --- accessible names ----------------------------------------------------
+  const SKIP_IN_NAME = new Set(['script', 'style', 'noscript', 'template', 'select', 'textarea', 'input', 'button', 'datalist']);
+
+  // nameText collects the text a name is computed from: text, image alt
+  // text, svg titles and descendants' own aria-labels, within a budget.
+  // skip is the control being named (a wrapping label contains it).
+  const nameText = (node, skip, budget = 240) => {
+    const out = [];
+    let left = budget;
+    const walk = (n) => {
+      for (const c of flatChildren(n)) {
+        if (left <= 0) return;
+        if (c.nodeType === 3) {
+          out.push(c.data);
+          left -= c.data.length;
+          continue;
+        }
+        if (c.nodeType !== 1 || c === skip) continue;
+        const tag = dom.tag(c);
+        if (SKIP_IN_NAME.has(tag) && c !== node) continue;
+        if (dom.has(c, 'hidden') || dom.attr(c, 'aria-hidden') === 'true') continue;
+        const label = dom.attr(c, 'aria-label');
+        if (label && label.trim()) { out.push(' ' + label + ' '); left -= label.length; continue; }
+        if (tag === 'img' || tag === 'area') { const alt = dom.attr(c, 'alt') || ''; out.push(' ' + alt + ' '); left -= alt.length; continue; }
+        if (tag === 'svg') {
+          const t = c.querySelector(':scope > title');
+          if (t) out.push(' ' + t.textContent + ' ');
+          continue;
+        }
+        const cs = getComputedStyle(c);
+        if (cs.display === 'none' || cs.visibility === 'hidden') continue;
+        const block = !cs.display.startsWith('inline') && cs.display !== 'contents';
+        if (block) out.push(' ');
+        walk(c);
+        if (block) out.push(' ');
+      }
+    };
+    walk(node);
+    return norm(out.join(''));
+  };
+
+  const NAME_FROM_CONTENT = new Set([
+    'button', 'link', 'checkbox', 'radio', 'switch', 'tab', 'menuitem', 'menuitemcheckbox',
+    'menuitemradio', 'option', 'treeitem', 'cell', 'columnheader', 'rowheader', 'heading', 'tooltip',
+  ]);
+
+  // accName approximates the accessible name: aria-labelledby, aria-label,
+  // the associated <label>s, what the element says itself (value, alt, its
+  // content), then placeholder and title.
+  const accName = (el) => {
+    const by = dom.attr(el, 'aria-labelledby');
+    if (by) {
+      const root = dom.root(el);
+      const parts = by.trim().split(/\s+/).map((id) => {
+        const t = dom.byId(root.nodeType === 11 ? root : document, id) || dom.byId(document, id);
+        return t ? nameText(t, el) : '';
+      });
+      const s = norm(parts.join(' '));
+      if (s) return s;
+    }
+    const aria = norm(dom.attr(el, 'aria-label'));
+    if (aria) return aria;
+
+    const tag = dom.tag(el);
+    if (el.labels && el.labels.length) {
+      const s = norm([...el.labels].map((l) => nameText(l, el)).join(' '));
+      if (s) return s;
+    }
+    if (tag === 'input') {
+      const t = el.type;
+      if (t === 'submit' || t === 'reset' || t === 'button') {
+        const v = norm(dom.attr(el, 'value'));
+        if (v || t === 'button') return v;
+        return t === 'submit' ? 'Submit' : 'Reset';
+      }
+      if (t === 'image') return norm(dom.attr(el, 'alt')) || norm(dom.attr(el, 'value')) || 'Submit';
+    }
+    if (tag === 'img' || tag === 'area') {
+      const alt = norm(dom.attr(el, 'alt'));
+      if (alt) return alt;
+    }
+    if (tag === 'fieldset') {
+      const legend = el.querySelector(':scope > legend');
+      if (legend) { const s = nameText(legend); if (s) return s; }
+    }
+    const r = role(el);
+    if (NAME_FROM_CONTENT.has(r) || tag === 'summary' || tag === 'a' || tag === 'button') {
+      const s = nameText(el, null);
+      if (s) return s;
+    }
+    const ph = norm(dom.attr(el, 'placeholder') || dom.attr(el, 'aria-placeholder'));
+    if (ph) return ph;
+    return norm(dom.attr(el, 'title'));
+  };
+  tw.accName = accName;
+  tw.nameText = nameText;
+
+  // --- unique selectors ----------------------------------------------------
+  // Attributes that make short, stable selectors, tried in this order after
+  // the id.
+  const SELECTOR_ATTRS = ['name', 'data-testid', 'data-test', 'data-qa', 'data-cy', 'aria-label', 'href', 'placeholder'];
+
+  const cssString = (v) => '"' + v.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\a ').replace(/\r/g, '\\d ') + '"';
+
+  const uniqueIn = (root, sel, el) => {
+    try {
+      const m = dom.all(root, sel);
+      return m.length === 1 && m[0] === el;
+    } catch {
+      return false;
+    }
+  };
+
+  const step = (el) => {
+    const tag = dom.tag(el);
+    const name = CSS.escape(tag);
+    const parent = dom.parent(el) || el.parentNode;
+    if (!parent) return name;
+    let index = 0;
+    let count = 0;
+    for (const sib of dom.children(parent)) {
+      if (dom.tag(sib) !== tag) continue;
+      count++;
+      if (sib === el) index = count;
+    }
+    return count > 1 ? `${name}:nth-of-type(${index})` : name;
+  };
+
+  // localSelector is unique within el's own tree (document or shadow root):
+  // #id, then tag[attr="value"], then the shortest child path (climbing until
+  // unique, anchored at the nearest ancestor with a unique id when there is
+  // one). Every candidate is checked with querySelectorAll.
+  const localSelector = (el, root) => {
+    const id = dom.id(el);
+    if (id) {
+      const s = '#' + CSS.escape(id);
+      if (uniqueIn(root, s, el)) return s;
+    }
+    const tag = CSS.escape(dom.tag(el));
+    for (const a of SELECTOR_ATTRS) {
+      const v = dom.attr(el, a);
+      if (!v || v.length > 100) continue;
+      const s = `${tag}[${a}=${cssString(v)}]`;
+      if (uniqueIn(root, s, el)) return s;
+    }
+    let path = '';
+    for (let cur = el; cur; cur = dom.parent(cur)) {
+      path = path ? `${step(cur)} > ${path}` : step(cur);
+      if (uniqueIn(root, path, el)) return path;
+      const up = dom.parent(cur);
+      const upId = up && dom.id(up);
+      if (upId) {
+        const anchor = '#' + CSS.escape(upId);
+        if (uniqueIn(root, anchor, up)) {
+          const s = `${anchor} > ${path}`;
+          if (uniqueIn(root, s, el)) return s;
+        }
+      }
+    }
+    return path;
+  };
+
+  // selector: a CSS selector matching only el. Inside open shadow roots it is
+  // the host's selector, " >>> ", then the selector within the shadow root.
+  const selector = (el) => {
+    const root = dom.root(el);
+    const local = localSelector(el, root);
+    if (root instanceof ShadowRoot) return selector(root.host) + ' >>> ' + local;
+    return local;
+  };
+  tw.selector = selector;
+
+  // --- refs ----------------------------------------------------------------
+  tw.ref = (el) => {
+    let r = tw.refOf.get(el);
+    if (!r) {
+      r = 'e' + tw.nextRef++;
+      tw.refOf.set(el, r);
+      tw.refTarget.set(r, new WeakRef(el));
+    }
+    return r;
+  };
+
+  // element resolves a ref to its element while it is still in the document.
+  tw.element = (r) => {
+    const el = tw.refTarget.get(r)?.deref();
+    return el && el.isConnected ? el : null;
+  };
+
+  // pruneRefs forgets refs whose element was collected, so the table does not
+  // grow without bound on pages that churn their DOM.
+  tw.pruneRefs = () => {
+    for (const [r, w] of tw.refTarget) if (!w.deref()) tw.refTarget.delete(r);
+  };
+
+  tw.coreVersion = CORE_VERSION;
+})();

@@ -1,0 +1,377 @@
+// observe.js: the passive observation of one document: its visible text, its
+// forms and its actionable elements, each bounded, each saying when it cut.
+// Needs core.js first. Installs tw.observe(options) once per document.
+(() => {
+  'use strict';
+  const OBSERVE_VERSION = 1;
+  const tw = globalThis.__tabwright;
+  if (tw.observeVersion === OBSERVE_VERSION) return;
+  const { dom, norm, cut, rendered } = tw;
+
+  const DEFAULT_MAX_CHARS = 4000;
+  const DEFAULT_MAX_INTERACTIVE = 150;
+  const MAX_FORMS = 50;
+  const MAX_FIELDS = 100;
+  const MAX_OPTIONS = 50;
+  const MAX_VALUE = 200;
+
+  // --- text ------------------------------------------------------------------
+  // Elements whose content is never page text: code, embedded documents,
+  // replaced content and the option lists of controls (forms report those).
+  const SKIP_TEXT = new Set([
+    'script', 'style', 'noscript', 'template', 'head', 'select', 'textarea', 'datalist',
+    'svg', 'iframe', 'frame', 'object', 'embed', 'canvas', 'video', 'audio', 'img', 'input',
+  ]);
+
+  const isInline = (d) => d.startsWith('inline') || d === 'contents' || d.startsWith('ruby');
+  const preserves = (cs) => /^(preserve|break-spaces)/.test(cs.whiteSpaceCollapse || '') || cs.whiteSpace.startsWith('pre');
+
+  // visibleText walks the rendered (flat) tree in document order and
+  // returns its text the way a reader sees it: one line per block, runs of
+  // white space collapsed, hidden content left out.
+  const visibleText = () => {
+    const out = [];
+    const walk = (node, cs, kids) => {
+      for (const c of kids || tw.flatChildren(node)) {
+        if (c.nodeType === 3) {
+          // visibility is inherited but can be undone by a descendant, so it
+          // is decided per text node, by the style of its parent.
+          if (cs.visibility !== 'visible') continue;
+          out.push(preserves(cs) ? c.data.replace(/[^\S\n]+/g, ' ') : c.data.replace(/\s+/g, ' '));
+          continue;
+        }
+        if (c.nodeType !== 1) continue;
+        const tag = dom.tag(c);
+        if (SKIP_TEXT.has(tag)) continue;
+        if (tag === 'br') { out.push('\n'); continue; }
+        const ccs = getComputedStyle(c);
+        if (tw.hiddenSubtree(c, ccs)) continue;
+        const d = ccs.display;
+        const sep = isInline(d) ? '' : d === 'table-cell' ? ' ' : '\n';
+        out.push(sep);
+        // A closed <details> shows only its summary.
+        const only = tag === 'details' && !c.open ? [...c.children].filter((k) => dom.tag(k) === 'summary').slice(0, 1) : null;
+        walk(c, ccs, only);
+        out.push(sep);
+      }
+    };
+    const body = dom.body();
+    walk(body, getComputedStyle(body));
+    return out.join('').replace(/[^\S\n]+/g, ' ').replace(/\s*\n\s*/g, '\n').trim();
+  };
+
+  // --- forms -----------------------------------------------------------------
+  const formGet = (f, prop) => Reflect.get(HTMLFormElement.prototype, prop, f);
+  const BUTTON_TYPES = new Set(['submit', 'reset', 'button', 'image']);
+  const NOT_FIELDS = new Set(['fieldset', 'output', 'object']);
+  // Values of these never leave the page: passwords, card numbers and
+  // security codes, one-time codes.
+  const SECRET_AUTOCOMPLETE = /\b(current-password|new-password|one-time-code|cc-number|cc-csc)\b/;
+
+  const isSecret = (el) => el.type === 'password' || SECRET_AUTOCOMPLETE.test(dom.attr(el, 'autocomplete') || '');
+  const isDisabled = (el) => el.matches(':disabled') || dom.attr(el, 'aria-disabled') === 'true';
+  const isRequired = (el) => !!el.required || dom.attr(el, 'aria-required') === 'true';
+
+  const fieldType = (el) => {
+    const tag = dom.tag(el);
+    if (tag === 'select') return el.multiple ? 'select-multiple' : 'select';
+    if (tag === 'input' || tag === 'button') return el.type;
+    return tag; // textarea, or a form-associated custom element
+  };
+
+  // addOptions lists a select's options or a datalist's suggestions on the
+  // field f, bounded.
+  const addOptions = (f, list, suggestions) => {
+    const opts = [];
+    let omitted = 0;
+    for (const o of list) {
+      if (opts.length >= MAX_OPTIONS) { omitted++; continue; }
+      const item = { value: o.value };
+      const label = norm(o.label || o.text);
+      if (label) item.label = cut(label, 80);
+      if (o.selected && !suggestions) item.selected = true;
+      if (o.disabled) item.disabled = true;
+      opts.push(item);
+    }
+    f.options = opts;
+    if (omitted) { f.truncated = true; f.omitted = omitted; }
+  };
+
+  const describeField = (el) => {
+    const tag = dom.tag(el);
+    const f = {};
+    const label = cut(tw.accName(el), 120);
+    if (label) f.label = label;
+    f.type = fieldType(el);
+    const name = dom.attr(el, 'name');
+    if (name) f.name = name;
+    f.selector = tw.selector(el);
+    if (tag === 'select') {
+      if (!el.multiple && el.value) f.value = cut(el.value, MAX_VALUE);
+      addOptions(f, el.options, false);
+    } else if (f.type === 'checkbox') {
+      if (el.checked) f.checked = true;
+      if (dom.has(el, 'value')) f.value = el.value;
+    } else if (!BUTTON_TYPES.has(f.type) && f.type !== 'file' && !isSecret(el) && typeof el.value === 'string' && el.value) {
+      f.value = cut(el.value, MAX_VALUE);
+    }
+    if (tag === 'input' && el.list) addOptions(f, el.list.options, true);
+    if (isRequired(el)) f.required = true;
+    if (isDisabled(el)) f.disabled = true;
+    if (el.readOnly) f.readonly = true;
+    if (!tw.rendered(el)) f.hidden = true;
+    return f;
+  };
+
+  // A radio group is one field whose options are its radios. Its label comes
+  // from the fieldset or radiogroup that holds just this group.
+  const radioGroup = (first) => {
+    const name = dom.attr(first, 'name') || '';
+    const box = first.closest('fieldset, [role=radiogroup]');
+    const own = box && [...dom.all(box, 'input[type=radio]')].every((r) => (dom.attr(r, 'name') || '') === name);
+    const f = {};
+    const label = own ? cut(tw.accName(box), 120) : '';
+    if (label) f.label = label;
+    f.type = 'radio';
+    if (name) f.name = name;
+    f.selector = tw.selector(own ? box : first);
+    f.options = [];
+    f.radios = 0;
+    f.visible = false;
+    return f;
+  };
+
+  const addRadio = (f, el) => {
+    f.radios++;
+    if (el.checked) f.value = el.value;
+    if (isRequired(el)) f.required = true;
+    if (rendered(el)) f.visible = true;
+    if (f.options.length >= MAX_OPTIONS) { f.truncated = true; f.omitted = (f.omitted || 0) + 1; return; }
+    const o = { value: el.value };
+    const label = cut(tw.accName(el), 80);
+    if (label) o.label = label;
+    if (el.checked) o.selected = true;
+    if (isDisabled(el)) o.disabled = true;
+    o.selector = tw.selector(el);
+    f.options.push(o);
+  };
+
+  // fieldsOf describes controls in order, one field per radio group, at most
+  // MAX_FIELDS of them.
+  const fieldsOf = (controls) => {
+    const fields = [];
+    const groups = new Map();
+    let omitted = 0;
+    for (const el of controls) {
+      const tag = dom.tag(el);
+      if (NOT_FIELDS.has(tag) || (tag === 'input' && el.type === 'hidden')) continue;
+      if (tag === 'input' && el.type === 'radio') {
+        const name = dom.attr(el, 'name');
+        const g = name && groups.get(name);
+        if (g) { addRadio(g, el); continue; }
+        if (fields.length >= MAX_FIELDS) { omitted++; continue; }
+        const ng = radioGroup(el);
+        if (name) groups.set(name, ng);
+        addRadio(ng, el);
+        fields.push(ng);
+        continue;
+      }
+      if (fields.length >= MAX_FIELDS) { omitted++; continue; }
+      fields.push(describeField(el));
+    }
+    // Settle the bookkeeping of radio groups into plain field keys.
+    for (const f of fields) {
+      if (f.type !== 'radio') continue;
+      if (!f.visible) f.hidden = true;
+      if (f.options.length && f.options.every((o) => o.disabled)) f.disabled = true;
+      delete f.visible;
+      delete f.radios;
+    }
+    return { fields, omitted };
+  };
+
+  const describeForm = (form) => {
+    const out = { selector: tw.selector(form) };
+    const name = dom.attr(form, 'name') || norm(dom.attr(form, 'aria-label'));
+    if (name) out.name = name;
+    out.action = formGet(form, 'action');
+    out.method = (formGet(form, 'method') || 'get').toLowerCase();
+    const { fields, omitted } = fieldsOf(formGet(form, 'elements'));
+    out.fields = fields;
+    if (omitted) { out.truncated = true; out.omitted = omitted; }
+    return out;
+  };
+
+  // commonAncestor of elements in the same tree; across trees, the body.
+  const commonAncestor = (els) => {
+    let anc = els[0];
+    for (const el of els.slice(1)) {
+      while (anc && !anc.contains(el)) anc = dom.parent(anc);
+      if (!anc) return dom.body();
+    }
+    return anc || dom.body();
+  };
+
+  // Controls outside any <form> still make forms in practice. Those under an
+  // explicit form-like container (role=form, role=search, <search>, a
+  // fieldset) are grouped by it; the rest make one group whose selector is
+  // their common ancestor. A group is reported only when one of its fields
+  // is drawn, so templates and closed dialogs do not pile up.
+  const orphanGroups = (roots) => {
+    const byBox = new Map();
+    for (const root of roots) {
+      for (const el of dom.all(root, 'input, select, textarea')) {
+        if (el.form || el.type === 'hidden' || (dom.tag(el) === 'input' && BUTTON_TYPES.has(el.type))) continue;
+        const box = el.closest('[role=form], [role=search], search, fieldset') || null;
+        if (!byBox.has(box)) byBox.set(box, []);
+        byBox.get(box).push(el);
+      }
+    }
+    const out = [];
+    for (const [box, els] of byBox) {
+      if (!els.some(rendered)) continue;
+      const container = box || commonAncestor(els);
+      const g = { selector: tw.selector(container), synthetic: true };
+      const name = box ? tw.accName(box) : '';
+      if (name) g.name = cut(name, 80);
+      const { fields, omitted } = fieldsOf(els);
+      g.fields = fields;
+      if (omitted) { g.truncated = true; g.omitted = omitted; }
+      out.push(g);
+    }
+    return out;
+  };
+
+  const formsSection = (roots) => {
+    const forms = [];
+    let omitted = 0;
+    for (const root of roots) {
+      for (const form of dom.all(root, 'form')) {
+        if (forms.length >= MAX_FORMS) { omitted++; continue; }
+        forms.push(describeForm(form));
+      }
+    }
+    for (const g of orphanGroups(roots)) {
+      if (forms.length >= MAX_FORMS) { omitted++; continue; }
+      forms.push(g);
+    }
+    return { forms, omitted };
+  };
+
+  // --- interactive -----------------------------------------------------------
+  const WIDGET_ROLES = new Set([
+    'button', 'link', 'checkbox', 'radio', 'tab', 'menuitem', 'menuitemcheckbox', 'menuitemradio',
+    'switch', 'option', 'combobox', 'textbox', 'searchbox', 'slider', 'spinbutton', 'treeitem',
+  ]);
+
+  // actionable: something a user can click, type into or toggle.
+  const actionable = (el) => {
+    const tag = dom.tag(el);
+    switch (tag) {
+      case 'a': case 'area': if (dom.has(el, 'href')) return true; break;
+      case 'button': case 'select': case 'textarea': case 'summary': return true;
+      case 'input': return el.type !== 'hidden';
+    }
+    const r = tw.explicitRole(el);
+    if (WIDGET_ROLES.has(r)) return true;
+    // The root of an editable region; its descendants are part of it.
+    if (el.isContentEditable && !dom.parent(el)?.isContentEditable) return true;
+    if (dom.has(el, 'onclick')) return true;
+    // Focusable by keyboard and not a landmark or container: a custom control.
+    const ti = dom.attr(el, 'tabindex');
+    return ti !== null && !r && parseInt(ti, 10) >= 0;
+  };
+
+  // Input types whose role already says what they are.
+  const PLAIN_TYPES = new Set(['text', 'checkbox', 'radio', 'button']);
+
+  const describeElement = (el) => {
+    const tag = dom.tag(el);
+    const role = tw.role(el);
+    const e = { ref: tw.ref(el), selector: tw.selector(el), role };
+    // Custom controls (a div with tabindex or onclick) have no name in ARIA
+    // terms, but their text is what a user would call them.
+    const editable = el.isContentEditable && role === 'textbox';
+    const label = cut(tw.accName(el) || (role === 'generic' && !editable ? tw.nameText(el, null, 120) : ''), 80);
+    if (label) e.label = label;
+    if (tag === 'input' && !PLAIN_TYPES.has(el.type)) e.type = el.type;
+    if (isDisabled(el)) e.disabled = true;
+
+    const ariaChecked = dom.attr(el, 'aria-checked');
+    if (tag === 'input' && (el.type === 'checkbox' || el.type === 'radio')) {
+      if (el.indeterminate) e.mixed = true;
+      else if (el.checked) e.checked = true;
+    } else if (ariaChecked === 'true') e.checked = true;
+    else if (ariaChecked === 'mixed') e.mixed = true;
+
+    const expanded = dom.attr(el, 'aria-expanded');
+    if (expanded === 'true' || expanded === 'false') e.expanded = expanded === 'true';
+    else if (tag === 'summary' && dom.tag(dom.parent(el) || el) === 'details') e.expanded = dom.parent(el).open;
+    if (dom.attr(el, 'aria-selected') === 'true') e.selected = true;
+    if (dom.attr(el, 'aria-pressed') === 'true') e.pressed = true;
+
+    let value = '';
+    if (tag === 'select') value = [...el.selectedOptions].map((o) => norm(o.label || o.text)).join(', ');
+    else if ((tag === 'input' && !BUTTON_TYPES.has(el.type) && el.type !== 'checkbox' && el.type !== 'radio' && el.type !== 'file') || tag === 'textarea') {
+      if (!isSecret(el)) value = el.value;
+    } else if (editable) value = norm(el.textContent);
+    if (value) e.value = cut(value, 80);
+
+    if ((tag === 'a' || tag === 'area') && dom.has(el, 'href')) e.href = cut(el.href, 500);
+    return e;
+  };
+
+  const interactiveSection = (max) => {
+    const list = [];
+    let omitted = 0;
+    const walk = (node) => {
+      for (const c of tw.flatChildren(node)) {
+        if (c.nodeType !== 1) continue;
+        if (actionable(c) && rendered(c)) {
+          if (list.length < max) list.push(describeElement(c));
+          else omitted++;
+        }
+        walk(c);
+      }
+    };
+    walk(document.documentElement);
+    return { list, omitted };
+  };
+
+  // --- entry point -------------------------------------------------------------
+  // observe({maxChars, maxInteractive}) returns the page part of the
+  // observation. Later sections (a11y, reader, lists, tables) plug in here
+  // beside these three; `truncated` collects every cut so the caller can say
+  // what was left out.
+  tw.observe = (options) => {
+    const opt = options || {};
+    const maxChars = opt.maxChars > 0 ? opt.maxChars : DEFAULT_MAX_CHARS;
+    const maxInteractive = opt.maxInteractive > 0 ? opt.maxInteractive : DEFAULT_MAX_INTERACTIVE;
+    const roots = tw.roots();
+    const truncated = {};
+
+    const text = visibleText();
+    if (text.length > maxChars) truncated.textpreview = true;
+
+    const { forms, omitted: formsOmitted } = formsSection(roots);
+    if (formsOmitted) truncated.forms = { shown: forms.length, omitted: formsOmitted };
+
+    const { list, omitted } = interactiveSection(maxInteractive);
+    if (omitted) truncated.interactive = { shown: list.length, omitted };
+
+    if (tw.refTarget.size > 1000) tw.pruneRefs();
+
+    const result = {
+      url: location.href,
+      title: dom.title(),
+      textpreview: cut(text, maxChars),
+      textlength: text.length,
+      forms,
+      interactive: list,
+    };
+    if (Object.keys(truncated).length) result.truncated = truncated;
+    return result;
+  };
+
+  tw.observeVersion = OBSERVE_VERSION;
+})();

@@ -1,0 +1,262 @@
+// Package observe builds the observation: the compact, versioned JSON payload
+// an agent reads a page through (schemas/observation.schema.json).
+//
+// One Capture is one round trip: a single expression, evaluated in the tab's
+// isolated world, installs the page-side extractor (engine/injected) when it
+// is not there yet and returns every section at once. The extractor keeps its
+// state in that world, so element refs stay stable across observations of the
+// same document.
+package observe
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strconv"
+	"time"
+
+	"github.com/tabwright/tabwright/engine/errs"
+	"github.com/tabwright/tabwright/engine/injected"
+)
+
+// Page is what the observer needs from a tab: evaluate an expression in the
+// tab's isolated world of its main frame and decode the JSON-serialisable
+// result into out. The isolated world must stay the same for the life of a
+// document, or refs start over.
+type Page interface {
+	Eval(ctx context.Context, expression string, out any) error
+}
+
+// SchemaVersion is the observation schema version this package emits.
+const SchemaVersion = 1
+
+// Observation modes (the schema's enum).
+const (
+	ModePassive  = "passive"
+	ModeWatching = "watching"
+	ModeDiffing  = "diffing"
+)
+
+// Bounds of the options: the defaults used for zero, and the largest values
+// accepted.
+const (
+	DefaultMaxChars       = 4000
+	DefaultMaxInteractive = 150
+	LimitMaxChars         = 1 << 20
+	LimitMaxInteractive   = 5000
+)
+
+// Options bound what a capture returns. Zero values mean the defaults.
+//
+// Section selection (include: text, forms, interactive, a11y, reader, ...)
+// and diffing against a digest will be further fields here; the page side
+// already computes each section separately.
+type Options struct {
+	MaxChars       int // cut textpreview at this many characters (UTF-16 units)
+	MaxInteractive int // list at most this many interactive elements
+}
+
+// normalise checks the options and fills in the defaults. Error paths use the
+// tool parameter names, since that is where bad values come from.
+func (o Options) normalise() (Options, error) {
+	switch {
+	case o.MaxChars < 0:
+		return o, errs.Input("max_chars", "must not be negative, got %d", o.MaxChars).WithHint("use 0 for the default of %d", DefaultMaxChars)
+	case o.MaxChars > LimitMaxChars:
+		return o, errs.Input("max_chars", "at most %d, got %d", LimitMaxChars, o.MaxChars)
+	case o.MaxInteractive < 0:
+		return o, errs.Input("max_interactive", "must not be negative, got %d", o.MaxInteractive).WithHint("use 0 for the default of %d", DefaultMaxInteractive)
+	case o.MaxInteractive > LimitMaxInteractive:
+		return o, errs.Input("max_interactive", "at most %d, got %d", LimitMaxInteractive, o.MaxInteractive)
+	}
+	if o.MaxChars == 0 {
+		o.MaxChars = DefaultMaxChars
+	}
+	if o.MaxInteractive == 0 {
+		o.MaxInteractive = DefaultMaxInteractive
+	}
+	return o, nil
+}
+
+// Observation is the payload. JSON names are the schema's. Sections added
+// after version 1 (a11y, reader, listpattern, tableshape, digest, diff, delta,
+// vision) become further omitempty fields; anything outside the schema's
+// named fields goes in Reserved.
+type Observation struct {
+	SchemaVersion int            `json:"schemaversion"`
+	URL           string         `json:"url"`
+	Title         string         `json:"title"`
+	TextPreview   string         `json:"textpreview"`
+	TextLength    int            `json:"textlength"`
+	Forms         []Form         `json:"forms"`
+	Interactive   []Element      `json:"interactive"`
+	CapturedAt    int64          `json:"capturedat"`
+	Environment   string         `json:"environment,omitempty"`
+	Mode          string         `json:"mode,omitempty"`
+	Reserved      map[string]any `json:"reserved,omitempty"`
+}
+
+// ReservedTruncated is the Reserved key under which a *Truncation says what
+// the bounds left out.
+const ReservedTruncated = "truncated"
+
+// Truncation says which sections were cut. Nil fields were not.
+type Truncation struct {
+	TextPreview bool `json:"textpreview,omitempty"`
+	Forms       *Cut `json:"forms,omitempty"`
+	Interactive *Cut `json:"interactive,omitempty"`
+}
+
+// Cut counts what a bounded list kept and left out.
+type Cut struct {
+	Shown   int `json:"shown"`
+	Omitted int `json:"omitted"`
+}
+
+// Truncated returns what the bounds cut, or nil when nothing was.
+func (o *Observation) Truncated() *Truncation {
+	switch t := o.Reserved[ReservedTruncated].(type) {
+	case *Truncation:
+		return t
+	case nil:
+		return nil
+	default: // decoded from JSON by someone else: a generic map
+		raw, err := json.Marshal(t)
+		if err != nil {
+			return nil
+		}
+		var out Truncation
+		if json.Unmarshal(raw, &out) != nil {
+			return nil
+		}
+		return &out
+	}
+}
+
+// Form is a <form>, or a synthetic group of controls outside any form.
+type Form struct {
+	Selector  string  `json:"selector"`
+	Name      string  `json:"name,omitempty"`
+	Action    string  `json:"action,omitempty"` // absolute
+	Method    string  `json:"method,omitempty"` // lowercase; "get" by default
+	Synthetic bool    `json:"synthetic,omitempty"`
+	Fields    []Field `json:"fields"`
+	Truncated bool    `json:"truncated,omitempty"` // more than 100 fields
+	Omitted   int     `json:"omitted,omitempty"`   // fields left out
+}
+
+// Field is one control of a form; a radio group is one field whose options
+// are its radios.
+type Field struct {
+	Label    string `json:"label,omitempty"`
+	Type     string `json:"type"` // input type, "select", "select-multiple", "textarea", "submit"...
+	Name     string `json:"name,omitempty"`
+	Selector string `json:"selector"`
+	// Value is never set for passwords and other secrets (card numbers,
+	// security and one-time codes).
+	Value     string   `json:"value,omitempty"`
+	Required  bool     `json:"required,omitempty"`
+	Disabled  bool     `json:"disabled,omitempty"`
+	ReadOnly  bool     `json:"readonly,omitempty"`
+	Checked   bool     `json:"checked,omitempty"`
+	Hidden    bool     `json:"hidden,omitempty"` // in the form but not drawn
+	Options   []Option `json:"options,omitempty"`
+	Truncated bool     `json:"truncated,omitempty"` // more than 50 options
+	Omitted   int      `json:"omitted,omitempty"`   // options left out
+}
+
+// Option is a select option, a datalist suggestion or one radio of a group
+// (which alone carries a selector).
+type Option struct {
+	Value    string `json:"value"`
+	Label    string `json:"label,omitempty"`
+	Selected bool   `json:"selected,omitempty"`
+	Disabled bool   `json:"disabled,omitempty"`
+	Selector string `json:"selector,omitempty"`
+}
+
+// Element is a visible actionable element. Ref is stable for the element's
+// life in its document; Selector is unique when captured (inside open shadow
+// roots it reads "host >>> inner"). State fields appear only when set.
+type Element struct {
+	Ref      string `json:"ref"`
+	Selector string `json:"selector"`
+	Role     string `json:"role"`
+	Label    string `json:"label,omitempty"`
+	Type     string `json:"type,omitempty"` // input type, when the role does not already say it
+	Disabled bool   `json:"disabled,omitempty"`
+	Checked  bool   `json:"checked,omitempty"`
+	Mixed    bool   `json:"mixed,omitempty"` // checked state is "mixed" (indeterminate)
+	// Expanded is nil when the element does not expand.
+	Expanded *bool  `json:"expanded,omitempty"`
+	Selected bool   `json:"selected,omitempty"`
+	Pressed  bool   `json:"pressed,omitempty"`
+	Value    string `json:"value,omitempty"` // current text; for a select, the chosen option's label
+	Href     string `json:"href,omitempty"`  // absolute
+}
+
+// pageResult is what __tabwright.observe returns.
+type pageResult struct {
+	URL         string      `json:"url"`
+	Title       string      `json:"title"`
+	TextPreview string      `json:"textpreview"`
+	TextLength  int         `json:"textlength"`
+	Forms       []Form      `json:"forms"`
+	Interactive []Element   `json:"interactive"`
+	Truncated   *Truncation `json:"truncated"`
+}
+
+// programPrefix installs the extractor; a call with the options follows it.
+var programPrefix = injected.Program("", injected.Observe)
+
+func expression(o Options) string {
+	return programPrefix + "globalThis.__tabwright.observe({maxChars:" + strconv.Itoa(o.MaxChars) +
+		",maxInteractive:" + strconv.Itoa(o.MaxInteractive) + "})"
+}
+
+// Capture takes a passive observation of the page with one Eval call. The
+// caller sets Environment.
+func Capture(ctx context.Context, p Page, opt Options) (*Observation, error) {
+	opt, err := opt.normalise()
+	if err != nil {
+		return nil, err
+	}
+	var res *pageResult
+	if err := p.Eval(ctx, expression(opt), &res); err != nil {
+		var coded *errs.Error
+		if errors.As(err, &coded) {
+			return nil, err
+		}
+		return nil, errs.Wrap(errs.Internal, err, "observing the page")
+	}
+	capturedAt := time.Now().UnixMilli()
+	if res == nil {
+		return nil, errs.New(errs.ProtocolError, "the page returned no observation")
+	}
+	o := &Observation{
+		SchemaVersion: SchemaVersion,
+		URL:           res.URL,
+		Title:         res.Title,
+		TextPreview:   res.TextPreview,
+		TextLength:    res.TextLength,
+		Forms:         res.Forms,
+		Interactive:   res.Interactive,
+		CapturedAt:    capturedAt,
+		Mode:          ModePassive,
+	}
+	if o.Forms == nil {
+		o.Forms = []Form{}
+	}
+	for i := range o.Forms {
+		if o.Forms[i].Fields == nil {
+			o.Forms[i].Fields = []Field{}
+		}
+	}
+	if o.Interactive == nil {
+		o.Interactive = []Element{}
+	}
+	if res.Truncated != nil {
+		o.Reserved = map[string]any{ReservedTruncated: res.Truncated}
+	}
+	return o, nil
+}

@@ -1,0 +1,109 @@
+// Package mcpserver exposes the engine as MCP tools: input schemas, strict
+// input checks and thin handlers. It never speaks CDP itself.
+package mcpserver
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"strings"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/tabwright/tabwright/engine/errs"
+	"github.com/tabwright/tabwright/engine/tabs"
+)
+
+// instructions tell an agent how the tools fit together.
+const instructions = `tabwright drives real Chromium tabs. Typical flow: browser_open_tab (or browser_discover kind=tabs then browser_claim_tab) to get a tab_handle; browser_navigate; browser_observe to read the page. A claimed tab is yours alone until you release or close it. Errors carry a stable code, the field at fault and what to do next.`
+
+type server struct {
+	m *tabs.Manager
+
+	mu     sync.Mutex
+	owners map[*mcp.ServerSession]string
+}
+
+// New returns an MCP server whose tools act on m's browsers. Claims are held
+// per MCP session and released when the session ends.
+func New(m *tabs.Manager, version string) *mcp.Server {
+	s := &server{m: m, owners: map[*mcp.ServerSession]string{}}
+	srv := mcp.NewServer(&mcp.Implementation{Name: "tabwright", Version: version}, &mcp.ServerOptions{
+		Instructions:       instructions,
+		InitializedHandler: func(_ context.Context, req *mcp.InitializedRequest) { go s.releaseOnEnd(req.Session) },
+	})
+	for _, t := range s.tools() {
+		srv.AddTool(t.def, s.handle(t))
+	}
+	return srv
+}
+
+// tool is one MCP tool: its definition and a handler that gets the calling
+// session's owner id and the raw arguments.
+type tool struct {
+	def *mcp.Tool
+	run func(ctx context.Context, owner string, args json.RawMessage) (result any, text string, err error)
+}
+
+func (s *server) owner(ss *mcp.ServerSession) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if id, ok := s.owners[ss]; ok {
+		return id
+	}
+	b := make([]byte, 8)
+	rand.Read(b)
+	id := "session-" + hex.EncodeToString(b)
+	s.owners[ss] = id
+	return id
+}
+
+func (s *server) releaseOnEnd(ss *mcp.ServerSession) {
+	ss.Wait()
+	owner := s.owner(ss)
+	s.mu.Lock()
+	delete(s.owners, ss)
+	s.mu.Unlock()
+	s.m.ReleaseAll(context.Background(), owner)
+}
+
+func (s *server) handle(t tool) mcp.ToolHandler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		result, text, err := t.run(ctx, s.owner(req.Session), req.Params.Arguments)
+		if err != nil {
+			return errorResult(err), nil
+		}
+		return &mcp.CallToolResult{
+			Content:           []mcp.Content{&mcp.TextContent{Text: text}},
+			StructuredContent: result,
+		}, nil
+	}
+}
+
+// errorResult reports a failed call as a tool error the agent can read and
+// branch on: {"error": {code, message, path, hint}}.
+func errorResult(err error) *mcp.CallToolResult {
+	e := errs.As(err)
+	var b strings.Builder
+	b.WriteString("error ")
+	b.WriteString(e.Code)
+	if e.Path != "" {
+		b.WriteString(" at " + e.Path)
+	}
+	b.WriteString(": " + e.Message)
+	if e.Hint != "" {
+		b.WriteString("\nnext: " + e.Hint)
+	}
+	return &mcp.CallToolResult{
+		IsError:           true,
+		Content:           []mcp.Content{&mcp.TextContent{Text: b.String()}},
+		StructuredContent: map[string]any{"error": e},
+	}
+}
+
+// withTimeout bounds a call by its timeout_ms.
+func withTimeout(ctx context.Context, ms int) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(ctx, msDuration(ms))
+}
