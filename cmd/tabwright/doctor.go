@@ -16,6 +16,13 @@ import (
 // exact command that fixes what is missing. Exit status 1 when it cannot.
 func runDoctor(stdout io.Writer) int {
 	ok := true
+	if shell, err := launch.FindHeadless(); err == nil {
+		if full, _ := launch.Find(); shell != full {
+			fmt.Fprintf(stdout, "headless: %s (used for the managed headless browser; starts faster)\n", shell)
+		}
+	} else {
+		fmt.Fprintln(stdout, "headless: no chromium-headless-shell; the full browser runs headless (install chromium-headless-shell for faster starts)")
+	}
 	path, err := launch.Find()
 	if err != nil {
 		ok = false

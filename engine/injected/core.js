@@ -266,64 +266,80 @@
     }
   };
 
-  const step = (el) => {
+  // step is el's part of a child path: its tag, with :nth-of-type when a
+  // sibling shares the tag. Positions are counted once per parent and kept in
+  // the cache, or long lists would cost a quadratic number of sibling visits.
+  const step = (el, cache) => {
     const tag = dom.tag(el);
     const name = CSS.escape(tag);
     const parent = dom.parent(el) || el.parentNode;
     if (!parent) return name;
-    let index = 0;
-    let count = 0;
-    for (const sib of dom.children(parent)) {
-      if (dom.tag(sib) !== tag) continue;
-      count++;
-      if (sib === el) index = count;
+    let positions = cache && cache.positions.get(parent);
+    if (!positions) {
+      positions = new Map(); // element -> [index among same-tag siblings, count]
+      const counts = new Map();
+      const kids = [...dom.children(parent)];
+      for (const sib of kids) {
+        const t = dom.tag(sib);
+        const n = (counts.get(t) || 0) + 1;
+        counts.set(t, n);
+        positions.set(sib, n);
+      }
+      for (const sib of kids) positions.set(sib, [positions.get(sib), counts.get(dom.tag(sib))]);
+      if (cache) cache.positions.set(parent, positions);
     }
+    const [index, count] = positions.get(el);
     return count > 1 ? `${name}:nth-of-type(${index})` : name;
   };
 
   // localSelector is unique within el's own tree (document or shadow root):
-  // #id, then tag[attr="value"], then the shortest child path (climbing until
-  // unique, anchored at the nearest ancestor with a unique id when there is
-  // one). Every candidate is checked with querySelectorAll.
-  const localSelector = (el, root) => {
+  // #id, then tag[attr="value"], each checked with querySelectorAll; then the
+  // tag alone when it is the only one of its kind; otherwise the parent's
+  // selector, " > ", and the tag with :nth-of-type. That last form is unique
+  // by construction (one parent, one position), so it needs no query: a
+  // check per element costs a whole-document match, quadratic on long lists.
+  // cache (from tw.selectorCache(), optional) shares ancestors' selectors and
+  // sibling positions between the elements of one observation.
+  const localSelector = (el, root, cache) => {
+    const hit = cache && cache.selectors.get(el);
+    if (hit) return hit;
+    const put = (s) => { if (cache) cache.selectors.set(el, s); return s; };
     const id = dom.id(el);
     if (id) {
       const s = '#' + CSS.escape(id);
-      if (uniqueIn(root, s, el)) return s;
+      if (uniqueIn(root, s, el)) return put(s);
     }
     const tag = CSS.escape(dom.tag(el));
     for (const a of SELECTOR_ATTRS) {
       const v = dom.attr(el, a);
       if (!v || v.length > 100) continue;
       const s = `${tag}[${a}=${cssString(v)}]`;
-      if (uniqueIn(root, s, el)) return s;
+      if (uniqueIn(root, s, el)) return put(s);
     }
-    let path = '';
-    for (let cur = el; cur; cur = dom.parent(cur)) {
-      path = path ? `${step(cur)} > ${path}` : step(cur);
-      if (uniqueIn(root, path, el)) return path;
-      const up = dom.parent(cur);
-      const upId = up && dom.id(up);
-      if (upId) {
-        const anchor = '#' + CSS.escape(upId);
-        if (uniqueIn(root, anchor, up)) {
-          const s = `${anchor} > ${path}`;
-          if (uniqueIn(root, s, el)) return s;
-        }
-      }
+    // Radios and checkboxes of one group share a name; the value tells them apart.
+    const name = dom.attr(el, 'name');
+    const value = dom.attr(el, 'value');
+    if (name && value && name.length <= 100 && value.length <= 100) {
+      const s = `${tag}[name=${cssString(name)}][value=${cssString(value)}]`;
+      if (uniqueIn(root, s, el)) return put(s);
     }
-    return path;
+    const own = step(el, cache);
+    const parent = dom.parent(el);
+    if (own === tag && uniqueIn(root, own, el)) return put(own);
+    if (!parent) return put(own); // top of a shadow tree: best effort
+    return put(`${localSelector(parent, root, cache)} > ${own}`);
   };
 
   // selector: a CSS selector matching only el. Inside open shadow roots it is
   // the host's selector, " >>> ", then the selector within the shadow root.
-  const selector = (el) => {
+  const selector = (el, cache) => {
     const root = dom.root(el);
-    const local = localSelector(el, root);
-    if (root instanceof ShadowRoot) return selector(root.host) + ' >>> ' + local;
+    const local = localSelector(el, root, cache);
+    if (root instanceof ShadowRoot) return selector(root.host, cache) + ' >>> ' + local;
     return local;
   };
   tw.selector = selector;
+  tw.selectorCache = () => ({ selectors: new Map(), positions: new Map() });
 
   // --- refs ----------------------------------------------------------------
   tw.ref = (el) => {

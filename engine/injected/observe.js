@@ -8,6 +8,11 @@
   if (tw.observeVersion === OBSERVE_VERSION) return;
   const { dom, norm, cut, rendered } = tw;
 
+  // Selectors of ancestors are shared by their descendants; the cache lives
+  // for one observation, since the DOM may change between two.
+  let selectorCache = null;
+  const sel = (el) => tw.selector(el, selectorCache);
+
   const DEFAULT_MAX_CHARS = 4000;
   const DEFAULT_MAX_INTERACTIVE = 150;
   const MAX_FORMS = 50;
@@ -105,7 +110,7 @@
     f.type = fieldType(el);
     const name = dom.attr(el, 'name');
     if (name) f.name = name;
-    f.selector = tw.selector(el);
+    f.selector = sel(el);
     if (tag === 'select') {
       if (!el.multiple && el.value) f.value = cut(el.value, MAX_VALUE);
       addOptions(f, el.options, false);
@@ -134,7 +139,7 @@
     if (label) f.label = label;
     f.type = 'radio';
     if (name) f.name = name;
-    f.selector = tw.selector(own ? box : first);
+    f.selector = sel(own ? box : first);
     f.options = [];
     f.radios = 0;
     f.visible = false;
@@ -152,7 +157,7 @@
     if (label) o.label = label;
     if (el.checked) o.selected = true;
     if (isDisabled(el)) o.disabled = true;
-    o.selector = tw.selector(el);
+    o.selector = sel(el);
     f.options.push(o);
   };
 
@@ -191,7 +196,7 @@
   };
 
   const describeForm = (form) => {
-    const out = { selector: tw.selector(form) };
+    const out = { selector: sel(form) };
     const name = dom.attr(form, 'name') || norm(dom.attr(form, 'aria-label'));
     if (name) out.name = name;
     out.action = formGet(form, 'action');
@@ -202,9 +207,10 @@
     return out;
   };
 
-  // commonAncestor of elements in the same tree; across trees, the body.
+  // commonAncestor of elements in the same tree (never one of the controls
+  // themselves); across trees, the body.
   const commonAncestor = (els) => {
-    let anc = els[0];
+    let anc = els.length === 1 ? dom.parent(els[0]) : els[0];
     for (const el of els.slice(1)) {
       while (anc && !anc.contains(el)) anc = dom.parent(anc);
       if (!anc) return dom.body();
@@ -231,7 +237,7 @@
     for (const [box, els] of byBox) {
       if (!els.some(rendered)) continue;
       const container = box || commonAncestor(els);
-      const g = { selector: tw.selector(container), synthetic: true };
+      const g = { selector: sel(container), synthetic: true };
       const name = box ? tw.accName(box) : '';
       if (name) g.name = cut(name, 80);
       const { fields, omitted } = fieldsOf(els);
@@ -288,7 +294,7 @@
   const describeElement = (el) => {
     const tag = dom.tag(el);
     const role = tw.role(el);
-    const e = { ref: tw.ref(el), selector: tw.selector(el), role };
+    const e = { ref: tw.ref(el), selector: sel(el), role };
     // Custom controls (a div with tabindex or onclick) have no name in ARIA
     // terms, but their text is what a user would call them.
     const editable = el.isContentEditable && role === 'textbox';
@@ -349,6 +355,7 @@
     const maxInteractive = opt.maxInteractive > 0 ? opt.maxInteractive : DEFAULT_MAX_INTERACTIVE;
     const roots = tw.roots();
     const truncated = {};
+    selectorCache = tw.selectorCache();
 
     const text = visibleText();
     if (text.length > maxChars) truncated.textpreview = true;
@@ -359,6 +366,7 @@
     const { list, omitted } = interactiveSection(maxInteractive);
     if (omitted) truncated.interactive = { shown: list.length, omitted };
 
+    selectorCache = null;
     if (tw.refTarget.size > 1000) tw.pruneRefs();
 
     const result = {

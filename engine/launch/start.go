@@ -69,8 +69,12 @@ type Browser struct {
 func Start(ctx context.Context, opt Options) (*Browser, error) {
 	path := opt.Exec
 	if path == "" {
+		find := FindHeadless
+		if opt.Headful {
+			find = Find
+		}
 		var err error
-		if path, err = Find(); err != nil {
+		if path, err = find(); err != nil {
 			return nil, err
 		}
 	}

@@ -93,29 +93,30 @@ func testCtx(t testing.TB) context.Context {
 	return ctx
 }
 
-// open loads a fixture page in a new tab, waits for its load event and
-// creates the isolated world.
+// sharedTab is the one tab the tests navigate: creating a target costs
+// Chromium far more than navigating one. Tests run one at a time.
+var sharedTab *cdp.Session
+
+// open loads a fixture page, waits for its load event and creates the
+// isolated world of the new document.
 func open(t testing.TB, ctx context.Context, path string) *tab {
 	t.Helper()
-	created, err := cdproto.Call(ctx, browser.Conn.Browser(), target.CreateTarget, target.CreateTargetParams{URL: "about:blank"})
-	if err != nil {
-		t.Fatal(err)
+	if sharedTab == nil {
+		created, err := cdproto.Call(ctx, browser.Conn.Browser(), target.CreateTarget, target.CreateTargetParams{URL: "about:blank"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sharedTab, err = browser.Conn.Attach(ctx, created.TargetID); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := cdproto.Call(ctx, sharedTab, page.Enable, page.EnableParams{}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := cdproto.Call(ctx, sharedTab, page.SetLifecycleEventsEnabled, page.SetLifecycleEventsEnabledParams{Enabled: true}); err != nil {
+			t.Fatal(err)
+		}
 	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		cdproto.Call(ctx, browser.Conn.Browser(), target.CloseTarget, target.CloseTargetParams{TargetID: created.TargetID})
-	})
-	sess, err := browser.Conn.Attach(ctx, created.TargetID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := cdproto.Call(ctx, sess, page.Enable, page.EnableParams{}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := cdproto.Call(ctx, sess, page.SetLifecycleEventsEnabled, page.SetLifecycleEventsEnabledParams{Enabled: true}); err != nil {
-		t.Fatal(err)
-	}
+	sess := sharedTab
 	events := cdproto.Events(ctx, sess, page.LifecycleEvent) // subscribed before navigating
 	nav, err := cdproto.Call(ctx, sess, page.Navigate, page.NavigateParams{URL: server.URL + path})
 	if err != nil || nav.ErrorText != "" {

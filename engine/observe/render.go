@@ -207,8 +207,5 @@ func plural(n int, what string) string {
 	if n == 1 {
 		return "1 " + what
 	}
-	if strings.HasSuffix(what, "element") || strings.HasSuffix(what, "form") {
-		return strconv.Itoa(n) + " " + what + "s"
-	}
-	return strconv.Itoa(n) + " " + what
+	return strconv.Itoa(n) + " " + what + "s"
 }

@@ -62,14 +62,6 @@ func (m *Manager) Close() {
 	}
 }
 
-func (m *Manager) browserPath() string {
-	if m.opt.Launch.Exec != "" {
-		return m.opt.Launch.Exec
-	}
-	p, _ := launch.Find()
-	return p
-}
-
 // Browsers lists the profiles without starting any browser.
 func (m *Manager) Browsers() []BrowserInfo {
 	out := make([]BrowserInfo, 0, len(m.profiles))

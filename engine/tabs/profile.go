@@ -65,11 +65,11 @@ func (p *profile) info() BrowserInfo {
 // "chromium/156 headless".
 func (p *profile) environment() string {
 	p.mu.Lock()
-	v := p.version
+	v, managed := p.version, p.managed
 	p.mu.Unlock()
 	name, ver, _ := strings.Cut(v, "/")
 	name = strings.ToLower(strings.TrimPrefix(name, "Headless"))
-	if name == "chrome" && strings.Contains(p.m.browserPath(), "chromium") {
+	if name == "chrome" && managed != nil && strings.Contains(managed.Path, "chromium") {
 		name = "chromium"
 	}
 	major, _, _ := strings.Cut(ver, ".")

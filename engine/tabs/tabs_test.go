@@ -80,9 +80,6 @@ func TestOpenNavigateHistoryAndEval(t *testing.T) {
 	if err != nil || res.URL != srv.URL+"/missing#frag" {
 		t.Fatalf("same-document: %+v %v", res, err)
 	}
-	if _, err := tab.Navigate(ctx, Navigation{URL: "http://127.0.0.1:1/"}); errs.Code(err) != errs.NavigationFailed {
-		t.Fatalf("refused port: %v", err)
-	}
 	var title string
 	if err := tab.Eval(ctx, "document.title", &title); err != nil || title == "" {
 		t.Fatalf("eval: %q %v", title, err)
@@ -94,6 +91,9 @@ func TestOpenNavigateHistoryAndEval(t *testing.T) {
 	var seen bool
 	if err := tab.Eval(ctx, "globalThis.mark === 1", &seen); err != nil || !seen {
 		t.Fatalf("isolated world state lost: %v %v", seen, err)
+	}
+	if _, err := tab.Navigate(ctx, Navigation{URL: "http://127.0.0.1:1/"}); errs.Code(err) != errs.NavigationFailed {
+		t.Fatalf("refused port: %v", err)
 	}
 	short, cancelShort := context.WithTimeout(ctx, 50*time.Millisecond)
 	defer cancelShort()
