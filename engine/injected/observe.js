@@ -61,6 +61,7 @@
       }
     };
     const body = dom.body();
+    if (!body) return '';
     walk(body, getComputedStyle(body));
     return out.join('').replace(/[^\S\n]+/g, ' ').replace(/\s*\n\s*/g, '\n').trim();
   };
@@ -288,6 +289,16 @@
     return ti !== null && !r && parseInt(ti, 10) >= 0;
   };
 
+  // absolute resolves a link target against the document (SVG links have no
+  // string href property to do it for us).
+  const absolute = (href) => {
+    try {
+      return new URL(href, document.baseURI).href;
+    } catch {
+      return href;
+    }
+  };
+
   // Input types whose role already says what they are.
   const PLAIN_TYPES = new Set(['text', 'checkbox', 'radio', 'button']);
 
@@ -323,7 +334,7 @@
     } else if (editable) value = norm(el.textContent);
     if (value) e.value = cut(value, 80);
 
-    if ((tag === 'a' || tag === 'area') && dom.has(el, 'href')) e.href = cut(el.href, 500);
+    if ((tag === 'a' || tag === 'area') && dom.has(el, 'href')) e.href = cut(absolute(dom.attr(el, 'href')), 500);
     return e;
   };
 
@@ -340,7 +351,7 @@
         walk(c);
       }
     };
-    walk(document.documentElement);
+    if (document.documentElement) walk(document.documentElement);
     return { list, omitted };
   };
 

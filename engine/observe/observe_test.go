@@ -368,6 +368,10 @@ func TestHiddenTextAndInteractive(t *testing.T) {
 	check("Clickable span", "generic", nil)
 	check("Open menu", "button", func(e Element) bool { return e.Expanded != nil && !*e.Expanded })
 	check("Shadow button", "button", func(e Element) bool { return strings.Contains(e.Selector, " >>> ") })
+	check("SVG link", "link", func(e Element) bool { return e.Href == server.URL+"/svg-link" })
+	if _, ok := byLabel["Not a link without href"]; ok {
+		t.Errorf("an <a> without href is not a link")
+	}
 	editable := false
 	for _, e := range o.Interactive {
 		editable = editable || (e.Role == "textbox" && e.Value == "Editable area")
@@ -527,9 +531,9 @@ func refNumber(t *testing.T, ref string) int {
 	return n
 }
 
-func TestDemoPageAndRender(t *testing.T) {
+func TestSigninPageAndRender(t *testing.T) {
 	ctx := testCtx(t)
-	p := open(t, ctx, "/demo.html")
+	p := open(t, ctx, "/signin.html")
 	o, raw := capture(t, ctx, p, Options{})
 	o.Environment = "test"
 	raw, _ = json.Marshal(o)
@@ -539,7 +543,7 @@ func TestDemoPageAndRender(t *testing.T) {
 	}
 	text := Render(o)
 	for _, want := range []string{
-		`"Sign in · Northwind Notes" ` + server.URL + "/demo.html",
+		`"Sign in · Northwind Notes" ` + server.URL + "/signin.html",
 		"text ", "1 form", "Welcome back",
 		"form #signin post /session: Email [email]*, Password [password]*, Remember me [checkbox], Sign in [submit]",
 		`link "Pricing" a[href="/pricing"] -> /pricing`,
@@ -560,7 +564,7 @@ func TestDemoPageAndRender(t *testing.T) {
 
 func TestCaptureReportsPageErrors(t *testing.T) {
 	ctx := testCtx(t)
-	p := open(t, ctx, "/demo.html")
+	p := open(t, ctx, "/signin.html")
 	bad := &tab{sess: p.sess, world: 987654} // a world that does not exist
 	if _, err := Capture(ctx, bad, Options{}); err == nil {
 		t.Fatal("capture in a missing world succeeded")
@@ -604,7 +608,7 @@ func validate(t *testing.T, raw []byte) {
 func BenchmarkCapture(b *testing.B) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	p := open(b, ctx, "/demo.html")
+	p := open(b, ctx, "/signin.html")
 	if _, err := Capture(ctx, p, Options{}); err != nil { // warm: install the extractor
 		b.Fatal(err)
 	}
