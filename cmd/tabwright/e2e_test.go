@@ -353,6 +353,24 @@ func TestTwoSessionsRaceForOneTab(t *testing.T) {
 		}
 		mustCall(t, []*mcp.ClientSession{a, b}[winner], "browser_tab_control", map[string]any{"tab_handle": h, "action": "release"})
 	}
+
+	// A session's claims end with the session.
+	mustCall(t, a, "browser_claim_tab", map[string]any{"tab_id": opened["tab_id"]})
+	if code, _, _ := callErr(t, b, "browser_claim_tab", map[string]any{"tab_id": opened["tab_id"]}); code != "tab_in_use" {
+		t.Fatalf("claim held by a live session: %s", code)
+	}
+	a.Close()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		out, isErr := call(t, b, "browser_claim_tab", map[string]any{"tab_id": opened["tab_id"]})
+		if !isErr {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("claim not released 5s after its session ended: %v", out)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }
 
 // browserGroup returns the process group of the Chromium the server started,

@@ -91,8 +91,10 @@ func Start(ctx context.Context, opt Options) (*Browser, error) {
 	if os.Geteuid() == 0 {
 		args = append(args, "--no-sandbox") // Chromium refuses to run its sandbox as root
 	}
+	// No startup tab: its renderer would compete for the CPU with the
+	// browser's own start, and agents open the tabs they want.
+	args = append(args, "--no-startup-window")
 	args = append(args, opt.Args...)
-	args = append(args, "about:blank")
 
 	// The browser reads commands from fd 3 and writes replies to fd 4.
 	browserIn, toBrowser, err := os.Pipe()
