@@ -103,6 +103,17 @@ func errorResult(err error) *mcp.CallToolResult {
 	}
 }
 
+// onTab runs fn in the serial queue of owner's tab, bounded by timeout_ms.
+func (s *server) onTab(ctx context.Context, owner, handle string, timeoutMS *int, fn func(context.Context, *tabs.Tab) error) error {
+	t, err := s.m.Get(owner, handle)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := withTimeout(ctx, orDefault(timeoutMS, defaultTimeoutMS))
+	defer cancel()
+	return t.Do(ctx, func(ctx context.Context) error { return fn(ctx, t) })
+}
+
 // withTimeout bounds a call by its timeout_ms.
 func withTimeout(ctx context.Context, ms int) (context.Context, context.CancelFunc) {
 	return context.WithTimeout(ctx, msDuration(ms))

@@ -286,15 +286,8 @@ Errors: navigation_failed (DNS, refused connection, TLS… the message has Chrom
 			if err := s.checkNavigate(&in); err != nil {
 				return nil, "", err
 			}
-			t, err := s.m.Get(owner, in.TabHandle)
-			if err != nil {
-				return nil, "", err
-			}
-			ctx, cancel := withTimeout(ctx, orDefault(in.TimeoutMS, defaultTimeoutMS))
-			defer cancel()
 			var res *tabs.NavResult
-			err = t.Do(ctx, func(ctx context.Context) error {
-				var err error
+			err := s.onTab(ctx, owner, in.TabHandle, in.TimeoutMS, func(ctx context.Context, t *tabs.Tab) (err error) {
 				res, err = t.Navigate(ctx, tabs.Navigation{URL: in.URL, History: in.History, WaitUntil: in.WaitUntil})
 				return err
 			})
@@ -366,22 +359,17 @@ Errors: invalid_handle, invalid_input, timeout, browser_unavailable.`,
 			if err := firstErr(required("tab_handle", in.TabHandle), between("max_chars", in.MaxChars, minObserveChars, maxObserveChars), between("timeout_ms", in.TimeoutMS, minTimeoutMS, maxTimeoutMS)); err != nil {
 				return nil, "", err
 			}
-			t, err := s.m.Get(owner, in.TabHandle)
-			if err != nil {
-				return nil, "", err
-			}
-			ctx, cancel := withTimeout(ctx, orDefault(in.TimeoutMS, defaultTimeoutMS))
-			defer cancel()
 			var obs *observe.Observation
-			err = t.Do(ctx, func(ctx context.Context) error {
-				var err error
+			err := s.onTab(ctx, owner, in.TabHandle, in.TimeoutMS, func(ctx context.Context, t *tabs.Tab) (err error) {
 				obs, err = observe.Capture(ctx, t, observe.Options{MaxChars: orDefault(in.MaxChars, 0)})
+				if err == nil {
+					obs.Environment = t.Environment()
+				}
 				return err
 			})
 			if err != nil {
 				return nil, "", err
 			}
-			obs.Environment = t.Environment()
 			return obs, observe.Render(obs), nil
 		},
 	}

@@ -91,6 +91,20 @@ func (m *Manager) profile(id string) (*profile, error) {
 		WithHint("call browser_discover with kind=browsers for the ids")
 }
 
+// connect returns the named browser (default: the first) and a live
+// connection to it, with the connection's generation.
+func (m *Manager) connect(ctx context.Context, browserID string) (*profile, *cdp.Conn, int, error) {
+	p, err := m.profile(browserID)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	conn, gen, err := p.connect(ctx)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	return p, conn, gen, nil
+}
+
 // TabInfo describes a tab for discovery.
 type TabInfo struct {
 	TabID     string `json:"tab_id"`
@@ -103,11 +117,7 @@ type TabInfo struct {
 
 // Tabs lists a browser's page tabs, starting the browser if needed.
 func (m *Manager) Tabs(ctx context.Context, owner, browserID string) ([]TabInfo, error) {
-	p, err := m.profile(browserID)
-	if err != nil {
-		return nil, err
-	}
-	conn, _, err := p.connect(ctx)
+	p, conn, _, err := m.connect(ctx, browserID)
 	if err != nil {
 		return nil, err
 	}
@@ -145,11 +155,7 @@ type OpenResult struct {
 // Open opens a new tab on url and, when claim is set, claims it for owner.
 // The tab loads url in its own time; Navigate waits for loads.
 func (m *Manager) Open(ctx context.Context, owner, browserID, url string, active, claim bool) (*OpenResult, error) {
-	p, err := m.profile(browserID)
-	if err != nil {
-		return nil, err
-	}
-	conn, gen, err := p.connect(ctx)
+	p, conn, gen, err := m.connect(ctx, browserID)
 	if err != nil {
 		return nil, err
 	}
@@ -172,11 +178,7 @@ func (m *Manager) Open(ctx context.Context, owner, browserID, url string, active
 // Claim claims an existing tab for owner. expectedURL and expectedTitle,
 // when set, must equal the tab's current URL and title exactly.
 func (m *Manager) Claim(ctx context.Context, owner, browserID, tabID, expectedURL, expectedTitle string) (*Tab, error) {
-	p, err := m.profile(browserID)
-	if err != nil {
-		return nil, err
-	}
-	conn, gen, err := p.connect(ctx)
+	p, conn, gen, err := m.connect(ctx, browserID)
 	if err != nil {
 		return nil, err
 	}

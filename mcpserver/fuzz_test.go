@@ -1,0 +1,95 @@
+package mcpserver
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/tabwright/tabwright/engine/errs"
+)
+
+// fuzzSeeds are realistic arguments, valid and not, for every tool.
+var fuzzSeeds = []string{
+	``, `null`, `{}`, `[]`, `"x"`, `0`, `true`, `{`,
+	`{"kind":"browsers"}`, `{"kind":"tabs","browser_id":"managed"}`, `{"kind":"windows"}`,
+	`{"url":"https://example.com/"}`, `{"url":"example.com"}`, `{"url":"about:blank","claim":false,"active":true,"timeout_ms":1000}`,
+	`{"url":"file:///tmp/a.html","browser_id":"cdp:127.0.0.1:9222","timeout_ms":99}`,
+	`{"url":"http://[::1]:8080/a?b=c#d"}`, `{"url":"http:///x"}`, `{"url":"javascript:alert(1)"}`, `{"url":"%zz"}`,
+	`{"tab_id":"8F0C5B8A2B4E","expected_url":"https://a.test/","expected_title":"A"}`, `{"tab_id":7}`,
+	`{"tab_handle":"th-0123abcd","action":"release"}`, `{"tab_handle":"th-1","action":"kill"}`,
+	`{"tab_handle":"th-1","url":"https://a.test/","wait_until":"network_idle","timeout_ms":5000}`,
+	`{"tab_handle":"th-1","history":"back"}`, `{"tab_handle":"th-1","url":"https://a.test/","history":"reload"}`,
+	`{"tab_handle":"th-1","max_chars":4000,"timeout_ms":30000}`, `{"tab_handle":"th-1","max_chars":1.5}`,
+	`{"tab_handle":null}`, `{"tab_handle":"h","timeout_ms":1e3}`, `{"tab_handle":"h","timeout_ms":99999999999999999999}`,
+	`{"url":"\ud800"}`, "{\"url\":\"https://a.test/\xff\"}", `{"a":{"b":[1,2,{"c":null}]}}`,
+}
+
+// FuzzDecode feeds arbitrary bytes as the arguments of every tool: to decode
+// into the tool's input struct, and to the tool's handler on a server without
+// a manager. Properties: nothing panics except by reaching the missing
+// manager (that is, after validation accepted the input); every error is an
+// *errs.Error with code invalid_input and a non-empty path; an error result
+// renders and marshals.
+func FuzzDecode(f *testing.F) {
+	for _, s := range fuzzSeeds {
+		f.Add([]byte(s))
+	}
+	tools := (&server{}).tools()
+	inputs := inputTypes()
+	f.Fuzz(func(t *testing.T, data []byte) {
+		for _, tl := range tools {
+			name := tl.def.Name
+			dst := newInput(t, inputs, name)
+			decErr := decode(json.RawMessage(data), dst)
+			if decErr != nil {
+				checkFuzzError(t, name+" decode", data, decErr)
+			}
+
+			err, touched := runNoManager(t, tl, string(data))
+			switch {
+			case touched:
+				if decErr != nil {
+					t.Fatalf("%s(%q): decode refused (%v) but the handler reached the manager", name, data, decErr)
+				}
+			case err == nil:
+				t.Fatalf("%s(%q): succeeded without a manager", name, data)
+			default:
+				checkFuzzError(t, name, data, err)
+				if decErr != nil && err.Error() != decErr.Error() {
+					t.Fatalf("%s(%q): handler error %v, decode error %v", name, data, err, decErr)
+				}
+			}
+		}
+	})
+}
+
+func checkFuzzError(t *testing.T, what string, data []byte, err error) {
+	t.Helper()
+	var e *errs.Error
+	if !errors.As(err, &e) {
+		t.Fatalf("%s(%q): error %T %v is not an *errs.Error", what, data, err, err)
+	}
+	if e.Code != errs.InvalidInput {
+		t.Fatalf("%s(%q): code %q, want %q: %v", what, data, e.Code, errs.InvalidInput, e)
+	}
+	if e.Message == "" {
+		t.Fatalf("%s(%q): empty message: %v", what, data, e)
+	}
+	if e.Path == "" {
+		var fields map[string]json.RawMessage
+		if json.Unmarshal(data, &fields) == nil && strings.HasPrefix(e.Message, "unknown field") {
+			if _, ok := fields[""]; ok {
+				_ = 0
+			}
+		}
+		t.Fatalf("%s(%q): empty path: %v", what, data, e)
+	}
+	res := errorResult(err)
+	if !res.IsError {
+		t.Fatalf("%s(%q): errorResult is not an error", what, data)
+	}
+	if _, merr := json.Marshal(res); merr != nil {
+		t.Fatalf("%s(%q): errorResult does not marshal: %v", what, data, merr)
+	}
+}
