@@ -3,6 +3,8 @@ package mcpserver
 import (
 	"bytes"
 	"encoding/json"
+	"io"
+	"math"
 	"reflect"
 	"sort"
 	"strings"
@@ -11,17 +13,17 @@ import (
 )
 
 // decode reads a tool's arguments into dst (a pointer to a flat struct with
-// json tags) and refuses unknown fields and wrong types with an error that
-// names the field and the rule — the SDK's own schema errors are too vague
-// for an agent to correct itself.
+// json tags) and refuses unknown, repeated and empty fields and wrong types
+// with an error that names the field and the rule — the SDK's own schema
+// errors are too vague for an agent to correct itself.
 func decode(raw json.RawMessage, dst any) error {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
 		raw = []byte("{}")
 	}
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &fields); err != nil {
-		return errs.Input("arguments", "must be a JSON object")
+	fields, keys, err := objectFields(raw)
+	if err != nil {
+		return err
 	}
 	v := reflect.ValueOf(dst).Elem()
 	byName := map[string]reflect.Value{}
@@ -31,22 +33,118 @@ func decode(raw json.RawMessage, dst any) error {
 		byName[name] = v.Field(i)
 		allowed = append(allowed, name)
 	}
+	for _, k := range keys {
+		f, ok := byName[k]
+		if !ok {
+			return errs.Input(fieldPath(k), "unknown field %q", k).WithHint("allowed fields: %s", strings.Join(allowed, ", "))
+		}
+		if err := setField(k, f, fields[k]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// objectFields splits a JSON object into its members, in sorted key order,
+// refusing anything that is not an object and any key given twice (which
+// encoding/json would silently resolve to the last).
+func objectFields(raw []byte) (map[string]json.RawMessage, []string, error) {
+	notObject := errs.Input("arguments", "must be a JSON object")
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return nil, nil, notObject
+	}
+	fields := map[string]json.RawMessage{}
+	for dec.More() {
+		tok, err := dec.Token()
+		key, ok := tok.(string)
+		if err != nil || !ok {
+			return nil, nil, notObject
+		}
+		var value json.RawMessage
+		if err := dec.Decode(&value); err != nil {
+			return nil, nil, notObject
+		}
+		if _, dup := fields[key]; dup {
+			return nil, nil, errs.Input(fieldPath(key), "is given twice").WithHint("give each field once")
+		}
+		fields[key] = value
+	}
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('}') {
+		return nil, nil, notObject
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, nil, notObject
+	}
 	keys := make([]string, 0, len(fields))
 	for k := range fields {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	for _, k := range keys {
-		f, ok := byName[k]
-		if !ok {
-			return errs.Input(k, "unknown field").WithHint("allowed fields: %s", strings.Join(allowed, ", "))
+	return fields, keys, nil
+}
+
+// fieldPath is the error path for an argument key: the key itself when it
+// looks like one of ours, else "arguments", so that odd keys (empty, or with
+// line breaks) cannot blank or forge the path an agent reads.
+func fieldPath(key string) string {
+	if key == "" {
+		return "arguments"
+	}
+	for _, c := range key {
+		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+			return "arguments"
 		}
-		if bytes.Equal(bytes.TrimSpace(fields[k]), []byte("null")) {
-			return errs.Input(k, "must be %s, not null", kindName(f.Type())).WithHint("omit the field to use its default")
+	}
+	return key
+}
+
+// setField decodes one argument into f. Every string field of ours means
+// "not given" when empty, so an empty string is refused rather than read as
+// the default; whole numbers written as 4000.0 or 4e3 count as integers, as
+// in JSON Schema.
+func setField(key string, f reflect.Value, raw json.RawMessage) error {
+	raw = bytes.TrimSpace(raw)
+	t := f.Type()
+	if bytes.Equal(raw, []byte("null")) {
+		return errs.Input(key, "must be %s, not null", kindName(t)).WithHint("omit the field to use its default")
+	}
+	base := t
+	if base.Kind() == reflect.Pointer {
+		base = base.Elem()
+	}
+	switch base.Kind() {
+	case reflect.Int:
+		var n float64
+		if err := json.Unmarshal(raw, &n); err != nil || n != math.Trunc(n) {
+			return errs.Input(key, "must be an integer")
 		}
-		if err := json.Unmarshal(fields[k], f.Addr().Interface()); err != nil {
-			return errs.Input(k, "must be %s", kindName(f.Type()))
+		if math.Abs(n) > 1<<53 {
+			return errs.Input(key, "is out of range: %s", raw)
 		}
+		iv := reflect.New(base).Elem()
+		iv.SetInt(int64(n))
+		if t.Kind() == reflect.Pointer {
+			p := reflect.New(base)
+			p.Elem().Set(iv)
+			f.Set(p)
+		} else {
+			f.Set(iv)
+		}
+		return nil
+	case reflect.String:
+		var str string
+		if err := json.Unmarshal(raw, &str); err != nil {
+			return errs.Input(key, "must be a string")
+		}
+		if str == "" {
+			return errs.Input(key, "must not be empty").WithHint("omit the field to use its default")
+		}
+		f.SetString(str)
+		return nil
+	}
+	if err := json.Unmarshal(raw, f.Addr().Interface()); err != nil {
+		return errs.Input(key, "must be %s", kindName(t))
 	}
 	return nil
 }

@@ -54,6 +54,13 @@ Errors: invalid_input (unknown browser_id), browser_unavailable, browser_not_fou
 			}
 			if in.Kind == "browsers" {
 				list := s.m.Browsers()
+				if in.BrowserID != "" {
+					one, err := s.m.Browser(in.BrowserID)
+					if err != nil {
+						return nil, "", err
+					}
+					list = []tabs.BrowserInfo{one}
+				}
 				var b strings.Builder
 				for _, br := range list {
 					state := "not started"

@@ -71,6 +71,15 @@ func (m *Manager) Browsers() []BrowserInfo {
 	return out
 }
 
+// Browser describes one profile; id "" is the default browser.
+func (m *Manager) Browser(id string) (BrowserInfo, error) {
+	p, err := m.profile(id)
+	if err != nil {
+		return BrowserInfo{}, err
+	}
+	return p.info(), nil
+}
+
 // DefaultBrowser is the id used when a call names none.
 func (m *Manager) DefaultBrowser() string { return m.profiles[0].id }
 
