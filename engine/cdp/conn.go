@@ -23,6 +23,9 @@ import (
 	"github.com/tabwright/tabwright/engine/errs"
 )
 
+// maxGone bounds how many detached session ids are remembered.
+const maxGone = 1024
+
 // DefaultCallTimeout bounds a call whose context has no deadline, so that a
 // browser that stops answering never hangs a caller.
 const DefaultCallTimeout = 30 * time.Second
@@ -44,7 +47,8 @@ type Conn struct {
 	nextID   int64
 	pending  map[int64]*pendingCall
 	sessions map[target.SessionID]*Session
-	err      error // set once, when the connection dies
+	gone     map[target.SessionID]bool // detached sessions, so a late lookup gets a closed one
+	err      error                     // set once, when the connection dies
 
 	done       chan struct{}
 	roundTrips atomic.Int64
@@ -53,6 +57,7 @@ type Conn struct {
 
 type pendingCall struct {
 	session target.SessionID
+	method  string
 	ch      chan reply
 }
 
@@ -87,6 +92,7 @@ func New(t Transport) *Conn {
 		t:        t,
 		pending:  make(map[int64]*pendingCall),
 		sessions: make(map[target.SessionID]*Session),
+		gone:     make(map[target.SessionID]bool),
 		done:     make(chan struct{}),
 	}
 	c.browser = c.newSession("")
@@ -123,7 +129,13 @@ func (c *Conn) Attach(ctx context.Context, id target.ID) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	return c.session(res.SessionID), nil
+	s := c.session(res.SessionID)
+	select {
+	case <-s.Done():
+		return nil, errs.New(errs.TabNotFound, "target %s went away while we attached", id)
+	default:
+		return s, nil
+	}
 }
 
 // Session returns the session with the id, creating its record if the
@@ -135,7 +147,7 @@ func (c *Conn) session(id target.SessionID) *Session {
 		return s
 	}
 	s := &Session{c: c, id: id, subs: map[string][]*subscription{}, done: make(chan struct{})}
-	if c.err != nil {
+	if c.err != nil || c.gone[id] {
 		s.close()
 	} else {
 		c.sessions[id] = s
@@ -178,7 +190,7 @@ func (c *Conn) resolve(msg *incoming) {
 		if msg.Error.Data != "" {
 			text += ": " + msg.Error.Data
 		}
-		r.err = &ProtocolError{Code: msg.Error.Code, Message: text}
+		r.err = errs.Wrap(errs.ProtocolError, &ProtocolError{Code: msg.Error.Code, Message: text}, "the browser refused "+p.method)
 	}
 	p.ch <- r
 }
@@ -208,6 +220,10 @@ func (c *Conn) dropSession(id target.SessionID, why error) {
 	c.mu.Lock()
 	s := c.sessions[id]
 	delete(c.sessions, id)
+	if len(c.gone) >= maxGone {
+		clear(c.gone) // only late lookups of long-gone sessions rely on it
+	}
+	c.gone[id] = true
 	var fail []*pendingCall
 	for cid, p := range c.pending {
 		if p.session == id {
@@ -266,7 +282,7 @@ func (c *Conn) call(ctx context.Context, sid target.SessionID, method string, pa
 		}
 		out.Params = raw
 	}
-	p := &pendingCall{session: sid, ch: make(chan reply, 1)}
+	p := &pendingCall{session: sid, method: method, ch: make(chan reply, 1)}
 	c.mu.Lock()
 	if c.err != nil {
 		err := c.err
@@ -308,7 +324,7 @@ func (c *Conn) call(ctx context.Context, sid target.SessionID, method string, pa
 			return errs.New(errs.Timeout, "the browser did not answer %s in time", method).
 				WithHint("raise timeout_ms, or check that the page is not stuck in a dialog or an endless script")
 		}
-		return ctx.Err()
+		return errs.New(errs.Cancelled, "the call %s was cancelled before the browser answered", method)
 	}
 }
 

@@ -20,6 +20,7 @@ const (
 	InvalidHandle      = "invalid_handle"
 	NavigationFailed   = "navigation_failed"
 	ProtocolError      = "protocol_error"
+	Cancelled          = "cancelled"
 	Internal           = "internal"
 )
 

@@ -19,7 +19,7 @@ func Endpoint(raw string) (hostPort string, err error) {
 	if perr != nil || u.Host == "" {
 		return "", errs.Input("cdp_url", "%q is not a URL; expected http://host:port or ws://host:port/devtools/browser/ID", raw)
 	}
-	switch u.Scheme {
+	switch strings.ToLower(u.Scheme) {
 	case "http", "https", "ws", "wss":
 	default:
 		return "", errs.Input("cdp_url", "scheme %q is not supported; expected http(s):// or ws(s)://", u.Scheme)
@@ -33,11 +33,14 @@ func Attach(ctx context.Context, raw string) (*cdp.Conn, error) {
 	if _, err := Endpoint(raw); err != nil {
 		return nil, err
 	}
+	u, _ := url.Parse(raw)
 	wsURL := raw
-	if strings.HasPrefix(raw, "http") {
+	if scheme := strings.ToLower(u.Scheme); scheme == "http" || scheme == "https" {
+		// Only scheme and host matter: the browser answers /json/version at its root.
+		base := scheme + "://" + u.Host
 		var err error
-		if wsURL, err = browserWebSocketURL(ctx, raw); err != nil {
-			return nil, errs.Wrap(errs.BrowserUnavailable, err, "reading "+raw+"/json/version").
+		if wsURL, err = browserWebSocketURL(ctx, base); err != nil {
+			return nil, errs.Wrap(errs.BrowserUnavailable, err, "reading "+base+"/json/version").
 				WithHint("start the browser with --remote-debugging-port and check the address")
 		}
 	}
@@ -50,7 +53,7 @@ func Attach(ctx context.Context, raw string) (*cdp.Conn, error) {
 }
 
 func browserWebSocketURL(ctx context.Context, base string) (string, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimRight(base, "/")+"/json/version", nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/json/version", nil)
 	if err != nil {
 		return "", err
 	}

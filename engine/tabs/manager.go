@@ -192,6 +192,9 @@ func (m *Manager) Claim(ctx context.Context, owner, browserID, tabID, expectedUR
 		return nil, err
 	}
 	info, err := cdproto.Call(ctx, conn.Browser(), target.GetTargetInfo, target.GetTargetInfoParams{TargetID: target.ID(tabID)})
+	if err != nil && errs.Code(err) != errs.ProtocolError {
+		return nil, err // the browser, not the tab id, is the problem
+	}
 	if err != nil || info.TargetInfo == nil || info.TargetInfo.Type != "page" {
 		return nil, errs.Input("tab_id", "no tab %q in browser %s", tabID, p.id).
 			WithHint("call browser_discover with kind=tabs for the current tab ids")
