@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -118,3 +119,16 @@ func (s *server) onTab(ctx context.Context, owner, handle string, timeoutMS *int
 func withTimeout(ctx context.Context, ms int) (context.Context, context.CancelFunc) {
 	return context.WithTimeout(ctx, msDuration(ms))
 }
+
+// tools lists every tool the server offers; each lives in a tools_*.go file
+// by concern.
+func (s *server) tools() []tool {
+	return []tool{
+		s.discoverTool(), s.openTabTool(), s.claimTabTool(), s.tabControlTool(), s.navigateTool(),
+		s.observeTool(),
+	}
+}
+
+func msDuration(ms int) time.Duration { return time.Duration(ms) * time.Millisecond }
+
+func ptr[T any](v T) *T { return &v }
