@@ -321,4 +321,3 @@ func (s *server) checkNavigate(in *navigateInput) error {
 	}
 	return between("timeout_ms", in.TimeoutMS, minTimeoutMS, maxTimeoutMS)
 }
-
