@@ -42,6 +42,7 @@ type Tab struct {
 	changed   chan struct{} // closed and replaced whenever page state changes
 	mainFrame cdproto.FrameID
 	page      pageState
+	extras    map[string]any // per-tab state other packages keep (see State)
 }
 
 // pageState is what the tab's events tell us about its main frame.
@@ -67,6 +68,31 @@ func (t *Tab) Environment() string { return t.profile.environment() }
 
 // RoundTrips counts CDP commands sent on the tab's browser connection.
 func (t *Tab) RoundTrips() int64 { return t.sess.Conn().RoundTrips() }
+
+// State returns the value other packages keep for this tab under key,
+// creating it with init on first use. It lives as long as the claim, so
+// e.g. the observer's recent digests die with the handle.
+func (t *Tab) State(key string, init func() any) any {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.extras == nil {
+		t.extras = map[string]any{}
+	}
+	v, ok := t.extras[key]
+	if !ok {
+		v = init()
+		t.extras[key] = v
+	}
+	return v
+}
+
+// Loader returns the id of the main frame's current document; it changes on
+// every cross-document navigation.
+func (t *Tab) Loader() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return string(t.page.loader)
+}
 
 // Do runs fn in the tab's serial queue: work on one tab never interleaves.
 func (t *Tab) Do(ctx context.Context, fn func(ctx context.Context) error) error {
