@@ -21,6 +21,12 @@ const (
 	NavigationFailed   = "navigation_failed"
 	ProtocolError      = "protocol_error"
 	Cancelled          = "cancelled"
+	DialogPending      = "dialog_pending"
+	NoDialog           = "no_dialog"
+	NotFound           = "not_found"
+	Ambiguous          = "ambiguous"
+	NotActionable      = "not_actionable"
+	ValueMismatch      = "value_mismatch"
 	Internal           = "internal"
 )
 

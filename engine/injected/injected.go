@@ -47,3 +47,24 @@ func Program(call string, concerns ...string) string {
 	b.WriteString(call)
 	return b.String()
 }
+
+// Observation sections beyond the base three, one script per concern; each
+// needs Core and installs one function on __tabwright: a11y (outline),
+// listpattern (repeated siblings), tableshape (data tables) and journal (the
+// change journal of watching mode).
+var (
+	//go:embed a11y.js
+	A11y string
+	//go:embed lists.js
+	Lists string
+	//go:embed tables.js
+	Tables string
+	//go:embed watch.js
+	Watch string
+)
+
+// Act installs strict element lookup (__tabwright.find, resolve), the
+// actionability checks and the page-side halves of actions.
+//
+//go:embed act.js
+var Act string

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 	"sync"
+	"time"
 
 	cdproto "github.com/chromedp/cdproto/cdp"
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
@@ -55,6 +56,9 @@ type pageState struct {
 	restores    int // back/forward cache restores
 	world       runtime.ExecutionContextID
 	worldUID    string
+	dialog      *Dialog             // the JavaScript dialog waiting for an answer
+	inflight    map[string]struct{} // network requests not finished yet
+	netChanged  time.Time           // when a request last started or ended
 }
 
 // Handle returns the opaque handle that names this claim.
@@ -142,6 +146,7 @@ func (t *Tab) attach(ctx context.Context, conn *cdp.Conn) error {
 	t.changed = make(chan struct{})
 	t.page.lifecycle = map[cdproto.LoaderID]map[string]bool{}
 	t.page.status = map[cdproto.LoaderID]int64{}
+	t.page.inflight = map[string]struct{}{}
 	t.unlisten = sess.Listen(t.onEvent)
 
 	err = parallel(
@@ -253,6 +258,27 @@ func (t *Tab) onEvent(method string, params jsonv2.Value) {
 		p.world, p.worldUID = 0, ""
 	case "Runtime.executionContextsCleared":
 		p.world, p.worldUID = 0, ""
+	case "Page.javascriptDialogOpening":
+		var ev page.EventJavascriptDialogOpening
+		if jsonv2.Unmarshal(params, &ev) != nil {
+			return
+		}
+		p.dialog = &Dialog{Type: string(ev.Type), Message: ev.Message, DefaultPrompt: ev.DefaultPrompt, URL: ev.URL}
+	case "Page.javascriptDialogClosed":
+		p.dialog = nil
+	case "Network.requestWillBeSent", "Network.loadingFinished", "Network.loadingFailed":
+		var ev struct {
+			RequestID string `json:"requestId"`
+		}
+		if jsonv2.Unmarshal(params, &ev) != nil {
+			return
+		}
+		if method == "Network.requestWillBeSent" {
+			p.inflight[ev.RequestID] = struct{}{}
+		} else {
+			delete(p.inflight, ev.RequestID)
+		}
+		p.netChanged = time.Now()
 	default:
 		return
 	}
@@ -289,12 +315,17 @@ func (t *Tab) waitFor(ctx context.Context, cond func(p *pageState) bool) error {
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-t.sess.Done():
-			if err := t.sess.Conn().Err(); err != nil {
-				return err
-			}
-			return errs.New(errs.TabNotFound, "the tab closed while we waited")
+			return t.sessionGone()
 		}
 	}
+}
+
+// sessionGone says why the tab's session ended.
+func (t *Tab) sessionGone() error {
+	if err := t.sess.Conn().Err(); err != nil {
+		return err
+	}
+	return errs.New(errs.TabNotFound, "the tab closed while we waited")
 }
 
 // Eval evaluates expression in the tab's isolated world of its main frame,
@@ -306,7 +337,11 @@ func (t *Tab) Eval(ctx context.Context, expression string, out any) error {
 		if err := t.world(ctx, &params); err != nil {
 			return err
 		}
-		res, err := cdproto.Call(ctx, t.sess, runtime.Evaluate, params)
+		var res runtime.EvaluateResult
+		err := t.guard(ctx, func(ctx context.Context) (err error) {
+			res, err = cdproto.Call(ctx, t.sess, runtime.Evaluate, params)
+			return err
+		})
 		if err != nil {
 			var pe *cdp.ProtocolError
 			if attempt == 0 && asProtocol(err, &pe) && strings.Contains(strings.ToLower(pe.Message), "context") {
