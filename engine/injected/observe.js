@@ -3,7 +3,7 @@
 // Needs core.js first. Installs tw.observe(options) once per document.
 (() => {
   'use strict';
-  const OBSERVE_VERSION = 1;
+  const OBSERVE_VERSION = 2;
   const tw = globalThis.__tabwright;
   if (tw.observeVersion === OBSERVE_VERSION) return;
   const { dom, norm, cut, rendered } = tw;
@@ -34,7 +34,7 @@
   // visibleText walks the rendered (flat) tree in document order and
   // returns its text the way a reader sees it: one line per block, runs of
   // white space collapsed, hidden content left out.
-  const visibleText = () => {
+  const visibleText = (root) => {
     const out = [];
     const walk = (node, cs, kids) => {
       for (const c of kids || tw.flatChildren(node)) {
@@ -60,7 +60,7 @@
         out.push(sep);
       }
     };
-    const body = dom.body();
+    const body = root || dom.body();
     if (!body) return '';
     walk(body, getComputedStyle(body));
     return out.join('').replace(/[^\S\n]+/g, ' ').replace(/\s*\n\s*/g, '\n').trim();
@@ -224,11 +224,11 @@
   // fieldset) are grouped by it; the rest make one group whose selector is
   // their common ancestor. A group is reported only when one of its fields
   // is drawn, so templates and closed dialogs do not pile up.
-  const orphanGroups = (roots) => {
+  const orphanGroups = (roots, scope) => {
     const byBox = new Map();
     for (const root of roots) {
       for (const el of dom.all(root, 'input, select, textarea')) {
-        if (el.form || el.type === 'hidden' || (dom.tag(el) === 'input' && BUTTON_TYPES.has(el.type))) continue;
+        if ((el.form && (!scope || scope.contains(el.form))) || el.type === 'hidden' || (dom.tag(el) === 'input' && BUTTON_TYPES.has(el.type))) continue;
         const box = el.closest('[role=form], [role=search], search, fieldset') || null;
         if (!byBox.has(box)) byBox.set(box, []);
         byBox.get(box).push(el);
@@ -249,7 +249,7 @@
     return out;
   };
 
-  const formsSection = (roots) => {
+  const formsSection = (roots, scope) => {
     const forms = [];
     let omitted = 0;
     for (const root of roots) {
@@ -258,7 +258,7 @@
         forms.push(describeForm(form));
       }
     }
-    for (const g of orphanGroups(roots)) {
+    for (const g of orphanGroups(roots, scope)) {
       if (forms.length >= MAX_FORMS) { omitted++; continue; }
       forms.push(g);
     }
@@ -338,7 +338,7 @@
     return e;
   };
 
-  const interactiveSection = (max) => {
+  const interactiveSection = (max, root) => {
     const list = [];
     let omitted = 0;
     const walk = (node) => {
@@ -351,43 +351,105 @@
         walk(c);
       }
     };
-    if (document.documentElement) walk(document.documentElement);
+    if (root) {
+      if (actionable(root) && rendered(root)) list.push(describeElement(root));
+      walk(root);
+    } else if (document.documentElement) walk(document.documentElement);
     return { list, omitted };
   };
 
   // --- entry point -------------------------------------------------------------
-  // observe({maxChars, maxInteractive}) returns the page part of the
-  // observation. Later sections (a11y, reader, lists, tables) plug in here
-  // beside these three; `truncated` collects every cut so the caller can say
-  // what was left out.
+  // rootsUnder lists scope and the open shadow roots below it.
+  const rootsUnder = (scope) => {
+    const out = [scope];
+    for (let i = 0; i < out.length; i++) {
+      for (const el of dom.all(out[i], '*')) if (el.shadowRoot) out.push(el.shadowRoot);
+    }
+    return out;
+  };
+
+  // groundings maps each listed ref to its box in CSS px of the viewport,
+  // [x, y, width, height], for the elements at least partly in view.
+  const groundings = (list) => {
+    const out = {};
+    const vw = innerWidth;
+    const vh = innerHeight;
+    for (const e of list) {
+      const el = tw.element(e.ref);
+      if (!el) continue;
+      const r = el.getBoundingClientRect();
+      if (r.width <= 0 || r.height <= 0 || r.right <= 0 || r.bottom <= 0 || r.left >= vw || r.top >= vh) continue;
+      out[e.ref] = [Math.round(r.x), Math.round(r.y), Math.round(r.width), Math.round(r.height)];
+    }
+    return { boxes: out, viewport: [vw, vh], scroll: [Math.round(scrollX), Math.round(scrollY)] };
+  };
+
+  // observe(options) returns the page part of the observation. Options:
+  // maxChars, maxInteractive; include, a set of section names (text, forms,
+  // interactive, a11y, listpattern, tableshape, reader, vision) — absent means
+  // text, forms and interactive; scope, a CSS selector the sections are read
+  // under. Each section comes from its own extractor; `truncated` collects
+  // every cut so the caller can say what was left out. A scope selector that
+  // is invalid or matches nothing is returned as {error: {path, message}}.
   tw.observe = (options) => {
     const opt = options || {};
     const maxChars = opt.maxChars > 0 ? opt.maxChars : DEFAULT_MAX_CHARS;
     const maxInteractive = opt.maxInteractive > 0 ? opt.maxInteractive : DEFAULT_MAX_INTERACTIVE;
-    const roots = tw.roots();
+    const inc = opt.include || { text: true, forms: true, interactive: true };
+    let scope = null;
+    if (opt.scope) {
+      try {
+        scope = document.querySelector(opt.scope);
+      } catch (e) {
+        return { error: { path: 'scope.selector', message: 'is not a valid CSS selector: ' + String(e.message || e).slice(0, 200) } };
+      }
+      if (!scope) return { error: { path: 'scope.selector', message: 'matches no element' } };
+    }
+    const roots = scope ? rootsUnder(scope) : tw.roots();
     const truncated = {};
     selectorCache = tw.selectorCache();
+    const result = { url: location.href, title: dom.title() };
 
-    const text = visibleText();
-    if (text.length > maxChars) truncated.textpreview = true;
-
-    const { forms, omitted: formsOmitted } = formsSection(roots);
-    if (formsOmitted) truncated.forms = { shown: forms.length, omitted: formsOmitted };
-
-    const { list, omitted } = interactiveSection(maxInteractive);
-    if (omitted) truncated.interactive = { shown: list.length, omitted };
+    if (inc.text) {
+      const text = visibleText(scope);
+      if (text.length > maxChars) truncated.textpreview = true;
+      result.textpreview = cut(text, maxChars);
+      result.textlength = text.length;
+    }
+    if (inc.forms) {
+      const { forms, omitted } = formsSection(roots, scope);
+      if (omitted) truncated.forms = { shown: forms.length, omitted };
+      result.forms = forms;
+    }
+    if (inc.interactive || inc.vision) {
+      const { list, omitted } = interactiveSection(maxInteractive, scope);
+      if (omitted) truncated.interactive = { shown: list.length, omitted };
+      result.interactive = list;
+      if (inc.vision) result.groundings = groundings(list);
+    }
+    if (inc.a11y && tw.a11y) {
+      const a = tw.a11y(scope || document.documentElement, { maxLines: opt.maxA11yLines, maxChars: opt.maxA11yChars });
+      if (a.truncated) truncated.a11y = { shown: a.lines, omitted: a.omitted };
+      result.a11y = a;
+    }
+    if (inc.listpattern && tw.listpattern) {
+      const { patterns, omitted } = tw.listpattern(scope || document, { sel });
+      if (omitted) truncated.listpattern = { shown: patterns.length, omitted };
+      result.listpattern = patterns;
+    }
+    if (inc.tableshape && tw.tableshape) {
+      const { tables, omitted } = tw.tableshape(scope || document, { sel });
+      if (omitted) truncated.tableshape = { shown: tables.length, omitted };
+      result.tableshape = tables;
+    }
+    if (inc.reader) {
+      // The rendered DOM, scripts' output included; the engine parses it.
+      result.html = (scope || document.documentElement).outerHTML;
+      result.lang = document.documentElement.lang || '';
+    }
 
     selectorCache = null;
     if (tw.refTarget.size > 1000) tw.pruneRefs();
-
-    const result = {
-      url: location.href,
-      title: dom.title(),
-      textpreview: cut(text, maxChars),
-      textlength: text.length,
-      forms,
-      interactive: list,
-    };
     if (Object.keys(truncated).length) result.truncated = truncated;
     return result;
   };

@@ -11,12 +11,8 @@ package observe
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"strconv"
-	"time"
 
 	"github.com/tabwright/tabwright/engine/errs"
-	"github.com/tabwright/tabwright/engine/injected"
 )
 
 // Page is what the observer needs from a tab: evaluate an expression in the
@@ -42,18 +38,32 @@ const (
 const (
 	DefaultMaxChars       = 4000
 	DefaultMaxInteractive = 150
+	DefaultMaxReaderChars = 20000
 	LimitMaxChars         = 1 << 20
 	LimitMaxInteractive   = 5000
+	LimitScope            = 1000 // characters of a scope selector
 )
 
-// Options bound what a capture returns. Zero values mean the defaults.
-//
-// Section selection (include: text, forms, interactive, a11y, reader, ...)
-// and diffing against a digest will be further fields here; the page side
-// already computes each section separately.
+// Options bound and select what a capture returns. Zero values mean the
+// defaults.
 type Options struct {
-	MaxChars       int // cut textpreview at this many characters (UTF-16 units)
+	MaxChars       int // cut textpreview (and the reader's markdown) at this many characters
 	MaxInteractive int // list at most this many interactive elements
+	// Include names the sections to read (see Sections); nil means the
+	// default set: text, forms, interactive (and the digest, always).
+	Include []string
+	// Scope is a CSS selector: every section is read under the first
+	// element it matches. Locators other than CSS, and frames, are not
+	// supported yet.
+	Scope string
+	// Mode is passive (default), diffing or watching; see Capture.
+	Mode string
+	// Since is the digest of an earlier observation of the same tab; it is
+	// required in diffing mode and refused in the others.
+	Since string
+	// ScreenshotDir is where vision screenshots are written; empty means a
+	// "tabwright" folder in the system's temporary directory.
+	ScreenshotDir string
 }
 
 // normalise checks the options and fills in the defaults. Error paths use the
@@ -68,9 +78,26 @@ func (o Options) normalise() (Options, error) {
 		return o, errs.Input("max_interactive", "must not be negative, got %d", o.MaxInteractive).WithHint("use 0 for the default of %d", DefaultMaxInteractive)
 	case o.MaxInteractive > LimitMaxInteractive:
 		return o, errs.Input("max_interactive", "at most %d, got %d", LimitMaxInteractive, o.MaxInteractive)
+	case len(o.Scope) > LimitScope:
+		return o, errs.Input("scope.selector", "at most %d characters, got %d", LimitScope, len(o.Scope))
 	}
-	if o.MaxChars == 0 {
-		o.MaxChars = DefaultMaxChars
+	if o.Mode == "" {
+		o.Mode = ModePassive
+	}
+	switch o.Mode {
+	case ModePassive, ModeWatching:
+		if o.Since != "" {
+			return o, errs.Input("since", "is only used with mode diffing").WithHint("add mode=diffing, or drop since")
+		}
+	case ModeDiffing:
+		if o.Since == "" {
+			return o, errs.Input("since", "is required with mode diffing").WithHint("pass the digest of an earlier observation of this tab")
+		}
+	default:
+		return o, errs.Input("mode", "must be one of passive, diffing, watching; got %q", o.Mode)
+	}
+	if _, err := ParseInclude(o.Include); err != nil {
+		return o, err
 	}
 	if o.MaxInteractive == 0 {
 		o.MaxInteractive = DefaultMaxInteractive
@@ -78,10 +105,25 @@ func (o Options) normalise() (Options, error) {
 	return o, nil
 }
 
-// Observation is the payload. JSON names are the schema's. Sections added
-// after version 1 (a11y, reader, listpattern, tableshape, digest, diff, delta,
-// vision) become further omitempty fields; anything outside the schema's
-// named fields goes in Reserved.
+// maxChars is the text preview's bound; readerChars the reader's.
+func (o Options) maxChars() int {
+	if o.MaxChars == 0 {
+		return DefaultMaxChars
+	}
+	return o.MaxChars
+}
+
+func (o Options) readerChars() int {
+	if o.MaxChars == 0 {
+		return DefaultMaxReaderChars
+	}
+	return o.MaxChars
+}
+
+// Observation is the payload. JSON names are the schema's; anything outside
+// the schema's named fields goes in Reserved. Optional sections use omitzero:
+// a section that was read and found nothing is an empty list, one that was
+// not asked for is absent.
 type Observation struct {
 	SchemaVersion int            `json:"schemaversion"`
 	URL           string         `json:"url"`
@@ -93,6 +135,14 @@ type Observation struct {
 	CapturedAt    int64          `json:"capturedat"`
 	Environment   string         `json:"environment,omitempty"`
 	Mode          string         `json:"mode,omitempty"`
+	A11y          *A11y          `json:"a11y,omitempty"`
+	Reader        *Reader        `json:"reader,omitempty"`
+	ListPattern   []ListPattern  `json:"listpattern,omitzero"`
+	TableShape    []TableShape   `json:"tableshape,omitzero"`
+	Diff          *Diff          `json:"diff,omitempty"`
+	Delta         bool           `json:"delta,omitempty"`
+	Digest        string         `json:"digest,omitempty"`
+	Vision        *Vision        `json:"vision,omitempty"`
 	Reserved      map[string]any `json:"reserved,omitempty"`
 }
 
@@ -105,7 +155,13 @@ type Truncation struct {
 	TextPreview bool `json:"textpreview,omitempty"`
 	Forms       *Cut `json:"forms,omitempty"`
 	Interactive *Cut `json:"interactive,omitempty"`
+	A11y        *Cut `json:"a11y,omitempty"`        // outline lines
+	ListPattern *Cut `json:"listpattern,omitempty"` // patterns
+	TableShape  *Cut `json:"tableshape,omitempty"`  // tables
+	Reader      bool `json:"reader,omitempty"`      // markdown cut at the bound
 }
+
+func (t *Truncation) empty() bool { return t == nil || *t == Truncation{} }
 
 // Cut counts what a bounded list kept and left out.
 type Cut struct {
@@ -193,70 +249,4 @@ type Element struct {
 	Pressed  bool   `json:"pressed,omitempty"`
 	Value    string `json:"value,omitempty"` // current text; for a select, the chosen option's label
 	Href     string `json:"href,omitempty"`  // absolute
-}
-
-// pageResult is what __tabwright.observe returns.
-type pageResult struct {
-	URL         string      `json:"url"`
-	Title       string      `json:"title"`
-	TextPreview string      `json:"textpreview"`
-	TextLength  int         `json:"textlength"`
-	Forms       []Form      `json:"forms"`
-	Interactive []Element   `json:"interactive"`
-	Truncated   *Truncation `json:"truncated"`
-}
-
-// programPrefix installs the extractor; a call with the options follows it.
-var programPrefix = injected.Program("", injected.Observe)
-
-func expression(o Options) string {
-	return programPrefix + "globalThis.__tabwright.observe({maxChars:" + strconv.Itoa(o.MaxChars) +
-		",maxInteractive:" + strconv.Itoa(o.MaxInteractive) + "})"
-}
-
-// Capture takes a passive observation of the page with one Eval call. The
-// caller sets Environment.
-func Capture(ctx context.Context, p Page, opt Options) (*Observation, error) {
-	opt, err := opt.normalise()
-	if err != nil {
-		return nil, err
-	}
-	var res *pageResult
-	if err := p.Eval(ctx, expression(opt), &res); err != nil {
-		var coded *errs.Error
-		if errors.As(err, &coded) {
-			return nil, err
-		}
-		return nil, errs.Wrap(errs.Internal, err, "observing the page")
-	}
-	capturedAt := time.Now().UnixMilli()
-	if res == nil {
-		return nil, errs.New(errs.ProtocolError, "the page returned no observation")
-	}
-	o := &Observation{
-		SchemaVersion: SchemaVersion,
-		URL:           res.URL,
-		Title:         res.Title,
-		TextPreview:   res.TextPreview,
-		TextLength:    res.TextLength,
-		Forms:         res.Forms,
-		Interactive:   res.Interactive,
-		CapturedAt:    capturedAt,
-		Mode:          ModePassive,
-	}
-	if o.Forms == nil {
-		o.Forms = []Form{}
-	}
-	for i := range o.Forms {
-		if o.Forms[i].Fields == nil {
-			o.Forms[i].Fields = []Field{}
-		}
-	}
-	if o.Interactive == nil {
-		o.Interactive = []Element{}
-	}
-	if res.Truncated != nil {
-		o.Reserved = map[string]any{ReservedTruncated: res.Truncated}
-	}
-	return o, nil
 }

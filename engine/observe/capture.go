@@ -1,0 +1,347 @@
+package observe
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/tabwright/tabwright/engine/errs"
+	"github.com/tabwright/tabwright/engine/injected"
+)
+
+// Tracked is a Page that keeps per-tab state for the observer (recent
+// observations for diffing, the previous one for watching) and names its
+// current document. *tabs.Tab is one.
+type Tracked interface {
+	Page
+	// State returns the value kept under key, creating it with init.
+	State(key string, init func() any) any
+	// Loader changes on every cross-document navigation.
+	Loader() string
+}
+
+// Screenshotter is a Page that can capture its viewport as PNG.
+type Screenshotter interface {
+	Screenshot(ctx context.Context) ([]byte, error)
+}
+
+// pageResult is what __tabwright.observe returns; sections not asked for
+// are absent.
+type pageResult struct {
+	Error *struct {
+		Path    string `json:"path"`
+		Message string `json:"message"`
+	} `json:"error"`
+	Quiet       bool          `json:"quiet"`
+	Journal     *journal      `json:"journal"`
+	URL         string        `json:"url"`
+	Title       string        `json:"title"`
+	TextPreview string        `json:"textpreview"`
+	TextLength  int           `json:"textlength"`
+	Forms       []Form        `json:"forms"`
+	Interactive []Element     `json:"interactive"`
+	A11y        *A11y         `json:"a11y"`
+	ListPattern []ListPattern `json:"listpattern"`
+	TableShape  []TableShape  `json:"tableshape"`
+	HTML        string        `json:"html"`
+	Lang        string        `json:"lang"`
+	Groundings  *struct {
+		Boxes    map[string][4]int `json:"boxes"`
+		Viewport [2]int            `json:"viewport"`
+		Scroll   [2]int            `json:"scroll"`
+	} `json:"groundings"`
+	Truncated *Truncation `json:"truncated"`
+}
+
+type journal struct {
+	Fresh   bool `json:"fresh"`
+	Changes int  `json:"changes"`
+}
+
+// programPrefix installs every extractor; a call with the options follows.
+var programPrefix = injected.Program("", injected.Observe, injected.A11y, injected.Lists, injected.Tables, injected.Watch)
+
+// pageOptions is what tw.observe reads.
+type pageOptions struct {
+	MaxChars       int             `json:"maxChars"`
+	MaxInteractive int             `json:"maxInteractive"`
+	Include        map[string]bool `json:"include"`
+	Scope          string          `json:"scope,omitempty"`
+}
+
+func expression(o Options, set Set, watch bool) string {
+	raw, _ := json.Marshal(pageOptions{MaxChars: o.maxChars(), MaxInteractive: o.MaxInteractive, Include: set, Scope: o.Scope})
+	call := "globalThis.__tabwright.observe(" + string(raw) + ")"
+	if watch {
+		// Read the journal first: a quiet document since the last watching
+		// observation needs no extraction at all.
+		call = "(() => { const tw = globalThis.__tabwright; const j = tw.journal();" +
+			" if (!j.fresh && j.changes === 0) return {quiet: true, journal: j};" +
+			" const r = " + call + "; r.journal = j; return r; })()"
+	}
+	return programPrefix + call
+}
+
+// Capture observes the page with one Eval call (plus a screenshot when
+// vision is included).
+//
+// In passive mode it returns the sections asked for and the digest. A page
+// that is Tracked also remembers the last HistorySize observations, so a
+// later diffing call can name one by its digest.
+//
+// In diffing mode (Options.Since set) the payload is the full observation
+// plus Diff against the remembered one.
+//
+// In watching mode the first call starts the page's change journal and
+// returns a full payload; each later call returns a delta (Delta true):
+// only the added or changed entries of each section, what was removed in
+// Diff.Removed, required fields present. A new document (navigation) gives a
+// full payload again. When the journal recorded no change the page is not
+// read at all.
+//
+// The caller sets Environment.
+func Capture(ctx context.Context, p Page, opt Options) (*Observation, error) {
+	opt, err := opt.normalise()
+	if err != nil {
+		return nil, err
+	}
+	set, _ := ParseInclude(opt.Include)
+	tracked, _ := p.(Tracked)
+	if opt.Mode != ModePassive && tracked == nil {
+		return nil, errs.Input("mode", "%s needs a tab that keeps state between observations", opt.Mode)
+	}
+	var hist *history
+	var base *Observation
+	if tracked != nil {
+		hist = tracked.State(historyKey, func() any { return &history{} }).(*history)
+		if opt.Mode == ModeDiffing {
+			if base = hist.find(opt.Since); base == nil {
+				return nil, errs.Input("since", "no recent observation of this tab has digest %q", clip(opt.Since, 40)).
+					WithHint("the last %d observations of a tab are kept; observe again (passive) and pass its digest", HistorySize)
+			}
+		}
+	}
+	var w *watchState
+	loader := ""
+	if opt.Mode == ModeWatching {
+		w = tracked.State(watchKey, func() any { return &watchState{} }).(*watchState)
+		loader = tracked.Loader()
+	}
+
+	var res *pageResult
+	if err := p.Eval(ctx, expression(opt, set, w != nil), &res); err != nil {
+		var coded *errs.Error
+		if errors.As(err, &coded) {
+			return nil, err
+		}
+		return nil, errs.Wrap(errs.Internal, err, "observing the page")
+	}
+	capturedAt := time.Now().UnixMilli()
+	if res == nil {
+		return nil, errs.New(errs.ProtocolError, "the page returned no observation")
+	}
+	if res.Error != nil {
+		return nil, errs.Input(res.Error.Path, "%s", res.Error.Message).WithHint("scope takes one CSS selector, e.g. {\"selector\": \"main\"}")
+	}
+
+	if w != nil {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		same := w.prev != nil && w.loader == loader && w.include == set.key() && w.opts == opt.boundsKey()
+		if res.Quiet && same {
+			d := w.prev.delta(w.prev, capturedAt)
+			return d, nil
+		}
+		if res.Quiet { // quiet, but the request differs from the last one: read in full
+			if err := p.Eval(ctx, expression(opt, set, false), &res); err != nil {
+				return nil, err
+			}
+			if res == nil || res.Error != nil {
+				return nil, errs.New(errs.ProtocolError, "the page returned no observation")
+			}
+		}
+		o, err := assemble(ctx, p, res, opt, set, capturedAt)
+		if err != nil {
+			return nil, err
+		}
+		fresh := res.Journal == nil || res.Journal.Fresh
+		if hist != nil {
+			hist.add(o)
+		}
+		prev := w.prev
+		w.prev, w.loader, w.include, w.opts = o, loader, set.key(), opt.boundsKey()
+		if !same || fresh {
+			o.Mode = ModeWatching
+			if prev != nil {
+				o.reserve("watch", map[string]any{"full": true, "reason": reason(prev, loader, w, fresh)})
+			}
+			return o, nil
+		}
+		return prev.delta(o, capturedAt), nil
+	}
+
+	o, err := assemble(ctx, p, res, opt, set, capturedAt)
+	if err != nil {
+		return nil, err
+	}
+	if hist != nil {
+		hist.add(o)
+	}
+	if base != nil {
+		o.Mode = ModeDiffing
+		o.Diff = Compare(base, o)
+	}
+	return o, nil
+}
+
+func reason(prev *Observation, loader string, w *watchState, fresh bool) string {
+	if fresh {
+		return "new document"
+	}
+	return "different include or bounds than the last watching observation"
+}
+
+// assemble builds the payload from the page's result: reader markdown,
+// vision, required fields never null, truncation, digest.
+func assemble(ctx context.Context, p Page, res *pageResult, opt Options, set Set, capturedAt int64) (*Observation, error) {
+	o := &Observation{
+		SchemaVersion: SchemaVersion,
+		URL:           res.URL,
+		Title:         res.Title,
+		TextPreview:   res.TextPreview,
+		TextLength:    res.TextLength,
+		Forms:         res.Forms,
+		Interactive:   res.Interactive,
+		CapturedAt:    capturedAt,
+		Mode:          ModePassive,
+		A11y:          res.A11y,
+	}
+	if o.Forms == nil {
+		o.Forms = []Form{}
+	}
+	for i := range o.Forms {
+		if o.Forms[i].Fields == nil {
+			o.Forms[i].Fields = []Field{}
+		}
+	}
+	if o.Interactive == nil {
+		o.Interactive = []Element{}
+	}
+	if set[SectionListPattern] {
+		o.ListPattern = nonNil(res.ListPattern)
+		for i := range o.ListPattern {
+			o.ListPattern[i].Fields = nonNil(o.ListPattern[i].Fields)
+			o.ListPattern[i].Samples = nonNil(o.ListPattern[i].Samples)
+		}
+	}
+	if set[SectionTableShape] {
+		o.TableShape = nonNil(res.TableShape)
+		for i := range o.TableShape {
+			o.TableShape[i].Headers = nonNil(o.TableShape[i].Headers)
+			o.TableShape[i].Samples = nonNil(o.TableShape[i].Samples)
+		}
+	}
+	tr := res.Truncated
+	if tr == nil {
+		tr = &Truncation{}
+	}
+	if set[SectionReader] {
+		r := readerOf(res.HTML, res.URL, res.Lang, opt.readerChars())
+		o.Reader = r
+		tr.Reader = r.Truncated
+	}
+	if set[SectionVision] {
+		v, err := vision(ctx, p, res, opt)
+		if err != nil {
+			return nil, err
+		}
+		o.Vision = v
+	}
+	if !set[SectionInteractive] {
+		o.Interactive = []Element{} // listed only to ground the screenshot
+		tr.Interactive = nil
+	}
+	if !tr.empty() {
+		o.reserve(ReservedTruncated, tr)
+	}
+	var missing []string
+	for _, s := range DefaultSections {
+		if !set[s] {
+			missing = append(missing, s)
+		}
+	}
+	if missing != nil {
+		// Required fields are present but empty; say they were not read.
+		o.reserve("notincluded", missing)
+	}
+	o.Digest = DigestOf(o)
+	return o, nil
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+func (o *Observation) reserve(key string, v any) {
+	if o.Reserved == nil {
+		o.Reserved = map[string]any{}
+	}
+	o.Reserved[key] = v
+}
+
+func (o Options) boundsKey() [3]any { return [3]any{o.maxChars(), o.MaxInteractive, o.Scope} }
+
+// HistorySize is how many recent observations of a tab diffing can name.
+const HistorySize = 8
+
+const (
+	historyKey = "observe.history"
+	watchKey   = "observe.watch"
+)
+
+// history keeps a tab's last HistorySize observations, newest last.
+type history struct {
+	mu   sync.Mutex
+	list []*Observation
+}
+
+func (h *history) add(o *Observation) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for i, old := range h.list { // an identical one moves to the end
+		if old.Digest == o.Digest {
+			h.list = append(h.list[:i], h.list[i+1:]...)
+			break
+		}
+	}
+	h.list = append(h.list, o)
+	if len(h.list) > HistorySize {
+		h.list = h.list[len(h.list)-HistorySize:]
+	}
+}
+
+func (h *history) find(digest string) *Observation {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for i := len(h.list) - 1; i >= 0; i-- {
+		if h.list[i].Digest == digest {
+			return h.list[i]
+		}
+	}
+	return nil
+}
+
+// watchState is the previous watching observation of a tab and what it was
+// asked with.
+type watchState struct {
+	mu      sync.Mutex
+	prev    *Observation
+	loader  string
+	include string
+	opts    [3]any
+}

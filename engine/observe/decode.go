@@ -1,0 +1,201 @@
+package observe
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+
+	"github.com/tabwright/tabwright/engine/errs"
+)
+
+// jsonKind is the JSON type of a frozen field.
+type jsonKind int
+
+const (
+	kindString jsonKind = iota
+	kindNumber
+	kindBool
+	kindArray
+	kindObject
+)
+
+func (k jsonKind) String() string {
+	return [...]string{"a string", "a number", "true or false", "an array", "an object"}[k]
+}
+
+// frozen lists the schema's named fields with their types; required ones
+// must be present in every version.
+var frozen = map[string]struct {
+	kind     jsonKind
+	required bool
+}{
+	"schemaversion": {kindNumber, true},
+	"url":           {kindString, true},
+	"title":         {kindString, true},
+	"textpreview":   {kindString, true},
+	"textlength":    {kindNumber, true},
+	"forms":         {kindArray, true},
+	"interactive":   {kindArray, true},
+	"capturedat":    {kindNumber, true},
+	"environment":   {kindString, false},
+	"mode":          {kindString, false},
+	"a11y":          {kindObject, false},
+	"reader":        {kindObject, false},
+	"listpattern":   {kindArray, false},
+	"tableshape":    {kindArray, false},
+	"diff":          {kindObject, false},
+	"delta":         {kindBool, false},
+	"digest":        {kindString, false},
+	"vision":        {kindObject, false},
+	"reserved":      {kindObject, false},
+}
+
+// ReservedUndecoded is the Reserved key under which Decode keeps, raw, the
+// sections whose inner shape it could not read (a later version may have
+// changed what their entries carry).
+const ReservedUndecoded = "undecoded"
+
+// Decode reads an observation of this or any later schema version. It
+// refuses a payload that is not a JSON object, whose schemaversion is below
+// 1, or that lacks or retypes one of the schema's named fields; errors are
+// invalid_input with the field as path. Top-level fields the schema does not
+// name are moved into Reserved (a name Reserved already uses is kept there
+// under "toplevel.<name>"). A section whose entries do not decode into this
+// version's types is kept raw under Reserved["undecoded"] and left empty.
+func Decode(raw []byte) (*Observation, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || raw[0] != '{' {
+		return nil, errs.Input("observation", "must be a JSON object")
+	}
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &top); err != nil {
+		return nil, errs.Input("observation", "is not valid JSON: %s", clip(err.Error(), 200))
+	}
+	known := map[string]json.RawMessage{}
+	unknown := map[string]json.RawMessage{}
+	for k, v := range top {
+		f, ok := frozen[k]
+		if !ok {
+			unknown[k] = v
+			continue
+		}
+		if kindOf(v) != f.kind {
+			return nil, errs.Input(k, "must be %s, got %s", f.kind, describe(v)).WithHint("a later schema version may add fields inside reserved, never retype a named one")
+		}
+		known[k] = v
+	}
+	for _, k := range []string{"schemaversion", "url", "title", "textpreview", "textlength", "forms", "interactive", "capturedat"} {
+		if _, ok := known[k]; !ok {
+			return nil, errs.Input(k, "is required and missing").WithHint("a payload may not drop a field of schema version 1")
+		}
+	}
+	var version float64
+	if err := json.Unmarshal(known["schemaversion"], &version); err != nil || version < 1 || math.IsInf(version, 0) {
+		return nil, errs.Input("schemaversion", "must be a number >= 1, got %s", clip(string(known["schemaversion"]), 40))
+	}
+
+	o := &Observation{SchemaVersion: int(min(version, math.MaxInt32))}
+	var undecoded map[string]json.RawMessage
+	field := func(name string, dst any) {
+		v, ok := known[name]
+		if !ok {
+			return
+		}
+		if err := json.Unmarshal(v, dst); err != nil {
+			if undecoded == nil {
+				undecoded = map[string]json.RawMessage{}
+			}
+			undecoded[name] = v
+		}
+	}
+	field("url", &o.URL)
+	field("title", &o.Title)
+	field("textpreview", &o.TextPreview)
+	var n float64
+	if json.Unmarshal(known["textlength"], &n) == nil {
+		o.TextLength = int(clampInt(n))
+	}
+	if json.Unmarshal(known["capturedat"], &n) == nil {
+		o.CapturedAt = clampInt(n)
+	}
+	field("forms", &o.Forms)
+	field("interactive", &o.Interactive)
+	field("environment", &o.Environment)
+	field("mode", &o.Mode)
+	field("a11y", &o.A11y)
+	field("reader", &o.Reader)
+	field("listpattern", &o.ListPattern)
+	field("tableshape", &o.TableShape)
+	field("diff", &o.Diff)
+	field("delta", &o.Delta)
+	field("digest", &o.Digest)
+	field("vision", &o.Vision)
+	field("reserved", &o.Reserved)
+	if o.Forms == nil {
+		o.Forms = []Form{}
+	}
+	if o.Interactive == nil {
+		o.Interactive = []Element{}
+	}
+	for k, v := range unknown {
+		if o.Reserved == nil {
+			o.Reserved = map[string]any{}
+		}
+		var val any
+		if json.Unmarshal(v, &val) != nil {
+			continue
+		}
+		if _, taken := o.Reserved[k]; taken {
+			k = "toplevel." + k
+		}
+		o.Reserved[k] = val
+	}
+	if undecoded != nil {
+		if o.Reserved == nil {
+			o.Reserved = map[string]any{}
+		}
+		o.Reserved[ReservedUndecoded] = undecoded
+	}
+	return o, nil
+}
+
+func clampInt(n float64) int64 {
+	switch {
+	case n != n:
+		return 0
+	case n > 1<<53:
+		return 1 << 53
+	case n < -(1 << 53):
+		return -(1 << 53)
+	}
+	return int64(n)
+}
+
+func kindOf(v json.RawMessage) jsonKind {
+	v = bytes.TrimSpace(v)
+	if len(v) == 0 {
+		return -1
+	}
+	switch v[0] {
+	case '"':
+		return kindString
+	case '{':
+		return kindObject
+	case '[':
+		return kindArray
+	case 't', 'f':
+		return kindBool
+	case 'n':
+		return -1
+	}
+	return kindNumber
+}
+
+func describe(v json.RawMessage) string {
+	switch k := kindOf(v); k {
+	case -1:
+		return "null"
+	default:
+		return k.String()
+	}
+}
