@@ -315,8 +315,8 @@
     return true;
   };
 
-  tw.readValue = (h) => {
-    const el = need(h);
+  tw.readValue = (h) => valueOf(need(h));
+  const valueOf = (el) => {
     const tag = dom.tag(el);
     if (tag === 'input' || tag === 'textarea') return el.value;
     if (tag === 'select') return el.value;
@@ -361,6 +361,155 @@
     el.dispatchEvent(new Event('change', { bubbles: true }));
     const o = el.options[el.selectedIndex];
     return { ok: el.selectedIndex === i, selected: { value: o.value, label: norm(o.label || o.textContent), index: el.selectedIndex } };
+  };
+
+  // --- scroll ----------------------------------------------------------------
+  // scrollStep scrolls the held container (or the page) by dx, dy and says
+  // where it ended and whether anything moved.
+  tw.scrollStep = (h, dx, dy) => {
+    const box = h ? need(h) : (document.scrollingElement || document.documentElement);
+    const before = [box.scrollLeft, box.scrollTop];
+    box.scrollBy({ left: dx, top: dy, behavior: 'instant' });
+    return { x: box.scrollLeft, y: box.scrollTop, moved: box.scrollLeft !== before[0] || box.scrollTop !== before[1] };
+  };
+  tw.scrollPos = (h) => {
+    const box = h ? need(h) : (document.scrollingElement || document.documentElement);
+    return { x: box.scrollLeft, y: box.scrollTop, height: box.scrollHeight, view: box === document.scrollingElement ? innerHeight : box.clientHeight };
+  };
+
+  const intersectsViewport = (el) => {
+    const r = el.getBoundingClientRect();
+    return r.bottom > 0 && r.right > 0 && r.top < innerHeight && r.left < innerWidth && r.width > 0 && r.height > 0;
+  };
+
+  // textInView: some element (matching selector, when given) whose text
+  // contains text is drawn inside the viewport.
+  tw.textInView = (text, selector) => {
+    if (selector) return css(selector).some((el) => (el.textContent || '').includes(text) && tw.rendered(el) && intersectsViewport(el));
+    const walker = document.createTreeWalker(document.body || document.documentElement, NodeFilter.SHOW_TEXT);
+    for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+      if (!n.nodeValue.includes(text)) continue;
+      const el = n.parentElement;
+      if (el && tw.rendered(el) && intersectsViewport(el)) return true;
+    }
+    return false;
+  };
+
+  // --- wait ------------------------------------------------------------------
+  const checkedState = (el) => {
+    if (el.indeterminate) return 'mixed';
+    if (typeof el.checked === 'boolean' && dom.tag(el) === 'input') return el.checked;
+    const a = dom.attr(el, 'aria-checked') ?? dom.attr(el, 'aria-pressed');
+    if (a === 'mixed') return 'mixed';
+    return a === 'true';
+  };
+  const selectedState = (el) => (dom.tag(el) === 'option' ? el.selected : dom.attr(el, 'aria-selected') === 'true');
+  const expandedState = (el) => (dom.tag(el) === 'details' ? el.open : dom.attr(el, 'aria-expanded') === 'true');
+  const innerText = (el) => (el.innerText ?? el.textContent ?? '');
+
+  // state reads what a wait condition looks at, for the answer and for the
+  // last observed state on a timeout.
+  const state = async (loc, cond) => {
+    const els = tw.find(loc);
+    if (cond === 'attached') return { count: els.length, met: els.length > 0 };
+    if (cond === 'absent') return { count: els.length, met: els.length === 0 };
+    if (els.length > 1 && loc.nth == null && !loc.handle && !loc.ref) {
+      return { count: els.length, ambiguous: els.slice(0, 5).map(describe) };
+    }
+    const el = els[loc.nth ?? 0];
+    if (!el) return { count: els.length, found: false };
+    switch (cond) {
+      case 'visible': return { visible: tw.rendered(el) };
+      case 'actionable': {
+        const r = await check(el, { visible: true, enabled: true, stable: true, pointer: true });
+        return r.ok ? { actionable: true } : { actionable: false, reason: r.reason };
+      }
+      case 'text': return { text: innerText(el) };
+      case 'value': return { value: valueOf(el) };
+      case 'checked': return { checked: checkedState(el) };
+      case 'selected': return { selected: selectedState(el) };
+      case 'expanded': return { expanded: expandedState(el) };
+    }
+    return {};
+  };
+  const met = (cond, st, w) => {
+    switch (cond) {
+      case 'attached': case 'absent': return st.met;
+      case 'visible': return st.visible === true;
+      case 'actionable': return st.actionable === true;
+      case 'text': return st.text != null && (w.previous != null ? st.text !== w.previous : st.text.includes(w.expected));
+      case 'value': return st.value === w.expected;
+      case 'checked': return st.checked === w.expected;
+      case 'selected': return st.selected === w.expected;
+      case 'expanded': return st.expanded === w.expected;
+    }
+    return false;
+  };
+
+  // waitFor polls an element condition every frame until it holds or the
+  // time is up; either way it returns the last state it saw.
+  tw.waitFor = async (loc, w, timeoutMs) => {
+    const deadline = performance.now() + timeoutMs;
+    for (;;) {
+      const st = await state(loc, w.condition);
+      if (st.ambiguous) return { ok: false, code: 'ambiguous', state: st };
+      if (met(w.condition, st, w)) return { ok: true, state: st };
+      if (performance.now() >= deadline) return { ok: false, code: 'timeout', state: st };
+      await frame();
+    }
+  };
+
+  // --- control read ------------------------------------------------------------
+  // readControl describes one control after an action: what a person would
+  // check to see that the action took (its value, state, and for lists the
+  // options on offer).
+  tw.readControl = (h, o) => {
+    const el = need(h);
+    const out = { role: tw.role(el) || dom.tag(el), name: tw.cut(tw.accName(el), 200) };
+    const tag = dom.tag(el);
+    if (tag === 'input' || tag === 'textarea' || tag === 'select') {
+      if ((dom.attr(el, 'type') || '').toLowerCase() !== 'password') out.value = el.value;
+    } else if (el.isContentEditable) {
+      out.value = tw.cut(innerText(el), o.maxChars);
+    }
+    const c = checkedState(el);
+    if (c !== false || dom.has(el, 'aria-checked') || (tag === 'input' && /checkbox|radio/.test(el.type))) out.checked = c;
+    if (dom.has(el, 'aria-selected') || tag === 'option') out.selected = selectedState(el);
+    if (dom.has(el, 'aria-expanded') || tag === 'details') out.expanded = expandedState(el);
+    if (disabled(el)) out.disabled = true;
+    let options = [];
+    if (tag === 'select') {
+      options = [...el.options].map((op) => ({ label: norm(op.label || op.textContent), value: op.value, selected: op.selected }));
+    } else {
+      let popups = [];
+      if (o.popup) popups = css(o.popup);
+      else {
+        for (const attr of ['aria-controls', 'aria-owns']) {
+          for (const id of (dom.attr(el, attr) || '').split(/\s+/).filter(Boolean)) {
+            const p = el.getRootNode().getElementById ? el.getRootNode().getElementById(id) : document.getElementById(id);
+            if (p) popups.push(p);
+          }
+        }
+        if (!popups.length && /listbox|menu|combobox|tree|grid|radiogroup/.test(out.role)) popups = [el];
+      }
+      for (const p of popups) {
+        for (const op of dom.all(p, '[role=option],[role=menuitem],[role=menuitemcheckbox],[role=menuitemradio],[role=treeitem],option')) {
+          if (!tw.rendered(op) && dom.tag(op) !== 'option') continue;
+          const item = { label: tw.cut(norm(op.textContent), 120) };
+          const v = dom.attr(op, 'data-value') ?? dom.attr(op, 'value');
+          if (v != null) item.value = v;
+          item.selected = selectedState(op) || dom.attr(op, 'aria-checked') === 'true';
+          options.push(item);
+        }
+      }
+    }
+    if (options.length) {
+      out.options = options.slice(0, o.maxOptions);
+      if (options.length > o.maxOptions) out.options_omitted = options.length - o.maxOptions;
+    }
+    const text = norm(innerText(el));
+    if (text && text !== out.name && tag !== 'select') out.text = tw.cut(text, o.maxChars);
+    return out;
   };
 
   tw.actVersion = 1;

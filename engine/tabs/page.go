@@ -2,9 +2,14 @@ package tabs
 
 import (
 	"context"
+	"encoding/json"
 	"time"
 
+	cdproto "github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/runtime"
+
 	"github.com/tabwright/tabwright/engine/cdp"
+	"github.com/tabwright/tabwright/engine/errs"
 )
 
 // Session returns the tab's CDP session, for the engine packages that act
@@ -53,4 +58,66 @@ func (t *Tab) InFlight() int {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return len(t.page.inflight)
+}
+
+// EvalObject evaluates expression in the tab's isolated world and returns a
+// reference to the resulting object (for DOM and Accessibility commands that
+// take one). Release it with ReleaseObject.
+func (t *Tab) EvalObject(ctx context.Context, expression string) (runtime.RemoteObjectID, error) {
+	params := runtime.EvaluateParams{Expression: expression}
+	if err := t.world(ctx, &params); err != nil {
+		return "", err
+	}
+	var res runtime.EvaluateResult
+	err := t.guard(ctx, func(ctx context.Context) (err error) {
+		res, err = cdproto.Call(ctx, t.sess, runtime.Evaluate, params)
+		return err
+	})
+	if err != nil {
+		return "", err
+	}
+	if res.ExceptionDetails != nil {
+		return "", errs.New(errs.Internal, "page-side script failed: %s", res.ExceptionDetails.Text)
+	}
+	if res.Result == nil || res.Result.ObjectID == "" {
+		return "", errs.New(errs.Internal, "the expression gave no object")
+	}
+	return res.Result.ObjectID, nil
+}
+
+// CallOn calls the function declaration fn with this bound to the object and
+// decodes its JSON result into out.
+func (t *Tab) CallOn(ctx context.Context, obj runtime.RemoteObjectID, fn string, out any) error {
+	var res runtime.CallFunctionOnResult
+	err := t.guard(ctx, func(ctx context.Context) (err error) {
+		res, err = cdproto.Call(ctx, t.sess, runtime.CallFunctionOn, runtime.CallFunctionOnParams{
+			FunctionDeclaration: fn, ObjectID: obj, ReturnByValue: ptr(true), AwaitPromise: ptr(true),
+		})
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if res.ExceptionDetails != nil {
+		return errs.New(errs.Internal, "page-side script failed: %s", res.ExceptionDetails.Text)
+	}
+	if out != nil && res.Result != nil && len(res.Result.Value) > 0 {
+		return json.Unmarshal(res.Result.Value, out)
+	}
+	return nil
+}
+
+// WorldID returns the execution context id of the tab's isolated world,
+// creating the world if needed.
+func (t *Tab) WorldID(ctx context.Context) (runtime.ExecutionContextID, error) {
+	var params runtime.EvaluateParams
+	if err := t.world(ctx, &params); err != nil {
+		return 0, err
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if params.ContextID != 0 {
+		return params.ContextID, nil
+	}
+	return t.page.world, nil
 }

@@ -1,0 +1,219 @@
+package act
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"github.com/chromedp/cdproto/input"
+
+	"github.com/tabwright/tabwright/engine/errs"
+	"github.com/tabwright/tabwright/engine/locate"
+	"github.com/tabwright/tabwright/engine/tabs"
+)
+
+// click presses and releases a mouse button on the element: native mode
+// with trusted pointer events at the hit-tested point, dom mode with
+// element.click(). Native clicks are verified: the element (or something
+// inside it) must receive the click, unless the click navigated away.
+func click(ctx context.Context, t *tabs.Tab, s *Step, r *Result) error {
+	if s.Mode == "dom" {
+		target, err := resolve(ctx, t, s.Locator, locate.Need{Enabled: true}, r)
+		if err != nil {
+			return err
+		}
+		err = guarded(ctx, t, s, r, func(ctx context.Context) error {
+			return eval(ctx, t, "globalThis.__tabwright.domClick("+js(target.Handle)+")", nil)
+		})
+		if err != nil {
+			return err
+		}
+		r.Verified = "element.click() ran on the element"
+		settle(ctx, s.SettleMS.Pick())
+		return nil
+	}
+
+	button := input.MouseButtonLeft
+	switch s.Button {
+	case "right":
+		button = input.MouseButtonRight
+	case "middle":
+		button = input.MouseButtonMiddle
+	}
+	clicks := int64(1)
+	if s.ClickCount != nil {
+		clicks = int64(*s.ClickCount)
+	}
+	expect := "click"
+	switch {
+	case button == input.MouseButtonRight:
+		expect = "contextmenu"
+	case button == input.MouseButtonMiddle:
+		expect = "auxclick"
+	case clicks == 2:
+		expect = "dblclick"
+	}
+	need := locate.ForPointer
+	need.Offset = s.Offset
+	need.Watch = []string{expect, "mousedown"}
+	target, err := resolve(ctx, t, s.Locator, need, r)
+	if err != nil {
+		return err
+	}
+	mods := modifierMask(s.Modifiers)
+	loader := t.Loader()
+	err = guarded(ctx, t, s, r, func(ctx context.Context) error {
+		if err := mouse(ctx, t, input.DispatchMouseEventTypeMouseMoved, target.X, target.Y, input.MouseButtonNone, 0, mods); err != nil {
+			return err
+		}
+		for i := int64(1); i <= clicks; i++ {
+			if err := mouse(ctx, t, input.DispatchMouseEventTypeMousePressed, target.X, target.Y, button, i, mods); err != nil {
+				return err
+			}
+			if err := mouse(ctx, t, input.DispatchMouseEventTypeMouseReleased, target.X, target.Y, button, i, mods); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	return verifyPointer(ctx, t, target, r, loader, expect, s.SettleMS)
+}
+
+// verifyPointer checks that the trusted event reached the element.
+func verifyPointer(ctx context.Context, t *tabs.Tab, target *locate.Target, r *Result, loader, expect string, settleMS *Range) error {
+	if t.Loader() != loader {
+		r.Verified = expect + " dispatched; the page navigated"
+		settle(ctx, settleMS.Pick())
+		return nil
+	}
+	var seen map[string]bool
+	if err := eval(ctx, t, "globalThis.__tabwright.watched("+js(target.Handle)+")", &seen); err != nil {
+		if t.Loader() != loader {
+			r.Verified = expect + " dispatched; the page navigated"
+			return nil
+		}
+		return err
+	}
+	if !seen[expect] {
+		if len(r.Dialogs) > 0 {
+			r.Verified = expect + " dispatched; a dialog opened"
+			return nil
+		}
+		return errs.New(errs.NotActionable, "the %s at (%.0f, %.0f) did not reach %s", expect, target.X, target.Y, describeTarget(target)).
+			WithHint("something may have covered it at the last moment or the page moved it; observe and try again")
+	}
+	r.Verified = fmt.Sprintf("trusted %s received by the element at (%.0f, %.0f)", expect, target.X, target.Y)
+	settle(ctx, settleMS.Pick())
+	return nil
+}
+
+func describeTarget(t *locate.Target) string {
+	if t == nil || t.Desc == nil {
+		return "the element"
+	}
+	s := "<" + fmt.Sprint(t.Desc["tag"])
+	if id, ok := t.Desc["id"].(string); ok {
+		s += "#" + id
+	}
+	return s + ">"
+}
+
+// hover moves the real pointer onto the element and leaves it there.
+func hover(ctx context.Context, t *tabs.Tab, s *Step, r *Result) error {
+	need := locate.ForPointer
+	need.Enabled = false // hovering a disabled control is legitimate (tooltips)
+	need.Offset = s.Offset
+	need.Watch = []string{"mousemove"}
+	target, err := resolve(ctx, t, s.Locator, need, r)
+	if err != nil {
+		return err
+	}
+	loader := t.Loader()
+	err = guarded(ctx, t, s, r, func(ctx context.Context) error {
+		return mouse(ctx, t, input.DispatchMouseEventTypeMouseMoved, target.X, target.Y, input.MouseButtonNone, 0, 0)
+	})
+	if err != nil {
+		return err
+	}
+	return verifyPointer(ctx, t, target, r, loader, "mousemove", nil)
+}
+
+// drag presses on the element, moves the pointer in steps to the target
+// element (or by dx, dy) and releases there.
+func drag(ctx context.Context, t *tabs.Tab, s *Step, r *Result) error {
+	need := locate.ForPointer
+	need.Offset = s.Offset
+	from, err := resolve(ctx, t, s.Locator, need, r)
+	if err != nil {
+		return err
+	}
+	toX, toY := from.X, from.Y
+	if s.To != nil {
+		var into Result
+		to, err := resolve(ctx, t, *s.To, locate.Need{Visible: true, Scroll: false}, &into)
+		if err != nil {
+			return prefixPath(err, "to")
+		}
+		toX, toY = to.X, to.Y
+	} else {
+		if s.DX != nil {
+			toX += *s.DX
+		}
+		if s.DY != nil {
+			toY += *s.DY
+		}
+	}
+	const steps = 10
+	err = guarded(ctx, t, s, r, func(ctx context.Context) error {
+		if err := mouse(ctx, t, input.DispatchMouseEventTypeMouseMoved, from.X, from.Y, input.MouseButtonNone, 0, 0); err != nil {
+			return err
+		}
+		if err := mouse(ctx, t, input.DispatchMouseEventTypeMousePressed, from.X, from.Y, input.MouseButtonLeft, 1, 0); err != nil {
+			return err
+		}
+		for i := 1; i <= steps; i++ {
+			f := float64(i) / steps
+			x, y := from.X+(toX-from.X)*f, from.Y+(toY-from.Y)*f
+			if err := mouse(ctx, t, input.DispatchMouseEventTypeMouseMoved, x, y, input.MouseButtonLeft, 0, 0); err != nil {
+				return err
+			}
+		}
+		return mouse(ctx, t, input.DispatchMouseEventTypeMouseReleased, toX, toY, input.MouseButtonLeft, 1, 0)
+	})
+	if err != nil {
+		return err
+	}
+	r.Verified = fmt.Sprintf("dragged from (%.0f, %.0f) to (%.0f, %.0f) in %d steps, %.0f px", from.X, from.Y, toX, toY, steps, math.Hypot(toX-from.X, toY-from.Y))
+	return nil
+}
+
+func prefixPath(err error, at string) error {
+	e := errs.As(err)
+	if e.Path != "" {
+		e.Path = at + "." + e.Path
+	} else if e.Code == errs.NotFound || e.Code == errs.Ambiguous || e.Code == errs.NotActionable {
+		e.Path = at
+	}
+	return e
+}
+
+// modifierMask turns modifier names into CDP's bit field.
+func modifierMask(names []string) int64 {
+	var m int64
+	for _, n := range names {
+		switch n {
+		case "Alt":
+			m |= ModAlt
+		case "Control":
+			m |= ModControl
+		case "Meta":
+			m |= ModMeta
+		case "Shift":
+			m |= ModShift
+		}
+	}
+	return m
+}

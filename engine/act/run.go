@@ -1,0 +1,137 @@
+package act
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	cdproto "github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/input"
+
+	"github.com/tabwright/tabwright/engine/errs"
+	"github.com/tabwright/tabwright/engine/locate"
+	"github.com/tabwright/tabwright/engine/tabs"
+)
+
+// DefaultTimeout bounds a step that names no timeout_ms.
+const DefaultTimeout = 5 * time.Second
+
+// Run performs a validated step on the tab. The caller runs it inside the
+// tab's queue and bounds ctx; the step's own timeout_ms narrows it further.
+func Run(ctx context.Context, t *tabs.Tab, s *Step) (*Result, error) {
+	if s.TimeoutMS != nil {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, time.Duration(*s.TimeoutMS)*time.Millisecond)
+		defer cancel()
+	} else if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, DefaultTimeout)
+		defer cancel()
+	}
+	r := &Result{Action: s.Action}
+	var err error
+	switch s.Action {
+	case Click:
+		err = click(ctx, t, s, r)
+	case Hover:
+		err = hover(ctx, t, s, r)
+	case Drag:
+		err = drag(ctx, t, s, r)
+	case Fill:
+		err = fill(ctx, t, s, r)
+	case Type:
+		err = typeText(ctx, t, s, r)
+	case PressKey:
+		err = pressKey(ctx, t, s, r)
+	case SelectOption:
+		err = selectOption(ctx, t, s, r)
+	case Scroll:
+		err = scroll(ctx, t, s, r)
+	case Wait:
+		err = wait(ctx, t, s, r)
+	case Upload:
+		err = upload(ctx, t, s, r)
+	default:
+		return nil, errs.Input("action", "unknown action %q", s.Action)
+	}
+	if err != nil {
+		return r, err
+	}
+	if s.Observe != nil {
+		readControlInto(ctx, t, s, r)
+	}
+	return r, nil
+}
+
+// resolve finds the step's element and waits until it passes need.
+func resolve(ctx context.Context, t *tabs.Tab, loc locate.Locator, need locate.Need, r *Result) (*locate.Target, error) {
+	target, err := locate.Resolve(ctx, t, loc, need)
+	if err != nil {
+		return nil, err
+	}
+	r.Target = target.Desc
+	return target, nil
+}
+
+// eval runs a page-side act call and decodes its result.
+func eval(ctx context.Context, t *tabs.Tab, call string, out any) error {
+	return t.Eval(ctx, locate.Program(call), out)
+}
+
+// guarded runs dispatch under the step's dialog policy and records the
+// dialogs it met.
+func guarded(ctx context.Context, t *tabs.Tab, s *Step, r *Result, dispatch func(context.Context) error) error {
+	dialogs, err := t.Guard(ctx, policy(s), dispatch)
+	r.Dialogs = append(r.Dialogs, dialogs...)
+	return err
+}
+
+func policy(s *Step) string {
+	if s.DialogPolicy == "" {
+		return tabs.DialogAsk
+	}
+	return s.DialogPolicy
+}
+
+// mouse sends one trusted mouse event at (x, y) in viewport CSS pixels.
+func mouse(ctx context.Context, t *tabs.Tab, typ input.DispatchMouseEventType, x, y float64, button input.MouseButton, clicks int64, mods int64) error {
+	p := input.DispatchMouseEventParams{Type: typ, X: x, Y: y, Modifiers: mods, Button: button, ClickCount: clicks}
+	if typ == input.DispatchMouseEventTypeMousePressed || typ == input.DispatchMouseEventTypeMouseReleased {
+		if typ == input.DispatchMouseEventTypeMousePressed {
+			p.Buttons = buttonBit(button)
+		}
+	} else if button != "" && button != input.MouseButtonNone {
+		p.Buttons = buttonBit(button)
+	}
+	_, err := cdproto.Call(ctx, t.Session(), input.DispatchMouseEvent, p)
+	return err
+}
+
+func buttonBit(b input.MouseButton) int64 {
+	switch b {
+	case input.MouseButtonLeft:
+		return 1
+	case input.MouseButtonRight:
+		return 2
+	case input.MouseButtonMiddle:
+		return 4
+	}
+	return 0
+}
+
+// settle waits the step's settle time, within the deadline.
+func settle(ctx context.Context, d time.Duration) {
+	if d <= 0 {
+		return
+	}
+	select {
+	case <-time.After(d):
+	case <-ctx.Done():
+	}
+}
+
+// js renders a Go value as a JavaScript literal.
+func js(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}

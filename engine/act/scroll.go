@@ -1,0 +1,114 @@
+package act
+
+import (
+	"context"
+	"time"
+
+	cdproto "github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/input"
+
+	"github.com/tabwright/tabwright/engine/errs"
+	"github.com/tabwright/tabwright/engine/locate"
+	"github.com/tabwright/tabwright/engine/tabs"
+)
+
+// scroll moves the page or a container: dom mode sets the scroll position,
+// wheel mode sends trusted wheel events (what lazy lists listen to). With
+// until it repeats steps until the text shows in the viewport.
+func scroll(ctx context.Context, t *tabs.Tab, s *Step, r *Result) error {
+	container := "null"
+	var target *locate.Target
+	if s.Selector != "" || s.Ref != "" {
+		var err error
+		target, err = resolve(ctx, t, s.Locator, locate.Need{Visible: true}, r)
+		if err != nil {
+			return err
+		}
+		container = js(target.Handle)
+	}
+	var pos struct {
+		X, Y   float64
+		Height float64
+		View   float64
+	}
+	if err := eval(ctx, t, "globalThis.__tabwright.scrollPos("+container+")", &pos); err != nil {
+		return err
+	}
+	dx, dy := 0.0, pos.View*0.8
+	if s.DeltaX != nil {
+		dx = *s.DeltaX
+	}
+	if s.DeltaY != nil {
+		dy = *s.DeltaY
+	}
+	// The wheel goes where the pointer is: x, y, else the container's centre,
+	// else the middle of the viewport.
+	wx, wy := 100.0, 100.0
+	if s.X != nil {
+		wx, wy = *s.X, *s.Y
+	} else if target != nil {
+		wx, wy = target.X, target.Y
+	}
+
+	step := func(ctx context.Context) error {
+		if s.Mode == "wheel" {
+			_, err := cdproto.Call(ctx, t.Session(), input.DispatchMouseEvent, input.DispatchMouseEventParams{
+				Type: input.DispatchMouseEventTypeMouseWheel, X: wx, Y: wy, DeltaX: dx, DeltaY: dy,
+			})
+			return err
+		}
+		return eval(ctx, t, "globalThis.__tabwright.scrollStep("+container+","+js(dx)+","+js(dy)+")", nil)
+	}
+	res := &ScrollResult{}
+	r.Scroll = res
+	if s.Until == nil {
+		if err := guarded(ctx, t, s, r, step); err != nil {
+			return err
+		}
+		res.Steps = 1
+		return finishScroll(ctx, t, container, res, r)
+	}
+
+	maxSteps := 100
+	if s.MaxSteps != nil {
+		maxSteps = *s.MaxSteps
+	}
+	check := "globalThis.__tabwright.textInView(" + js(s.Until.Text) + "," + js(s.Until.Selector) + ")"
+	for {
+		var found bool
+		if err := eval(ctx, t, check, &found); err != nil {
+			return err
+		}
+		if found {
+			res.Found = &found
+			return finishScroll(ctx, t, container, res, r)
+		}
+		if res.Steps >= maxSteps {
+			res.Found = &found
+			finishScroll(ctx, t, container, res, r)
+			return errs.New(errs.NotFound, "%q did not come into view in %d scroll steps", s.Until.Text, res.Steps).
+				WithHint("raise max_steps, or check the text against a fresh observation")
+		}
+		if err := guarded(ctx, t, s, r, step); err != nil {
+			return err
+		}
+		res.Steps++
+		// Lists that load more on scroll fetch it now: give them a moment.
+		idle, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
+		t.WaitNetworkIdle(idle, 50*time.Millisecond)
+		cancel()
+		if ctx.Err() != nil {
+			return errs.New(errs.Timeout, "%q not in view after %d scroll steps when time ran out", s.Until.Text, res.Steps)
+		}
+	}
+}
+
+func finishScroll(ctx context.Context, t *tabs.Tab, container string, res *ScrollResult, r *Result) error {
+	var pos struct{ X, Y float64 }
+	if err := eval(ctx, t, "globalThis.__tabwright.scrollPos("+container+")", &pos); err != nil {
+		return err
+	}
+	res.ScrollX, res.ScrollY = pos.X, pos.Y
+	r.Verified = "scroll position read back"
+	return nil
+}

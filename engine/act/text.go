@@ -1,0 +1,248 @@
+package act
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	cdproto "github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/input"
+
+	"github.com/tabwright/tabwright/engine/errs"
+	"github.com/tabwright/tabwright/engine/locate"
+	"github.com/tabwright/tabwright/engine/tabs"
+)
+
+// fill replaces the element's value and reads it back. native: focus,
+// select everything, insert the text in one go (no per-key events); dom:
+// set the value through the element's setter and fire input and change.
+func fill(ctx context.Context, t *tabs.Tab, s *Step, r *Result) error {
+	target, err := resolve(ctx, t, s.Locator, locate.ForTyping, r)
+	if err != nil {
+		return err
+	}
+	h := js(target.Handle)
+	text := *s.Text
+	err = guarded(ctx, t, s, r, func(ctx context.Context) error {
+		if s.Mode == "dom" {
+			return eval(ctx, t, "globalThis.__tabwright.setValue("+h+","+js(text)+")", nil)
+		}
+		if err := eval(ctx, t, "globalThis.__tabwright.selectAll("+h+")", nil); err != nil {
+			return err
+		}
+		if text == "" {
+			return pressKeys(ctx, t, []Key{mustKey("Delete")}, 0)
+		}
+		_, err := cdproto.Call(ctx, t.Session(), input.InsertText, input.InsertTextParams{Text: text})
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	want := text
+	if s.ExpectedValue != nil {
+		want = *s.ExpectedValue
+	}
+	return readBack(ctx, t, h, want, r)
+}
+
+// readBack reads the element's value and compares it with want.
+func readBack(ctx context.Context, t *tabs.Tab, handle, want string, r *Result) error {
+	var got string
+	if err := eval(ctx, t, "globalThis.__tabwright.readValue("+handle+")", &got); err != nil {
+		return err
+	}
+	r.Value = &got
+	if got != want {
+		return errs.New(errs.ValueMismatch, "the field holds %q after the action, expected %q", got, want).
+			WithHint("the page may reformat or limit input (maxlength, masks); set expected_value to what it should hold")
+	}
+	r.Verified = "value read back equals the expected value"
+	return nil
+}
+
+// typeText sends trusted key events for each character, into the located
+// element or (focused: true) into whatever has focus. It stops as soon as
+// focus leaves that element, so no keystroke lands elsewhere.
+func typeText(ctx context.Context, t *tabs.Tab, s *Step, r *Result) error {
+	var handle string
+	if s.Focused != nil && *s.Focused {
+		var f *struct {
+			Handle string         `json:"handle"`
+			Target map[string]any `json:"target"`
+		}
+		if err := eval(ctx, t, "globalThis.__tabwright.focusedEditable()", &f); err != nil {
+			return err
+		}
+		if f == nil {
+			return errs.New(errs.NotActionable, "no editable element has focus").WithHint("click the field first, or give a selector")
+		}
+		handle, r.Target = js(f.Handle), f.Target
+	} else {
+		target, err := resolve(ctx, t, s.Locator, locate.ForTyping, r)
+		if err != nil {
+			return err
+		}
+		handle = js(target.Handle)
+		var focused bool
+		if err := eval(ctx, t, "globalThis.__tabwright.focus("+handle+")", &focused); err != nil {
+			return err
+		}
+		if !focused {
+			return errs.New(errs.NotActionable, "the element did not take focus").WithHint("the page may redirect focus; click the field first")
+		}
+	}
+	typed := 0
+	for i, ch := range *s.Text {
+		if i > 0 {
+			settle(ctx, s.DelayMS.Pick())
+			var still bool
+			if err := eval(ctx, t, "globalThis.__tabwright.isFocused("+handle+")", &still); err != nil {
+				return err
+			}
+			if !still {
+				return errs.New(errs.NotActionable, "focus left the element after %d of %d characters", typed, len([]rune(*s.Text))).
+					WithHint("the page moved focus (autocomplete, validation); check what was typed and continue from there")
+			}
+		}
+		err := guarded(ctx, t, s, r, func(ctx context.Context) error {
+			if k, ok := KeyForRune(ch); ok {
+				return pressKeys(ctx, t, []Key{k}, 0)
+			}
+			_, err := cdproto.Call(ctx, t.Session(), input.InsertText, input.InsertTextParams{Text: string(ch)})
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		typed++
+	}
+	var got string
+	if err := eval(ctx, t, "globalThis.__tabwright.readValue("+handle+")", &got); err == nil {
+		r.Value = &got
+	}
+	r.Verified = fmt.Sprintf("%d characters typed with focus kept on the element", typed)
+	return nil
+}
+
+// pressKey presses a chord like Control+A, optionally only while focus is
+// on the located element.
+func pressKey(ctx context.Context, t *tabs.Tab, s *Step, r *Result) error {
+	chord, err := ParseChord("key", s.Key)
+	if err != nil {
+		return err
+	}
+	if s.Selector != "" || s.Ref != "" {
+		target, err := resolve(ctx, t, s.Locator, locate.Attached, r)
+		if err != nil {
+			return err
+		}
+		var focused bool
+		if err := eval(ctx, t, "globalThis.__tabwright.isFocused("+js(target.Handle)+")", &focused); err != nil {
+			return err
+		}
+		if !focused {
+			return errs.New(errs.NotActionable, "focus is not on %s, so %s was not pressed", s.Locator, s.Key).
+				WithHint("focus the element first (click it), or drop the selector to press the key wherever focus is")
+		}
+	}
+	err = guarded(ctx, t, s, r, func(ctx context.Context) error {
+		return pressChord(ctx, t, chord)
+	})
+	if err != nil {
+		return err
+	}
+	r.Verified = "key events dispatched: " + s.Key
+	return nil
+}
+
+// pressChord holds the modifiers, presses the key and releases all.
+func pressChord(ctx context.Context, t *tabs.Tab, c Chord) error {
+	// In a chord a letter names the key, not its case: Control+A is the A key
+	// with Control, the same as Control+a, unless Shift is in the chord.
+	var held int64
+	for _, m := range c.Modifiers {
+		held |= modBit(m)
+	}
+	if c.Key.Shift && held != 0 && held&ModShift == 0 && len(c.Key.Key) == 1 {
+		if lower, ok := LookupKey(strings.ToLower(c.Key.Key)); ok && !lower.Shift {
+			c.Key = lower
+		}
+	}
+	var mask int64
+	for _, m := range c.Modifiers {
+		mask |= modBit(m)
+		if err := keyEvent(ctx, t, input.DispatchKeyEventTypeRawKeyDown, m, mask, false); err != nil {
+			return err
+		}
+	}
+	// With Control, Alt or Meta held a key types nothing; it is a command.
+	withText := mask&(ModControl|ModAlt|ModMeta) == 0
+	// A modifier pressed on its own reports itself held, as real keyboards do.
+	if err := keyEvent(ctx, t, input.DispatchKeyEventTypeKeyDown, c.Key, mask|modBit(c.Key), withText); err != nil {
+		return err
+	}
+	if err := keyEvent(ctx, t, input.DispatchKeyEventTypeKeyUp, c.Key, mask, false); err != nil {
+		return err
+	}
+	for i := len(c.Modifiers) - 1; i >= 0; i-- {
+		mask &^= modBit(c.Modifiers[i])
+		if err := keyEvent(ctx, t, input.DispatchKeyEventTypeKeyUp, c.Modifiers[i], mask, false); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// pressKeys presses and releases each key, with Shift where the key needs it.
+func pressKeys(ctx context.Context, t *tabs.Tab, keys []Key, mask int64) error {
+	for _, k := range keys {
+		c := Chord{Key: k}
+		if k.Shift && mask&ModShift == 0 {
+			shift, _ := LookupKey("Shift")
+			c.Modifiers = []Key{shift}
+		}
+		if err := pressChord(ctx, t, c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func keyEvent(ctx context.Context, t *tabs.Tab, typ input.DispatchKeyEventType, k Key, mask int64, withText bool) error {
+	p := input.DispatchKeyEventParams{
+		Type: typ, Modifiers: mask, Key: k.Key, Code: k.Code,
+		WindowsVirtualKeyCode: k.KeyCode, NativeVirtualKeyCode: k.KeyCode, Location: k.Location,
+	}
+	if typ == input.DispatchKeyEventTypeKeyDown {
+		if withText && k.Text != "" {
+			p.Text, p.UnmodifiedText = k.Text, k.Text
+		} else {
+			p.Type = input.DispatchKeyEventTypeRawKeyDown
+		}
+	}
+	_, err := cdproto.Call(ctx, t.Session(), input.DispatchKeyEvent, p)
+	return err
+}
+
+func modBit(k Key) int64 {
+	switch k.Key {
+	case "Alt":
+		return ModAlt
+	case "Control":
+		return ModControl
+	case "Meta":
+		return ModMeta
+	case "Shift":
+		return ModShift
+	}
+	return 0
+}
+
+func mustKey(name string) Key {
+	k, ok := LookupKey(name)
+	if !ok {
+		panic("no key " + name)
+	}
+	return k
+}

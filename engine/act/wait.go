@@ -1,0 +1,113 @@
+package act
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"time"
+
+	"github.com/tabwright/tabwright/engine/errs"
+	"github.com/tabwright/tabwright/engine/locate"
+	"github.com/tabwright/tabwright/engine/tabs"
+)
+
+// wait blocks, reading only, until a condition holds: an element's state,
+// the URL, or network quiet. On a timeout the error carries the last state
+// observed, so the agent learns how far the page got.
+func wait(ctx context.Context, t *tabs.Tab, s *Step, r *Result) error {
+	switch s.Condition {
+	case "url":
+		want := *s.Expected.Str
+		for {
+			if u := t.URL(); strings.Contains(u, want) {
+				r.Wait = map[string]any{"url": u}
+				r.Verified = "url contains " + js(want)
+				return nil
+			}
+			select {
+			case <-ctx.Done():
+				return errs.New(errs.Timeout, "the url did not come to contain %q; last url %q", want, t.URL())
+			case <-time.After(50 * time.Millisecond):
+			}
+		}
+	case "network_idle":
+		idle := 500
+		if s.IdleMS != nil {
+			idle = *s.IdleMS
+		}
+		if err := t.WaitNetworkIdle(ctx, time.Duration(idle)*time.Millisecond); err != nil {
+			return errs.New(errs.Timeout, "the network did not stay idle for %d ms; %d requests still in flight", idle, t.InFlight())
+		}
+		r.Wait = map[string]any{"idle_ms": idle}
+		r.Verified = "no request in flight for idle_ms"
+		return nil
+	}
+
+	pl := map[string]any{"selector": s.Selector, "type": s.SelectorType, "ref": s.Ref}
+	if s.Nth != nil {
+		pl["nth"] = *s.Nth
+	}
+	if s.SelectorType == locate.Role {
+		if s.Condition == "absent" {
+			return waitRoleAbsent(ctx, t, s, r)
+		}
+		target, err := resolve(ctx, t, s.Locator, locate.Attached, r)
+		if err != nil {
+			return err
+		}
+		pl = map[string]any{"handle": target.Handle}
+	}
+	w := map[string]any{"condition": s.Condition}
+	if s.Previous != nil {
+		w["previous"] = *s.Previous
+	}
+	if s.Expected != nil {
+		w["expected"] = s.Expected
+	}
+	deadline, _ := ctx.Deadline()
+	budget := time.Until(deadline) - 50*time.Millisecond
+	var res struct {
+		OK    bool           `json:"ok"`
+		Code  string         `json:"code"`
+		State map[string]any `json:"state"`
+	}
+	if err := eval(ctx, t, "globalThis.__tabwright.waitFor("+js(pl)+","+js(w)+","+js(budget.Milliseconds())+")", &res); err != nil {
+		return err
+	}
+	r.Wait = res.State
+	if res.OK {
+		r.Verified = "condition " + s.Condition + " holds"
+		return nil
+	}
+	if res.Code == errs.Ambiguous {
+		return errs.New(errs.Ambiguous, "%s matches %d elements", s.Locator, int(num(res.State["count"]))).
+			WithHint("make the selector specific, or pick one with nth")
+	}
+	last, _ := json.Marshal(res.State)
+	return errs.New(errs.Timeout, "condition %s on %s did not hold in time (expected %s); last observed %s", s.Condition, s.Locator, s.Expected, last).
+		WithHint("raise timeout_ms, or check the condition against a fresh observation")
+}
+
+func waitRoleAbsent(ctx context.Context, t *tabs.Tab, s *Step, r *Result) error {
+	for {
+		probe, cancel := context.WithTimeout(ctx, 150*time.Millisecond)
+		_, err := locate.Resolve(probe, t, s.Locator, locate.Attached)
+		cancel()
+		if errs.Code(err) == errs.NotFound {
+			r.Wait = map[string]any{"count": 0}
+			r.Verified = "condition absent holds"
+			return nil
+		}
+		if ctx.Err() != nil {
+			return errs.New(errs.Timeout, "%s is still present", s.Locator)
+		}
+		if err != nil && errs.Code(err) != errs.Ambiguous {
+			return err
+		}
+	}
+}
+
+func num(v any) float64 {
+	f, _ := v.(float64)
+	return f
+}

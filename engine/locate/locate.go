@@ -1,0 +1,313 @@
+// Package locate turns a strict locator into exactly one element of a tab,
+// waiting until it can be acted on. Strict means a locator that matches
+// several elements without nth is an error, never a guess.
+package locate
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/chromedp/cdproto/accessibility"
+	cdproto "github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/dom"
+	"github.com/chromedp/cdproto/runtime"
+
+	"github.com/tabwright/tabwright/engine/errs"
+	"github.com/tabwright/tabwright/engine/injected"
+	"github.com/tabwright/tabwright/engine/tabs"
+)
+
+// Selector types.
+const (
+	CSS         = "css"
+	XPath       = "xpath"
+	Label       = "label"
+	Placeholder = "placeholder"
+	Role        = "role"
+)
+
+// Locator names one element. Exactly one of Selector and Ref is set.
+type Locator struct {
+	Selector     string  `json:"selector,omitempty"`
+	SelectorType string  `json:"selector_type,omitempty"` // default css
+	Name         *string `json:"name,omitempty"`          // role only: exact accessible name; "" allowed
+	Nth          *int    `json:"nth,omitempty"`           // zero-based; DOM order, AX order for role
+	Ref          string  `json:"ref,omitempty"`           // from the tab's latest observation
+}
+
+// String says what was searched, for messages.
+func (l Locator) String() string {
+	if l.Ref != "" {
+		return "ref " + l.Ref
+	}
+	t := l.SelectorType
+	if t == "" {
+		t = CSS
+	}
+	s := fmt.Sprintf("%s %q", t, l.Selector)
+	if l.Name != nil {
+		s += fmt.Sprintf(" name %q", *l.Name)
+	}
+	if l.Nth != nil {
+		s += fmt.Sprintf(" nth %d", *l.Nth)
+	}
+	return s
+}
+
+// Offset is a point inside the element's content box, as ratios 0..1.
+type Offset struct {
+	XRatio float64 `json:"x_ratio"`
+	YRatio float64 `json:"y_ratio"`
+}
+
+// Need lists the actionability checks an action requires.
+type Need struct {
+	Visible  bool     `json:"visible,omitempty"`
+	Enabled  bool     `json:"enabled,omitempty"`
+	Editable bool     `json:"editable,omitempty"`
+	Stable   bool     `json:"stable,omitempty"`
+	Pointer  bool     `json:"pointer,omitempty"` // the hit-test point must land on the element
+	Scroll   bool     `json:"scroll,omitempty"`  // scroll it into view first
+	Offset   *Offset  `json:"offset,omitempty"`
+	Watch    []string `json:"watch,omitempty"` // trusted events to verify afterwards
+}
+
+// Pointer actions need all checks; reading needs none.
+var (
+	ForPointer = Need{Visible: true, Enabled: true, Stable: true, Pointer: true, Scroll: true}
+	ForTyping  = Need{Visible: true, Enabled: true, Editable: true, Scroll: true}
+	ForSelect  = Need{Visible: true, Enabled: true, Scroll: true}
+	Attached   = Need{}
+)
+
+// Target is the element found: a handle valid in the tab's isolated world
+// for the life of the document, and the point to act at (CSS px of the
+// viewport).
+type Target struct {
+	Handle string         `json:"handle"`
+	X      float64        `json:"x"`
+	Y      float64        `json:"y"`
+	Count  int            `json:"count"`
+	Desc   map[string]any `json:"target"`
+}
+
+type pageLocator struct {
+	Selector string `json:"selector,omitempty"`
+	Type     string `json:"type,omitempty"`
+	Nth      *int   `json:"nth,omitempty"`
+	Ref      string `json:"ref,omitempty"`
+	Handle   string `json:"handle,omitempty"`
+}
+
+type pageResult struct {
+	OK         bool             `json:"ok"`
+	Code       string           `json:"code"`
+	Reason     string           `json:"reason"`
+	Count      int              `json:"count"`
+	Candidates []map[string]any `json:"candidates"`
+	Handle     string           `json:"handle"`
+	X          float64          `json:"x"`
+	Y          float64          `json:"y"`
+	Target     map[string]any   `json:"target"`
+}
+
+// Program returns a page-side expression with the act helpers installed.
+func Program(call string) string { return injected.Program(call, injected.Act) }
+
+// Resolve finds the one element loc names and waits until it passes need,
+// within ctx's deadline. Errors: not_found (what was searched),
+// ambiguous (how many, the first candidates), not_actionable (why).
+func Resolve(ctx context.Context, t *tabs.Tab, loc Locator, need Need) (*Target, error) {
+	deadline, ok := ctx.Deadline()
+	if !ok {
+		deadline = time.Now().Add(5 * time.Second)
+	}
+	if loc.SelectorType == Role {
+		return resolveRole(ctx, t, loc, need, deadline)
+	}
+	pl := pageLocator{Selector: loc.Selector, Type: loc.SelectorType, Nth: loc.Nth, Ref: loc.Ref}
+	return resolvePage(ctx, t, loc, pl, need, deadline)
+}
+
+// resolvePage runs the find-and-check loop in the page, in one round trip.
+func resolvePage(ctx context.Context, t *tabs.Tab, loc Locator, pl pageLocator, need Need, deadline time.Time) (*Target, error) {
+	// Leave the page a margin to answer before our own deadline.
+	budget := time.Until(deadline) - 50*time.Millisecond
+	if budget < 0 {
+		budget = 0
+	}
+	locJSON, _ := json.Marshal(pl)
+	needJSON, _ := json.Marshal(need)
+	call := fmt.Sprintf("globalThis.__tabwright.resolve(%s,%s,%d)", locJSON, needJSON, budget.Milliseconds())
+	var res pageResult
+	if err := t.Eval(ctx, Program(call), &res); err != nil {
+		return nil, err
+	}
+	return res.target(loc)
+}
+
+func (r *pageResult) target(loc Locator) (*Target, error) {
+	if r.OK {
+		return &Target{Handle: r.Handle, X: r.X, Y: r.Y, Count: r.Count, Desc: r.Target}, nil
+	}
+	switch r.Code {
+	case errs.Ambiguous:
+		return nil, errs.New(errs.Ambiguous, "%s matches %d elements: %s", loc, r.Count, candidates(r.Candidates)).
+			WithHint("make the selector specific, or pick one with nth (zero-based)")
+	case errs.NotActionable:
+		return nil, errs.New(errs.NotActionable, "%s %s: %s", loc, describe(r.Target), r.Reason).
+			WithHint("%s", actionHint(r.Reason))
+	case errs.InvalidInput:
+		return nil, errs.Input("selector", "%s: %s", loc, r.Reason)
+	}
+	where := "in the page"
+	if loc.Nth != nil && r.Count > 0 {
+		return nil, errs.New(errs.NotFound, "%s: nth %d asked but only %d element(s) match %s", loc, *loc.Nth, r.Count, where).
+			WithHint("nth is zero-based")
+	}
+	if loc.Ref != "" {
+		return nil, errs.New(errs.NotFound, "ref %s is no longer in the page", loc.Ref).
+			WithHint("observe the tab again for fresh refs, or use a selector")
+	}
+	return nil, errs.New(errs.NotFound, "nothing matches %s %s before the timeout", loc, where).
+		WithHint("check the selector against a fresh browser_observe; raise timeout_ms if the element appears late")
+}
+
+func actionHint(reason string) string {
+	switch {
+	case strings.HasPrefix(reason, "covered by"):
+		return "close or scroll away what covers it first, or use mode=dom to click without the pointer"
+	case reason == "disabled":
+		return "wait for the element to be enabled (browser_wait condition=actionable)"
+	case reason == "not visible":
+		return "reveal it first (open its menu or section), or wait for condition=visible"
+	case strings.HasPrefix(reason, "detached"):
+		return "the page replaced the element; act again to find the new one"
+	}
+	return "wait for the page to settle and try again"
+}
+
+func candidates(list []map[string]any) string {
+	parts := make([]string, 0, len(list))
+	for _, c := range list {
+		parts = append(parts, describe(c))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// describe renders a page-side description: <button#save name=go> "Save".
+func describe(d map[string]any) string {
+	if d == nil {
+		return "element"
+	}
+	s := "<" + str(d["tag"])
+	if id := str(d["id"]); id != "" {
+		s += "#" + id
+	}
+	if n := str(d["name"]); n != "" {
+		s += " name=" + n
+	}
+	s += ">"
+	if tx := str(d["text"]); tx != "" {
+		s += fmt.Sprintf(" %q", tx)
+	}
+	return s
+}
+
+func str(v any) string {
+	s, _ := v.(string)
+	return s
+}
+
+// resolveRole finds the element through the browser's accessibility tree,
+// then checks actionability in the page like every other locator.
+func resolveRole(ctx context.Context, t *tabs.Tab, loc Locator, need Need, deadline time.Time) (*Target, error) {
+	sess := t.Session()
+	for {
+		doc, err := t.EvalObject(ctx, Program("document"))
+		if err != nil {
+			return nil, err
+		}
+		res, err := cdproto.Call(ctx, sess, accessibility.QueryAXTree, accessibility.QueryAXTreeParams{ObjectID: doc, Role: loc.Selector})
+		if err != nil {
+			return nil, err
+		}
+		var nodes []*accessibility.Node
+		for _, n := range res.Nodes {
+			if n.Ignored || n.BackendDOMNodeID == 0 {
+				continue
+			}
+			if loc.Name != nil && axName(n) != *loc.Name {
+				continue
+			}
+			nodes = append(nodes, n)
+		}
+		switch {
+		case len(nodes) > 1 && loc.Nth == nil:
+			names := make([]string, 0, 5)
+			for _, n := range nodes[:min(5, len(nodes))] {
+				names = append(names, fmt.Sprintf("%s %q", loc.Selector, axName(n)))
+			}
+			return nil, errs.New(errs.Ambiguous, "%s matches %d elements: %s", loc, len(nodes), strings.Join(names, ", ")).
+				WithHint("add name (the exact accessible name), or pick one with nth (zero-based, in accessibility tree order)")
+		case loc.Nth != nil && *loc.Nth < len(nodes) || loc.Nth == nil && len(nodes) == 1:
+			i := 0
+			if loc.Nth != nil {
+				i = *loc.Nth
+			}
+			handle, err := hold(ctx, t, nodes[i].BackendDOMNodeID)
+			if err != nil {
+				return nil, err
+			}
+			target, err := resolvePage(ctx, t, loc, pageLocator{Handle: handle}, need, deadline)
+			if err == nil {
+				target.Count = len(nodes)
+			}
+			return target, err
+		}
+		if time.Now().After(deadline) {
+			where := "in the accessibility tree"
+			if loc.Nth != nil && len(nodes) > 0 {
+				return nil, errs.New(errs.NotFound, "%s: nth %d asked but only %d element(s) match %s", loc, *loc.Nth, len(nodes), where)
+			}
+			return nil, errs.New(errs.NotFound, "nothing matches %s %s before the timeout", loc, where).
+				WithHint("roles are ARIA roles (button, link, textbox, checkbox…); name must equal the accessible name exactly")
+		}
+		select {
+		case <-time.After(100 * time.Millisecond): // the accessibility tree has no change event to wait on
+		case <-ctx.Done():
+			return nil, errs.New(errs.NotFound, "nothing matches %s before the timeout", loc)
+		}
+	}
+}
+
+func axName(n *accessibility.Node) string {
+	if n.Name == nil || len(n.Name.Value) == 0 {
+		return ""
+	}
+	var s string
+	json.Unmarshal(n.Name.Value, &s)
+	return s
+}
+
+// hold registers a DOM node in the isolated world and returns its handle.
+func hold(ctx context.Context, t *tabs.Tab, node cdproto.BackendNodeID) (string, error) {
+	world, err := t.WorldID(ctx)
+	if err != nil {
+		return "", err
+	}
+	obj, err := cdproto.Call(ctx, t.Session(), dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: node, ExecutionContextID: world})
+	if err != nil {
+		return "", err
+	}
+	if obj.Object == nil {
+		return "", errs.New(errs.NotFound, "the element left the page while we located it")
+	}
+	var handle string
+	err = t.CallOn(ctx, obj.Object.ObjectID, "function(){ return globalThis.__tabwright.hold(this) }", &handle)
+	cdproto.Call(ctx, t.Session(), runtime.ReleaseObject, runtime.ReleaseObjectParams{ObjectID: obj.Object.ObjectID})
+	return handle, err
+}
