@@ -3,9 +3,12 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
+	"strconv"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/tabwright/tabwright/engine/errs"
 	"github.com/tabwright/tabwright/engine/observe"
 	"github.com/tabwright/tabwright/engine/tabs"
 )
@@ -13,26 +16,56 @@ import (
 // ---- browser_observe
 
 type observeInput struct {
-	TabHandle string `json:"tab_handle"`
-	MaxChars  *int   `json:"max_chars"`
-	TimeoutMS *int   `json:"timeout_ms"`
+	TabHandle      string     `json:"tab_handle"`
+	Include        includeArg `json:"include"`
+	MaxChars       *int       `json:"max_chars"`
+	MaxInteractive *int       `json:"max_interactive"`
+	Mode           string     `json:"mode"`
+	Since          string     `json:"since"`
+	Scope          string     `json:"scope"`
+	TimeoutMS      *int       `json:"timeout_ms"`
 }
 
 const (
 	minObserveChars = 100
 	maxObserveChars = 100000
+	maxScopeChars   = 1000
+	maxSinceChars   = 64
 )
 
 func (s *server) observeTool() tool {
 	return tool{
 		def: &mcp.Tool{
 			Name: "browser_observe",
-			Description: `Read a claimed tab as one compact JSON observation (schemaversion 1): url, title, textpreview (visible text in reading order, cut at max_chars) and textlength (its full length), forms (each form with its fields: label, type, name, a unique selector, value — never a password's — required, disabled, options), interactive (visible actionable elements in DOM order: ref like e7, a unique CSS selector you can act on, role, label, state), capturedat (epoch ms), environment (browser and mode) and mode "passive". Refs stay the same for an element across observations of one document. What was cut is counted under reserved.truncated.
-Errors: invalid_handle, invalid_input, timeout, browser_unavailable.`,
+			Description: `Read a claimed tab as one compact JSON observation (schemaversion 1). Always: url, title, capturedat (epoch ms), environment, mode, digest (16 hex digits naming this content; equal digests mean nothing changed), and textpreview/textlength, forms, interactive (present even when not included: then empty, and reserved.notincluded says so).
+Sections (include, default ["text","forms","interactive"]; "all" = every section but vision):
+- text: textpreview = visible text in reading order cut at max_chars (default 4000), textlength = its full length.
+- forms: each form (or group of controls outside a form): selector, action, method, fields with label, type, name, unique selector, value (never a password's), required, disabled, options.
+- interactive: visible actionable elements in DOM order, at most max_interactive (default 150): ref like e7 (stable for the element while the document lives), unique CSS selector, role, label, state.
+- a11y: accessibility outline, one line per landmark/heading/list/table/control, role "name" [state], indented; at most 200 lines / 8000 chars.
+- reader: the main article as Markdown with absolute links, plus title, byline, sitename, lang, excerpt, length; from the rendered DOM, so script-built pages work; markdown cut at max_chars (default 20000); found=false when no article stands out.
+- listpattern: repeated sibling structures (cards, results): container and item selectors, count, fields items carry (title, price, link, image...), up to 3 samples; at most 10.
+- tableshape: data tables (<table> and ARIA grids; layout tables skipped): selector, caption, headers, rows, cols, up to 3 sample rows; at most 10.
+- vision (by name only): PNG screenshot path of the viewport, groundings ref -> [x,y,w,h] CSS px in it, OCR text when tesseract is installed (else ocrnote says so).
+Every cut is counted in reserved.truncated.
+Modes: passive (default). diffing: pass since = the digest of one of this tab's last 8 observations; the payload adds diff {base, added, removed, changed} keyed by section (interactive by ref, forms/tableshape by selector, listpattern by item selector, text and a11y by line; removed lists keys). watching: the first call starts a change journal in the page and returns a full payload; each later call returns delta=true with only added or changed entries in each section (textpreview = added lines), diff naming every change by key, required fields present; after a navigation it returns a full payload again (reserved.watch says why).
+scope: a CSS selector; all sections are read under the first element it matches (frames are not supported yet).
+Errors: invalid_input (path names the field: include[i], mode, since, scope.selector, max_chars...), invalid_handle, timeout, browser_unavailable.`,
 			InputSchema: object([]string{"tab_handle"}, map[string]schema{
 				"tab_handle": tabHandleField,
-				"max_chars":  integer("Cut textpreview at this many characters.", minObserveChars, maxObserveChars, observe.DefaultMaxChars),
-				"timeout_ms": timeoutField,
+				"include": {
+					"type":        "array",
+					"items":       schema{"type": "string", "enum": observe.Sections},
+					"minItems":    1,
+					"maxItems":    observe.MaxInclude,
+					"description": "Sections to read. Default: text, forms, interactive. \"all\" = every section but vision; the digest is always there.",
+				},
+				"max_chars":       integer("Cut textpreview (default 4000) and reader markdown (default 20000) at this many characters.", minObserveChars, maxObserveChars, observe.DefaultMaxChars),
+				"max_interactive": integer("List at most this many interactive elements; the rest are counted in reserved.truncated.interactive.", 1, observe.LimitMaxInteractive, observe.DefaultMaxInteractive),
+				"mode":            enum("passive: one shot. diffing: compare with the observation whose digest is since. watching: only what changed since this tab's previous watching observation.", observe.ModePassive, observe.ModePassive, observe.ModeDiffing, observe.ModeWatching),
+				"since":           str("Digest of one of this tab's last 8 observations; required with mode diffing, refused otherwise."),
+				"scope":           str("CSS selector of the element to read under (the first match); default the whole page."),
+				"timeout_ms":      timeoutField,
 			}),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true},
 		},
@@ -41,12 +74,29 @@ Errors: invalid_handle, invalid_input, timeout, browser_unavailable.`,
 			if err := decode(args, &in); err != nil {
 				return nil, "", err
 			}
-			if err := firstErr(required("tab_handle", in.TabHandle), between("max_chars", in.MaxChars, minObserveChars, maxObserveChars), between("timeout_ms", in.TimeoutMS, minTimeoutMS, maxTimeoutMS)); err != nil {
+			if err := firstErr(
+				required("tab_handle", in.TabHandle),
+				in.Include.err,
+				between("max_chars", in.MaxChars, minObserveChars, maxObserveChars),
+				between("max_interactive", in.MaxInteractive, 1, observe.LimitMaxInteractive),
+				modeCheck(in.Mode),
+				sinceCheck(in.Mode, in.Since),
+				scopeCheck(in.Scope),
+				between("timeout_ms", in.TimeoutMS, minTimeoutMS, maxTimeoutMS),
+			); err != nil {
 				return nil, "", err
+			}
+			opt := observe.Options{
+				MaxChars:       orDefault(in.MaxChars, 0),
+				MaxInteractive: orDefault(in.MaxInteractive, 0),
+				Include:        in.Include.names,
+				Mode:           in.Mode,
+				Since:          in.Since,
+				Scope:          in.Scope,
 			}
 			var obs *observe.Observation
 			err := s.onTab(ctx, owner, in.TabHandle, in.TimeoutMS, func(ctx context.Context, t *tabs.Tab) (err error) {
-				obs, err = observe.Capture(ctx, t, observe.Options{MaxChars: orDefault(in.MaxChars, 0)})
+				obs, err = observe.Capture(ctx, t, opt)
 				if err == nil {
 					obs.Environment = t.Environment()
 				}
@@ -58,4 +108,75 @@ Errors: invalid_handle, invalid_input, timeout, browser_unavailable.`,
 			return obs, observe.Render(obs), nil
 		},
 	}
+}
+
+// includeArg is the include argument: a JSON array of section names. It
+// decodes without failing and keeps the first problem, so the error can name
+// the entry at fault (include[2]) rather than the whole field.
+type includeArg struct {
+	names []string
+	err   error
+}
+
+func (a *includeArg) UnmarshalJSON(raw []byte) error {
+	var entries []json.RawMessage
+	if err := json.Unmarshal(raw, &entries); err != nil {
+		a.err = errs.Input("include", "must be an array of section names, e.g. [\"reader\"]")
+		return nil
+	}
+	if len(entries) == 0 {
+		a.err = errs.Input("include", "must not be empty").WithHint("omit it for the default sections, or name some: %s", strings.Join(observe.Sections, ", "))
+		return nil
+	}
+	if len(entries) > observe.MaxInclude {
+		a.err = errs.Input("include", "at most %d entries, got %d", observe.MaxInclude, len(entries))
+		return nil
+	}
+	seen := map[string]bool{}
+	for i, e := range entries {
+		path := "include[" + strconv.Itoa(i) + "]"
+		var name string
+		if json.Unmarshal(e, &name) != nil {
+			a.err = errs.Input(path, "must be a string (a section name)")
+			return nil
+		}
+		if name == "" {
+			a.err = errs.Input(path, "must not be empty")
+			return nil
+		}
+		if seen[name] {
+			a.err = errs.Input(path, "section %q is given twice", name)
+			return nil
+		}
+		seen[name] = true
+		a.names = append(a.names, name)
+	}
+	_, a.err = observe.ParseInclude(a.names)
+	return nil
+}
+
+func modeCheck(mode string) error {
+	if mode == "" {
+		return nil
+	}
+	return oneOf("mode", mode, observe.ModePassive, observe.ModeDiffing, observe.ModeWatching)
+}
+
+func sinceCheck(mode, since string) error {
+	switch {
+	case mode == observe.ModeDiffing && since == "":
+		return errs.Input("since", "is required with mode diffing").WithHint("pass the digest of an earlier observation of this tab")
+	case mode != observe.ModeDiffing && since != "":
+		return errs.Input("since", "is only used with mode diffing").WithHint("add \"mode\": \"diffing\", or drop since")
+	case len(since) > maxSinceChars:
+		return errs.Input("since", "is not a digest: at most %d characters", maxSinceChars)
+	}
+	return nil
+}
+
+func scopeCheck(scope string) error {
+	if len(scope) > maxScopeChars {
+		return errs.Input("scope", "at most %d characters, got %d", maxScopeChars, len(scope))
+	}
+	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/tabwright/tabwright/engine/errs"
@@ -20,10 +21,16 @@ func runObserve(ctx context.Context, args []string, stdout io.Writer) error {
 	var bf browserFlags
 	bf.register(fs)
 	asJSON := fs.Bool("json", false, "print the observation as JSON")
-	maxChars := fs.Int("max-chars", observe.DefaultMaxChars, "cut the text preview at this many characters")
+	maxChars := fs.Int("max-chars", 0, "cut the text preview (default 4000) and the reader's markdown (default 20000) at this many characters")
+	include := fs.String("include", "", "comma-separated sections: text, forms, interactive, a11y, reader, listpattern, tableshape, vision, all (default text,forms,interactive)")
+	scope := fs.String("scope", "", "CSS selector: read only under the first element it matches")
+	diff := fs.Bool("diff", false, "compare two saved observations: observe --diff a.json b.json")
 	timeout := fs.Duration("timeout", 30*time.Second, "deadline for loading and reading the page")
 	if err := fs.Parse(reorder(args)); err != nil {
 		return err
+	}
+	if *diff {
+		return runDiff(fs.Args(), stdout)
 	}
 	if fs.NArg() != 1 {
 		return errs.Input("URL", "give exactly one URL (or a local file path)").WithHint("tabwright observe https://example.com/")
@@ -43,7 +50,13 @@ func runObserve(ctx context.Context, args []string, stdout io.Writer) error {
 		return err
 	}
 	defer m.Close()
-	obs, err := openAndObserve(ctx, m, target, *maxChars)
+	opt := observe.Options{MaxChars: *maxChars, Scope: *scope}
+	if *include != "" {
+		for _, name := range strings.Split(*include, ",") {
+			opt.Include = append(opt.Include, strings.TrimSpace(name))
+		}
+	}
+	obs, err := openAndObserve(ctx, m, target, opt)
 	if err != nil {
 		return err
 	}
@@ -56,7 +69,7 @@ func runObserve(ctx context.Context, args []string, stdout io.Writer) error {
 	return nil
 }
 
-func openAndObserve(ctx context.Context, m *tabs.Manager, url string, maxChars int) (*observe.Observation, error) {
+func openAndObserve(ctx context.Context, m *tabs.Manager, url string, opt observe.Options) (*observe.Observation, error) {
 	opened, err := m.Open(ctx, "cli", "", "about:blank", true, true)
 	if err != nil {
 		return nil, err
@@ -65,12 +78,40 @@ func openAndObserve(ctx context.Context, m *tabs.Manager, url string, maxChars i
 	if _, err := t.Navigate(ctx, tabs.Navigation{URL: url}); err != nil {
 		return nil, err
 	}
-	obs, err := observe.Capture(ctx, t, observe.Options{MaxChars: maxChars})
+	obs, err := observe.Capture(ctx, t, opt)
 	if err != nil {
 		return nil, err
 	}
 	obs.Environment = t.Environment()
 	return obs, nil
+}
+
+// runDiff reads two saved observations (any schemaversion >= 1) and prints
+// what changed from the first to the second as JSON: {base, added, removed,
+// changed}, keyed by section.
+func runDiff(files []string, stdout io.Writer) error {
+	if len(files) != 2 {
+		return errs.Input("files", "give exactly two observation files, got %d", len(files)).WithHint("tabwright observe --diff a.json b.json")
+	}
+	var obs [2]*observe.Observation
+	for i, name := range files {
+		raw, err := os.ReadFile(name)
+		if err != nil {
+			return errs.Input(name, "cannot read: %v", err)
+		}
+		o, err := observe.Decode(raw)
+		if err != nil {
+			e := errs.As(err)
+			return errs.Input(name+": "+e.Path, "%s", e.Message)
+		}
+		if o.Digest == "" {
+			o.Digest = observe.DigestOf(o)
+		}
+		obs[i] = o
+	}
+	enc := json.NewEncoder(stdout)
+	enc.SetIndent("", "  ")
+	return enc.Encode(observe.Compare(obs[0], obs[1]))
 }
 
 // reorder moves flags before positional arguments, so that
@@ -108,7 +149,7 @@ func hasValue(flag string) bool {
 // takesValue lists the observe flags that are not booleans.
 func takesValue(flag string) bool {
 	switch flag {
-	case "--max-chars", "-max-chars", "--timeout", "-timeout", "--cdp-url", "-cdp-url":
+	case "--max-chars", "-max-chars", "--timeout", "-timeout", "--cdp-url", "-cdp-url", "--include", "-include", "--scope", "-scope":
 		return true
 	}
 	return false

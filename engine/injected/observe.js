@@ -401,9 +401,9 @@
       try {
         scope = document.querySelector(opt.scope);
       } catch (e) {
-        return { error: { path: 'scope.selector', message: 'is not a valid CSS selector: ' + String(e.message || e).slice(0, 200) } };
+        return { error: { path: 'scope', message: 'is not a valid CSS selector: ' + String(e.message || e).slice(0, 200) } };
       }
-      if (!scope) return { error: { path: 'scope.selector', message: 'matches no element' } };
+      if (!scope) return { error: { path: 'scope', message: 'matches no element' } };
     }
     const roots = scope ? rootsUnder(scope) : tw.roots();
     const truncated = {};

@@ -143,7 +143,7 @@ func Capture(ctx context.Context, p Page, opt Options) (*Observation, error) {
 		return nil, errs.New(errs.ProtocolError, "the page returned no observation")
 	}
 	if res.Error != nil {
-		return nil, errs.Input(res.Error.Path, "%s", res.Error.Message).WithHint("scope takes one CSS selector, e.g. {\"selector\": \"main\"}")
+		return nil, errs.Input(res.Error.Path, "%s", res.Error.Message).WithHint("scope takes one CSS selector, e.g. \"main\" or \"#content\"")
 	}
 
 	if w != nil {

@@ -79,7 +79,7 @@ func (o Options) normalise() (Options, error) {
 	case o.MaxInteractive > LimitMaxInteractive:
 		return o, errs.Input("max_interactive", "at most %d, got %d", LimitMaxInteractive, o.MaxInteractive)
 	case len(o.Scope) > LimitScope:
-		return o, errs.Input("scope.selector", "at most %d characters, got %d", LimitScope, len(o.Scope))
+		return o, errs.Input("scope", "at most %d characters, got %d", LimitScope, len(o.Scope))
 	}
 	if o.Mode == "" {
 		o.Mode = ModePassive

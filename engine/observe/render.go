@@ -61,7 +61,90 @@ func Render(o *Observation) string {
 	for _, e := range o.Interactive {
 		renderElement(&b, o.URL, &e)
 	}
+	renderSections(&b, o)
 	return b.String()
+}
+
+// renderSections adds the optional sections: the a11y outline, the reader's
+// article, list patterns, table shapes, vision and, for diffs and deltas,
+// what changed.
+func renderSections(b *strings.Builder, o *Observation) {
+	if o.A11y != nil && o.A11y.Outline != "" {
+		b.WriteString("a11y:\n")
+		for _, l := range strings.Split(o.A11y.Outline, "\n") {
+			b.WriteString("  " + l + "\n")
+		}
+		if o.A11y.Omitted > 0 {
+			fmt.Fprintf(b, "  … %d more lines\n", o.A11y.Omitted)
+		}
+	}
+	if r := o.Reader; r != nil {
+		if !r.Found {
+			b.WriteString("reader: no article found\n")
+		} else {
+			fmt.Fprintf(b, "reader %q", r.Title)
+			if r.Byline != "" {
+				fmt.Fprintf(b, " by %s", r.Byline)
+			}
+			fmt.Fprintf(b, " (%d chars):\n%s\n", r.Length, r.Markdown)
+			if r.Truncated {
+				b.WriteString("… markdown cut; raise max_chars\n")
+			}
+		}
+	}
+	for _, l := range o.ListPattern {
+		fmt.Fprintf(b, "list %s ×%d [%s]", l.Item, l.Count, strings.Join(l.Fields, ", "))
+		if len(l.Samples) > 0 {
+			fmt.Fprintf(b, " e.g. %s", clip(fmt.Sprint(l.Samples[0]), 160))
+		}
+		b.WriteByte('\n')
+	}
+	for _, t := range o.TableShape {
+		fmt.Fprintf(b, "table %s", t.Selector)
+		if t.Caption != "" {
+			fmt.Fprintf(b, " %q", t.Caption)
+		}
+		fmt.Fprintf(b, " %d×%d", t.Rows, t.Cols)
+		if len(t.Headers) > 0 {
+			fmt.Fprintf(b, " [%s]", clip(strings.Join(t.Headers, " | "), 160))
+		}
+		b.WriteByte('\n')
+	}
+	if v := o.Vision; v != nil {
+		fmt.Fprintf(b, "screenshot %s (%d grounded)", v.Screenshot, len(v.Groundings))
+		if v.OCRNote != "" {
+			b.WriteString("; " + v.OCRNote)
+		}
+		b.WriteByte('\n')
+		if v.OCR != "" {
+			fmt.Fprintf(b, "ocr: %s\n", clip(strings.ReplaceAll(v.OCR, "\n", " "), 400))
+		}
+	}
+	if d := o.Diff; d != nil {
+		if o.Delta {
+			b.WriteString("delta since " + d.Base)
+		} else {
+			b.WriteString("diff since " + d.Base)
+		}
+		if d.Empty() {
+			b.WriteString(": no change\n")
+			return
+		}
+		b.WriteString(":\n")
+		for _, kind := range []struct {
+			name string
+			m    map[string][]any
+		}{{"+", d.Added}, {"-", d.Removed}, {"~", d.Changed}} {
+			for _, section := range d.Sections() {
+				if len(kind.m[section]) > 0 {
+					fmt.Fprintf(b, "  %s %s: %d\n", kind.name, section, len(kind.m[section]))
+				}
+			}
+		}
+	}
+	if o.Digest != "" {
+		fmt.Fprintf(b, "digest %s\n", o.Digest)
+	}
 }
 
 func renderForm(b *strings.Builder, page string, f *Form) {
