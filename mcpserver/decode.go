@@ -17,32 +17,71 @@ import (
 // with an error that names the field and the rule — the SDK's own schema
 // errors are too vague for an agent to correct itself.
 func decode(raw json.RawMessage, dst any) error {
+	return decodeAt("", raw, reflect.ValueOf(dst).Elem(), nil)
+}
+
+// decodeOnly is decode limited to the named fields: a tool whose input
+// reuses a wider struct (a batch step) accepts exactly what its schema
+// advertises.
+func decodeOnly(raw json.RawMessage, dst any, only []string) error {
+	return decodeAt("", raw, reflect.ValueOf(dst).Elem(), only)
+}
+
+// decodeAt decodes the JSON object raw into the struct v; at is the path of
+// the object ("" at the top, "observe." inside a nested one).
+func decodeAt(at string, raw json.RawMessage, v reflect.Value, only []string) error {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
 		raw = []byte("{}")
 	}
 	fields, keys, err := objectFields(raw)
 	if err != nil {
+		if at != "" {
+			return errs.Input(strings.TrimSuffix(at, "."), "must be an object")
+		}
 		return err
 	}
-	v := reflect.ValueOf(dst).Elem()
 	byName := map[string]reflect.Value{}
-	var allowed []string
-	for i := 0; i < v.NumField(); i++ {
-		name, _, _ := strings.Cut(v.Type().Field(i).Tag.Get("json"), ",")
-		byName[name] = v.Field(i)
-		allowed = append(allowed, name)
+	order := structFields(v, byName)
+	allowed := only
+	if allowed == nil {
+		allowed = order
+	}
+	ok := map[string]bool{}
+	for _, a := range allowed {
+		ok[a] = true
 	}
 	for _, k := range keys {
-		f, ok := byName[k]
-		if !ok {
-			return errs.Input(fieldPath(k), "unknown field %q", k).WithHint("allowed fields: %s", strings.Join(allowed, ", "))
+		f, found := byName[k]
+		if !found || !ok[k] {
+			return errs.Input(at+fieldPath(k), "unknown field %q", k).WithHint("allowed fields: %s", strings.Join(allowed, ", "))
 		}
-		if err := setField(k, f, fields[k]); err != nil {
+		if err := setField(at+k, f, fields[k]); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// structFields maps JSON names to the fields of v, including those of
+// embedded structs, and returns the names in declaration order.
+func structFields(v reflect.Value, into map[string]reflect.Value) []string {
+	var order []string
+	t := v.Type()
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		if f.Anonymous && f.Type.Kind() == reflect.Struct {
+			order = append(order, structFields(v.Field(i), into)...)
+			continue
+		}
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "" || name == "-" || !f.IsExported() {
+			continue
+		}
+		into[name] = v.Field(i)
+		order = append(order, name)
+	}
+	return order
 }
 
 // objectFields splits a JSON object into its members, in sorted key order,
@@ -113,6 +152,18 @@ func setField(key string, f reflect.Value, raw json.RawMessage) error {
 	if base.Kind() == reflect.Pointer {
 		base = base.Elem()
 	}
+	if base.Kind() == reflect.Struct && !reflect.PointerTo(base).Implements(unmarshalerType) {
+		nested := reflect.New(base)
+		if err := decodeAt(key+".", raw, nested.Elem(), nil); err != nil {
+			return err
+		}
+		if t.Kind() == reflect.Pointer {
+			f.Set(nested)
+		} else {
+			f.Set(nested.Elem())
+		}
+		return nil
+	}
 	switch base.Kind() {
 	case reflect.Int:
 		var n float64
@@ -149,11 +200,23 @@ func setField(key string, f reflect.Value, raw json.RawMessage) error {
 	return nil
 }
 
+var unmarshalerType = reflect.TypeOf((*json.Unmarshaler)(nil)).Elem()
+
+// kinded is a type that names the JSON shapes it accepts.
+type kinded interface{ Kind() string }
+
 func kindName(t reflect.Type) string {
 	if t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
+	if k, ok := reflect.New(t).Elem().Interface().(kinded); ok {
+		return k.Kind()
+	}
 	switch t.Kind() {
+	case reflect.Float64:
+		return "a number"
+	case reflect.Slice:
+		return "a list of " + strings.TrimPrefix(kindName(t.Elem()), "a ") + "s"
 	case reflect.String:
 		return "a string"
 	case reflect.Bool:

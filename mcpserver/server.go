@@ -13,6 +13,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/tabwright/tabwright/engine/act"
 	"github.com/tabwright/tabwright/engine/errs"
 	"github.com/tabwright/tabwright/engine/tabs"
 )
@@ -126,6 +127,9 @@ func (s *server) tools() []tool {
 	return []tool{
 		s.discoverTool(), s.openTabTool(), s.claimTabTool(), s.tabControlTool(), s.navigateTool(),
 		s.observeTool(),
+		s.actionTool(act.Click), s.actionTool(act.Fill), s.actionTool(act.Type), s.actionTool(act.Hover),
+		s.actionTool(act.SelectOption), s.actionTool(act.Scroll), s.actionTool(act.Wait), s.actionTool(act.PressKey),
+		s.dragTool(), s.uploadTool(), s.dialogTool(),
 	}
 }
 
