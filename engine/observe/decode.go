@@ -96,21 +96,15 @@ func Decode(raw []byte) (*Observation, error) {
 
 	o := &Observation{SchemaVersion: int(min(version, math.MaxInt32))}
 	var undecoded map[string]json.RawMessage
-	field := func(name string, dst any) {
-		v, ok := known[name]
-		if !ok {
-			return
+	keep := func(name string) {
+		if undecoded == nil {
+			undecoded = map[string]json.RawMessage{}
 		}
-		if err := json.Unmarshal(v, dst); err != nil {
-			if undecoded == nil {
-				undecoded = map[string]json.RawMessage{}
-			}
-			undecoded[name] = v
-		}
+		undecoded[name] = known[name]
 	}
-	field("url", &o.URL)
-	field("title", &o.Title)
-	field("textpreview", &o.TextPreview)
+	field(known, "url", &o.URL, keep)
+	field(known, "title", &o.Title, keep)
+	field(known, "textpreview", &o.TextPreview, keep)
 	var n float64
 	if json.Unmarshal(known["textlength"], &n) == nil {
 		o.TextLength = int(clampInt(n))
@@ -118,19 +112,19 @@ func Decode(raw []byte) (*Observation, error) {
 	if json.Unmarshal(known["capturedat"], &n) == nil {
 		o.CapturedAt = clampInt(n)
 	}
-	field("forms", &o.Forms)
-	field("interactive", &o.Interactive)
-	field("environment", &o.Environment)
-	field("mode", &o.Mode)
-	field("a11y", &o.A11y)
-	field("reader", &o.Reader)
-	field("listpattern", &o.ListPattern)
-	field("tableshape", &o.TableShape)
-	field("diff", &o.Diff)
-	field("delta", &o.Delta)
-	field("digest", &o.Digest)
-	field("vision", &o.Vision)
-	field("reserved", &o.Reserved)
+	field(known, "forms", &o.Forms, keep)
+	field(known, "interactive", &o.Interactive, keep)
+	field(known, "environment", &o.Environment, keep)
+	field(known, "mode", &o.Mode, keep)
+	field(known, "a11y", &o.A11y, keep)
+	field(known, "reader", &o.Reader, keep)
+	field(known, "listpattern", &o.ListPattern, keep)
+	field(known, "tableshape", &o.TableShape, keep)
+	field(known, "diff", &o.Diff, keep)
+	field(known, "delta", &o.Delta, keep)
+	field(known, "digest", &o.Digest, keep)
+	field(known, "vision", &o.Vision, keep)
+	field(known, "reserved", &o.Reserved, keep)
 	if o.Forms == nil {
 		o.Forms = []Form{}
 	}
@@ -157,6 +151,21 @@ func Decode(raw []byte) (*Observation, error) {
 		o.Reserved[ReservedUndecoded] = undecoded
 	}
 	return o, nil
+}
+
+// field decodes the named member into dst only when all of it decodes, so a
+// half-read section never shows up; otherwise keep(name) saves it raw.
+func field[T any](known map[string]json.RawMessage, name string, dst *T, keep func(string)) {
+	v, ok := known[name]
+	if !ok {
+		return
+	}
+	var out T
+	if err := json.Unmarshal(v, &out); err != nil {
+		keep(name)
+		return
+	}
+	*dst = out
 }
 
 func clampInt(n float64) int64 {
