@@ -104,9 +104,8 @@ func runDiff(files []string, stdout io.Writer) error {
 			e := errs.As(err)
 			return errs.Input(name+": "+e.Path, "%s", e.Message)
 		}
-		if o.Digest == "" {
-			o.Digest = observe.DigestOf(o)
-		}
+		// Recomputed: a saved file may have been edited since it was taken.
+		o.Digest = observe.DigestOf(o)
 		obs[i] = o
 	}
 	enc := json.NewEncoder(stdout)
