@@ -20,69 +20,71 @@ import (
 // are built from the embedded batch contract, so the structure can never
 // drift from it; the descriptions are ours.
 
-// notYet lists step fields the single-action tools do not offer yet.
-var notYet = map[string]bool{"frame": true, "frame_id": true}
-
 // fieldDocs describes every field an action tool takes.
 var fieldDocs = map[string]string{
-	"tab_handle":      "Handle of a tab this session claimed.",
-	"ref":             "Ref of an element from the tab's latest browser_observe (e.g. e7); use instead of selector.",
-	"selector":        "What to find, read according to selector_type: a CSS selector (default; reaches into open shadow roots, and `host >>> inner` steps into one), an XPath, the exact text of a <label>, the exact placeholder, or an ARIA role.",
-	"selector_type":   "How to read selector: css (default), xpath, label, placeholder, role.",
-	"name":            "With selector_type role only: the exact accessible name (\"\" matches an empty name).",
-	"nth":             "Zero-based index when the selector matches several elements (DOM order; accessibility-tree order for role). Without it, more than one match is an `ambiguous` error.",
-	"timeout_ms":      "How long to wait for the element to exist and be actionable, and for the action to finish.",
-	"dialog_policy":   "What to do with a JavaScript dialog the action opens: ask (default: stop and report it; answer with browser_dialog), accept, dismiss.",
-	"observe":         "Read one control right after the action: by default the element acted on, or another one named with its own locator fields. Returns role, name, value, checked/selected/expanded, disabled and, for selects, listboxes, comboboxes and menus, the options.",
-	"popup_selector":  "CSS selector of the popup holding the options; by default the control's aria-controls/aria-owns targets.",
-	"max_options":     "Most options to list.",
-	"max_chars":       "Cut texts at this many characters.",
-	"button":          "Mouse button.",
-	"click_count":     "1 for a click, 2 for a double click.",
-	"mode":            "native (default) sends trusted pointer events at the hit-tested point; dom calls element.click() (left, single, no modifiers; works on covered elements).",
-	"modifiers":       "Keys held during the click.",
-	"offset":          "Where to click inside the element's content box, as ratios (0,0 top left; 1,1 bottom right). Default: the centre.",
-	"x_ratio":         "Horizontal position, 0 to 1.",
-	"y_ratio":         "Vertical position, 0 to 1.",
-	"settle_ms":       "Wait this long after the click (ms, or [min, max] for a random wait) before reporting, for pages that react slowly.",
-	"text":            "The text.",
-	"expected_value":  "What the field must hold afterwards; default: the text. A mismatch is a value_mismatch error showing both.",
-	"delay_ms":        "Pause between characters (ms, or [min, max] for a random pause).",
-	"focused":         "true: type into whatever editable element has focus now, instead of a located one.",
-	"value":           "The option's value attribute.",
-	"label":           "The option's visible label.",
-	"index":           "The option's zero-based position.",
-	"delta_x":         "Pixels to scroll right (negative: left).",
-	"delta_y":         "Pixels to scroll down (negative: up). Required unless until is given; with until, the step size (default 80% of the viewport).",
-	"x":               "Viewport x where the wheel turns (mode wheel).",
-	"y":               "Viewport y where the wheel turns (mode wheel).",
-	"max_steps":       "With until: most scroll steps before giving up.",
-	"until":           "Keep scrolling until this text shows in the viewport.",
-	"condition":       "What to wait for: attached, absent, visible, actionable (visible, enabled, stable, not covered), text (expected is a substring, or previous is the text it must change from), value (exact), checked (true, false or \"mixed\"), selected, expanded, url (expected is a substring), network_idle (no request for idle_ms).",
-	"expected":        "The value the condition waits for.",
-	"previous":        "For condition text: the element's earlier full text; the wait ends when the text differs.",
-	"idle_ms":         "For network_idle: how long the network must stay quiet.",
-	"key":             "A key or chord: Enter, Tab, Escape, ArrowDown, a, A, Control+A, Shift+Tab, Meta+Shift+z, Control++.",
-	"to":              "The element to drop on (its own locator fields).",
-	"dx":              "Drag this many pixels right instead of onto an element.",
-	"dy":              "Drag this many pixels down instead of onto an element.",
-	"files":           "Paths of local files (on the machine running tabwright) to put in the file input.",
-	"prompt_text":     "Text to enter in a prompt() dialog before accepting.",
-	"action":          "What to do with the dialog.",
+	"tab_handle":     "Handle of a tab this session claimed.",
+	"ref":            "Ref of an element from the tab's latest browser_observe (e.g. e7); use instead of selector.",
+	"selector":       "What to find, read according to selector_type: a CSS selector (default; reaches into open shadow roots, and `host >>> inner` steps into one), an XPath, the exact text of a <label>, the exact placeholder, or an ARIA role.",
+	"selector_type":  "How to read selector: css (default), xpath, label, placeholder, role.",
+	"name":           "With selector_type role only: the exact accessible name (\"\" matches an empty name).",
+	"nth":            "Zero-based index when the selector matches several elements (DOM order; accessibility-tree order for role). Without it, more than one match is an `ambiguous` error.",
+	"timeout_ms":     "How long to wait for the element to exist and be actionable, and for the action to finish.",
+	"dialog_policy":  "What to do with a JavaScript dialog the action opens: ask (default: stop and report it; answer with browser_dialog), accept, dismiss.",
+	"observe":        "Read one control right after the action: by default the element acted on, or another one named with its own locator fields. Returns role, name, value, checked/selected/expanded, disabled and, for selects, listboxes, comboboxes and menus, the options.",
+	"popup_selector": "CSS selector of the popup holding the options; by default the control's aria-controls/aria-owns targets.",
+	"max_options":    "Most options to list.",
+	"max_chars":      "Cut texts at this many characters.",
+	"button":         "Mouse button.",
+	"click_count":    "1 for a click, 2 for a double click.",
+	"mode":           "native (default) sends trusted pointer events at the hit-tested point; dom calls element.click() (left, single, no modifiers; works on covered elements).",
+	"modifiers":      "Keys held during the click.",
+	"offset":         "Where to click inside the element's content box, as ratios (0,0 top left; 1,1 bottom right). Default: the centre.",
+	"x_ratio":        "Horizontal position, 0 to 1.",
+	"y_ratio":        "Vertical position, 0 to 1.",
+	"settle_ms":      "Wait this long after the click (ms, or [min, max] for a random wait) before reporting, for pages that react slowly.",
+	"text":           "The text.",
+	"expected_value": "What the field must hold afterwards; default: the text. A mismatch is a value_mismatch error showing both.",
+	"delay_ms":       "Pause between characters (ms, or [min, max] for a random pause).",
+	"focused":        "true: type into whatever editable element has focus now, instead of a located one.",
+	"frame":          "Search inside a child frame instead of the page: its exact url and/or title, and/or path, a list of CSS selectors each naming one iframe in the document before it (outermost first; cross-origin frames work).",
+	"frame_id":       "Search inside the child frame with this DevTools frame id (instead of frame).",
+	"path":           "CSS selectors of nested iframes, outermost first; each must match exactly one element.",
+	"url":            "The frame's exact URL.",
+	"title":          "The frame's exact document title.",
+	"value":          "The option's value attribute.",
+	"label":          "The option's visible label.",
+	"index":          "The option's zero-based position.",
+	"delta_x":        "Pixels to scroll right (negative: left).",
+	"delta_y":        "Pixels to scroll down (negative: up). Required unless until is given; with until, the step size (default 80% of the viewport).",
+	"x":              "Viewport x where the wheel turns (mode wheel).",
+	"y":              "Viewport y where the wheel turns (mode wheel).",
+	"max_steps":      "With until: most scroll steps before giving up.",
+	"until":          "Keep scrolling until this text shows in the viewport.",
+	"condition":      "What to wait for: attached, absent, visible, actionable (visible, enabled, stable, not covered), text (expected is a substring, or previous is the text it must change from), value (exact), checked (true, false or \"mixed\"), selected, expanded, url (expected is a substring), network_idle (no request for idle_ms).",
+	"expected":       "The value the condition waits for.",
+	"previous":       "For condition text: the element's earlier full text; the wait ends when the text differs.",
+	"idle_ms":        "For network_idle: how long the network must stay quiet.",
+	"key":            "A key or chord: Enter, Tab, Escape, ArrowDown, a, A, Control+A, Shift+Tab, Meta+Shift+z, Control++.",
+	"to":             "The element to drop on (its own locator fields).",
+	"dx":             "Drag this many pixels right instead of onto an element.",
+	"dy":             "Drag this many pixels down instead of onto an element.",
+	"files":          "Paths of local files (on the machine running tabwright) to put in the file input.",
+	"prompt_text":    "Text to enter in a prompt() dialog before accepting.",
+	"action":         "What to do with the dialog.",
 }
 
 // actionDocs is each action tool's description.
 var actionDocs = map[string]string{
-	act.Click: `Click one element with real (trusted) mouse events. The element is found strictly (see selector), scrolled into view, and must be visible, enabled, still (not animating) and not covered at the click point, else not_actionable says why ("covered by <div#cookie-banner>", "disabled"). After the click we check the element really received it (or the page navigated). Returns the element, what was verified, any dialogs met, and the observe read if asked.`,
-	act.Fill: `Replace the value of one input, textarea or contenteditable, then read it back. native mode (default) focuses, selects all and inserts the text in one go (no per-key events); dom mode sets the value through the element's setter and fires input and change. Line breaks are kept in textareas and contenteditables. Returns the value read back; value_mismatch if it differs from expected_value (default: the text).`,
-	act.Type: `Type text key by key with trusted keyboard events into one element (or, with focused: true, into whatever editable element has focus). Stops with not_actionable as soon as focus leaves the element, saying how much was typed. Characters a US keyboard lacks are inserted as text. Returns the field's value afterwards.`,
-	act.Hover: `Move the real mouse pointer onto one element and leave it there (menus and tooltips that open on hover open). Verified by the element receiving the pointer move.`,
+	act.Click:        `Click one element with real (trusted) mouse events. The element is found strictly (see selector), scrolled into view, and must be visible, enabled, still (not animating) and not covered at the click point, else not_actionable says why ("covered by <div#cookie-banner>", "disabled"). After the click we check the element really received it (or the page navigated). Returns the element, what was verified, any dialogs met, and the observe read if asked.`,
+	act.Fill:         `Replace the value of one input, textarea or contenteditable, then read it back. native mode (default) focuses, selects all and inserts the text in one go (no per-key events); dom mode sets the value through the element's setter and fires input and change. Line breaks are kept in textareas and contenteditables. Returns the value read back; value_mismatch if it differs from expected_value (default: the text).`,
+	act.Type:         `Type text key by key with trusted keyboard events into one element (or, with focused: true, into whatever editable element has focus). Stops with not_actionable as soon as focus leaves the element, saying how much was typed. Characters a US keyboard lacks are inserted as text. Returns the field's value afterwards.`,
+	act.Hover:        `Move the real mouse pointer onto one element and leave it there (menus and tooltips that open on hover open). Verified by the element receiving the pointer move.`,
 	act.SelectOption: `Choose one option of a native <select> by value, label or index (exactly one), without opening its popup; input and change fire as for a person's choice. Returns the selected option. For custom dropdowns, click them open and click the option instead.`,
-	act.Scroll: `Scroll the page, or a scrollable element when a locator is given. mode dom (default) moves the scroll position; mode wheel sends real wheel events (what lazy-loading lists react to) at x,y or the element. With until, repeats steps until the text shows in the viewport, waiting briefly after each for new content. Returns the steps taken and the final scroll position.`,
-	act.Wait: `Wait, without acting, until a condition holds on one element or the page. On timeout the error includes the last state seen (e.g. the text or value at that moment), so you know how far the page got.`,
-	act.PressKey: `Press a key or chord (Control+A, Shift+Tab, Enter…) with trusted keyboard events, wherever focus is. With a locator, the key is pressed only if that element has focus (a guard against typing into the wrong place).`,
-	act.Drag: `Drag one element with a real pointer: press on it, move in small steps onto the element named by to (or by dx, dy pixels), and release.`,
-	act.Upload: `Put local files into an <input type=file> (the input itself; it may be hidden behind a styled button), as choosing them in the file dialog would. Verified by the input's file count.`,
+	act.Scroll:       `Scroll the page, or a scrollable element when a locator is given. mode dom (default) moves the scroll position; mode wheel sends real wheel events (what lazy-loading lists react to) at x,y or the element. With until, repeats steps until the text shows in the viewport, waiting briefly after each for new content. Returns the steps taken and the final scroll position.`,
+	act.Wait:         `Wait, without acting, until a condition holds on one element or the page. On timeout the error includes the last state seen (e.g. the text or value at that moment), so you know how far the page got.`,
+	act.PressKey:     `Press a key or chord (Control+A, Shift+Tab, Enter…) with trusted keyboard events, wherever focus is. With a locator, the key is pressed only if that element has focus (a guard against typing into the wrong place).`,
+	act.Drag:         `Drag one element with a real pointer: press on it, move in small steps onto the element named by to (or by dx, dy pixels), and release.`,
+	act.Upload:       `Put local files into an <input type=file> (the input itself; it may be hidden behind a styled button), as choosing them in the file dialog would. Verified by the input's file count.`,
 }
 
 const v7 = "http://json-schema.org/draft-07/schema#"
@@ -124,16 +126,6 @@ func actionSchema(action string) (schema, []string) {
 	}
 	props := v["properties"].(map[string]any)
 	delete(props, "action")
-	for k := range notYet {
-		delete(props, k)
-	}
-	if obs, ok := props["observe"].(map[string]any); ok {
-		if op, ok := obs["properties"].(map[string]any); ok {
-			for k := range notYet {
-				delete(op, k)
-			}
-		}
-	}
 	props["tab_handle"] = map[string]any{"type": "string", "minLength": 1}
 	props["ref"] = map[string]any{"type": "string", "minLength": 1}
 	var required []string
@@ -273,6 +265,12 @@ func locatorProps() map[string]any {
 		"name":          map[string]any{"type": "string", "maxLength": 10000},
 		"nth":           map[string]any{"type": "integer", "minimum": 0},
 		"ref":           map[string]any{"type": "string", "minLength": 1},
+		"frame_id":      map[string]any{"type": "string"},
+		"frame": map[string]any{"type": "object", "additionalProperties": false, "properties": map[string]any{
+			"url":   map[string]any{"type": "string", "minLength": 1},
+			"title": map[string]any{"type": "string", "minLength": 1},
+			"path":  map[string]any{"type": "array", "minItems": 1, "maxItems": 16, "items": map[string]any{"type": "string", "minLength": 1}},
+		}},
 	}
 }
 

@@ -51,7 +51,7 @@ func ReadControl(ctx context.Context, t *tabs.Tab, obs *ObserveSpec, fallback lo
 		opts["maxChars"] = *obs.MaxChars
 	}
 	var c Control
-	if err := eval(ctx, t, "globalThis.__tabwright.readControl("+js(target.Handle)+","+js(opts)+")", &c); err != nil {
+	if err := eval(ctx, t, target.Frame, "globalThis.__tabwright.readControl("+js(target.Handle)+","+js(opts)+")", &c); err != nil {
 		return nil, err
 	}
 	return &c, nil

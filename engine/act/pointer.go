@@ -23,7 +23,7 @@ func click(ctx context.Context, t *tabs.Tab, s *Step, r *Result) error {
 			return err
 		}
 		err = guarded(ctx, t, s, r, func(ctx context.Context) error {
-			return eval(ctx, t, "globalThis.__tabwright.domClick("+js(target.Handle)+")", nil)
+			return eval(ctx, t, target.Frame, "globalThis.__tabwright.domClick("+js(target.Handle)+")", nil)
 		})
 		if err != nil {
 			return err
@@ -90,7 +90,7 @@ func verifyPointer(ctx context.Context, t *tabs.Tab, target *locate.Target, r *R
 		return nil
 	}
 	var seen map[string]bool
-	if err := eval(ctx, t, "globalThis.__tabwright.watched("+js(target.Handle)+")", &seen); err != nil {
+	if err := eval(ctx, t, target.Frame, "globalThis.__tabwright.watched("+js(target.Handle)+")", &seen); err != nil {
 		if t.Loader() != loader {
 			r.Verified = expect + " dispatched; the page navigated"
 			return nil

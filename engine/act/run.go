@@ -73,9 +73,10 @@ func resolve(ctx context.Context, t *tabs.Tab, loc locate.Locator, need locate.N
 	return target, nil
 }
 
-// eval runs a page-side act call and decodes its result.
-func eval(ctx context.Context, t *tabs.Tab, call string, out any) error {
-	return t.Eval(ctx, locate.Program(call), out)
+// eval runs a page-side act call in frame f (nil: the main frame) and
+// decodes its result.
+func eval(ctx context.Context, t *tabs.Tab, f *tabs.Frame, call string, out any) error {
+	return t.EvalIn(ctx, f, locate.Program(call), out)
 }
 
 // guarded runs dispatch under the step's dialog policy and records the

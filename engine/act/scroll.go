@@ -18,20 +18,21 @@ import (
 func scroll(ctx context.Context, t *tabs.Tab, s *Step, r *Result) error {
 	container := "null"
 	var target *locate.Target
+	var f *tabs.Frame
 	if s.Selector != "" || s.Ref != "" {
 		var err error
 		target, err = resolve(ctx, t, s.Locator, locate.Need{Visible: true}, r)
 		if err != nil {
 			return err
 		}
-		container = js(target.Handle)
+		container, f = js(target.Handle), target.Frame
 	}
 	var pos struct {
 		X, Y   float64
 		Height float64
 		View   float64
 	}
-	if err := eval(ctx, t, "globalThis.__tabwright.scrollPos("+container+")", &pos); err != nil {
+	if err := eval(ctx, t, f, "globalThis.__tabwright.scrollPos("+container+")", &pos); err != nil {
 		return err
 	}
 	dx, dy := 0.0, pos.View*0.8
@@ -57,7 +58,7 @@ func scroll(ctx context.Context, t *tabs.Tab, s *Step, r *Result) error {
 			})
 			return err
 		}
-		return eval(ctx, t, "globalThis.__tabwright.scrollStep("+container+","+js(dx)+","+js(dy)+")", nil)
+		return eval(ctx, t, f, "globalThis.__tabwright.scrollStep("+container+","+js(dx)+","+js(dy)+")", nil)
 	}
 	res := &ScrollResult{}
 	r.Scroll = res
@@ -66,7 +67,7 @@ func scroll(ctx context.Context, t *tabs.Tab, s *Step, r *Result) error {
 			return err
 		}
 		res.Steps = 1
-		return finishScroll(ctx, t, container, res, r)
+		return finishScroll(ctx, t, f, container, res, r)
 	}
 
 	maxSteps := 100
@@ -76,16 +77,16 @@ func scroll(ctx context.Context, t *tabs.Tab, s *Step, r *Result) error {
 	check := "globalThis.__tabwright.textInView(" + js(s.Until.Text) + "," + js(s.Until.Selector) + ")"
 	for {
 		var found bool
-		if err := eval(ctx, t, check, &found); err != nil {
+		if err := eval(ctx, t, f, check, &found); err != nil {
 			return err
 		}
 		if found {
 			res.Found = &found
-			return finishScroll(ctx, t, container, res, r)
+			return finishScroll(ctx, t, f, container, res, r)
 		}
 		if res.Steps >= maxSteps {
 			res.Found = &found
-			finishScroll(ctx, t, container, res, r)
+			finishScroll(ctx, t, f, container, res, r)
 			return errs.New(errs.NotFound, "%q did not come into view in %d scroll steps", s.Until.Text, res.Steps).
 				WithHint("raise max_steps, or check the text against a fresh observation")
 		}
@@ -103,9 +104,9 @@ func scroll(ctx context.Context, t *tabs.Tab, s *Step, r *Result) error {
 	}
 }
 
-func finishScroll(ctx context.Context, t *tabs.Tab, container string, res *ScrollResult, r *Result) error {
+func finishScroll(ctx context.Context, t *tabs.Tab, f *tabs.Frame, container string, res *ScrollResult, r *Result) error {
 	var pos struct{ X, Y float64 }
-	if err := eval(ctx, t, "globalThis.__tabwright.scrollPos("+container+")", &pos); err != nil {
+	if err := eval(ctx, t, f, "globalThis.__tabwright.scrollPos("+container+")", &pos); err != nil {
 		return err
 	}
 	res.ScrollX, res.ScrollY = pos.X, pos.Y

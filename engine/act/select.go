@@ -32,7 +32,7 @@ func selectOption(ctx context.Context, t *tabs.Tab, s *Step, r *Result) error {
 		Selected map[string]any   `json:"selected"`
 	}
 	err = guarded(ctx, t, s, r, func(ctx context.Context) error {
-		return eval(ctx, t, "globalThis.__tabwright.selectOption("+js(target.Handle)+","+js(want)+")", &res)
+		return eval(ctx, t, target.Frame, "globalThis.__tabwright.selectOption("+js(target.Handle)+","+js(want)+")", &res)
 	})
 	if err != nil {
 		return err

@@ -21,13 +21,13 @@ func fill(ctx context.Context, t *tabs.Tab, s *Step, r *Result) error {
 	if err != nil {
 		return err
 	}
-	h := js(target.Handle)
+	h, f := js(target.Handle), target.Frame
 	text := *s.Text
 	err = guarded(ctx, t, s, r, func(ctx context.Context) error {
 		if s.Mode == "dom" {
-			return eval(ctx, t, "globalThis.__tabwright.setValue("+h+","+js(text)+")", nil)
+			return eval(ctx, t, f, "globalThis.__tabwright.setValue("+h+","+js(text)+")", nil)
 		}
-		if err := eval(ctx, t, "globalThis.__tabwright.selectAll("+h+")", nil); err != nil {
+		if err := eval(ctx, t, f, "globalThis.__tabwright.selectAll("+h+")", nil); err != nil {
 			return err
 		}
 		if text == "" {
@@ -43,13 +43,13 @@ func fill(ctx context.Context, t *tabs.Tab, s *Step, r *Result) error {
 	if s.ExpectedValue != nil {
 		want = *s.ExpectedValue
 	}
-	return readBack(ctx, t, h, want, r)
+	return readBack(ctx, t, f, h, want, r)
 }
 
 // readBack reads the element's value and compares it with want.
-func readBack(ctx context.Context, t *tabs.Tab, handle, want string, r *Result) error {
+func readBack(ctx context.Context, t *tabs.Tab, f *tabs.Frame, handle, want string, r *Result) error {
 	var got string
-	if err := eval(ctx, t, "globalThis.__tabwright.readValue("+handle+")", &got); err != nil {
+	if err := eval(ctx, t, f, "globalThis.__tabwright.readValue("+handle+")", &got); err != nil {
 		return err
 	}
 	r.Value = &got
@@ -66,26 +66,27 @@ func readBack(ctx context.Context, t *tabs.Tab, handle, want string, r *Result) 
 // focus leaves that element, so no keystroke lands elsewhere.
 func typeText(ctx context.Context, t *tabs.Tab, s *Step, r *Result) error {
 	var handle string
+	var f *tabs.Frame
 	if s.Focused != nil && *s.Focused {
-		var f *struct {
+		var focus *struct {
 			Handle string         `json:"handle"`
 			Target map[string]any `json:"target"`
 		}
-		if err := eval(ctx, t, "globalThis.__tabwright.focusedEditable()", &f); err != nil {
+		if err := eval(ctx, t, nil, "globalThis.__tabwright.focusedEditable()", &focus); err != nil {
 			return err
 		}
-		if f == nil {
+		if focus == nil {
 			return errs.New(errs.NotActionable, "no editable element has focus").WithHint("click the field first, or give a selector")
 		}
-		handle, r.Target = js(f.Handle), f.Target
+		handle, r.Target = js(focus.Handle), focus.Target
 	} else {
 		target, err := resolve(ctx, t, s.Locator, locate.ForTyping, r)
 		if err != nil {
 			return err
 		}
-		handle = js(target.Handle)
+		handle, f = js(target.Handle), target.Frame
 		var focused bool
-		if err := eval(ctx, t, "globalThis.__tabwright.focus("+handle+")", &focused); err != nil {
+		if err := eval(ctx, t, f, "globalThis.__tabwright.focus("+handle+")", &focused); err != nil {
 			return err
 		}
 		if !focused {
@@ -97,7 +98,7 @@ func typeText(ctx context.Context, t *tabs.Tab, s *Step, r *Result) error {
 		if i > 0 {
 			settle(ctx, s.DelayMS.Pick())
 			var still bool
-			if err := eval(ctx, t, "globalThis.__tabwright.isFocused("+handle+")", &still); err != nil {
+			if err := eval(ctx, t, f, "globalThis.__tabwright.isFocused("+handle+")", &still); err != nil {
 				return err
 			}
 			if !still {
@@ -118,7 +119,7 @@ func typeText(ctx context.Context, t *tabs.Tab, s *Step, r *Result) error {
 		typed++
 	}
 	var got string
-	if err := eval(ctx, t, "globalThis.__tabwright.readValue("+handle+")", &got); err == nil {
+	if err := eval(ctx, t, f, "globalThis.__tabwright.readValue("+handle+")", &got); err == nil {
 		r.Value = &got
 	}
 	r.Verified = fmt.Sprintf("%d characters typed with focus kept on the element", typed)
@@ -138,7 +139,7 @@ func pressKey(ctx context.Context, t *tabs.Tab, s *Step, r *Result) error {
 			return err
 		}
 		var focused bool
-		if err := eval(ctx, t, "globalThis.__tabwright.isFocused("+js(target.Handle)+")", &focused); err != nil {
+		if err := eval(ctx, t, target.Frame, "globalThis.__tabwright.isFocused("+js(target.Handle)+")", &focused); err != nil {
 			return err
 		}
 		if !focused {

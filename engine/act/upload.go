@@ -8,7 +8,6 @@ import (
 
 	cdproto "github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/dom"
-	"github.com/chromedp/cdproto/runtime"
 
 	"github.com/tabwright/tabwright/engine/errs"
 	"github.com/tabwright/tabwright/engine/locate"
@@ -35,24 +34,29 @@ func upload(ctx context.Context, t *tabs.Tab, s *Step, r *Result) error {
 	if err != nil {
 		return err
 	}
-	obj, err := t.EvalObject(ctx, locate.Program("globalThis.__tabwright.byHandle("+js(target.Handle)+")"))
+	f := target.Frame
+	obj, err := t.EvalObjectIn(ctx, f, locate.Program("globalThis.__tabwright.byHandle("+js(target.Handle)+")"))
 	if err != nil {
 		return err
 	}
-	defer cdproto.Call(ctx, t.Session(), runtime.ReleaseObject, runtime.ReleaseObjectParams{ObjectID: obj})
+	defer t.ReleaseObject(ctx, f, obj)
+	sess := t.Session()
+	if f != nil {
+		sess = f.Session()
+	}
 	var isFile bool
-	if err := t.CallOn(ctx, obj, "function(){ return this.localName === 'input' && this.type === 'file' }", &isFile); err != nil {
+	if err := t.CallOnIn(ctx, f, obj, "function(){ return this.localName === 'input' && this.type === 'file' }", &isFile); err != nil {
 		return err
 	}
 	if !isFile {
 		return errs.New(errs.NotActionable, "%s is not an <input type=file>", s.Locator).
 			WithHint("find the file input itself (it may be hidden behind a styled button: target it with css)")
 	}
-	if _, err := cdproto.Call(ctx, t.Session(), dom.SetFileInputFiles, dom.SetFileInputFilesParams{Files: files, ObjectID: obj}); err != nil {
+	if _, err := cdproto.Call(ctx, sess, dom.SetFileInputFiles, dom.SetFileInputFilesParams{Files: files, ObjectID: obj}); err != nil {
 		return err
 	}
 	var count int
-	if err := t.CallOn(ctx, obj, "function(){ return this.files.length }", &count); err != nil {
+	if err := t.CallOnIn(ctx, f, obj, "function(){ return this.files.length }", &count); err != nil {
 		return err
 	}
 	if count != len(files) {

@@ -36,7 +36,7 @@ var fieldsOf = map[string][]string{
 	Upload:       {"files"},
 }
 
-var commonFields = []string{"action", "selector", "selector_type", "name", "nth", "ref", "timeout_ms", "dialog_policy", "observe"}
+var commonFields = []string{"action", "selector", "selector_type", "name", "nth", "ref", "frame", "frame_id", "timeout_ms", "dialog_policy", "observe"}
 
 // Actions lists every action name.
 func Actions() []string {
@@ -268,12 +268,28 @@ func (v *violations) rangeOK(field string, r *Range) {
 
 // locator checks the rules between locator fields.
 func (v *violations) locator(at string, l locate.Locator) {
-	hasOptions := l.SelectorType != "" || l.Name != nil || l.Nth != nil
+	hasOptions := l.SelectorType != "" || l.Name != nil || l.Nth != nil || l.Frame != nil || l.FrameID != ""
 	if l.Ref != "" && (l.Selector != "" || hasOptions) {
-		v.add(at+"ref", "a ref names the element alone: drop selector, selector_type, name and nth")
+		v.add(at+"ref", "a ref names the element alone: drop selector, selector_type, name, nth, frame and frame_id")
 	}
 	if l.Selector == "" && l.Ref == "" && hasOptions {
-		v.add(at+"selector", "selector_type, name and nth need a selector")
+		v.add(at+"selector", "selector_type, name, nth, frame and frame_id need a selector")
+	}
+	if l.Frame != nil && l.FrameID != "" {
+		v.add(at+"frame", "give frame or frame_id, not both")
+	}
+	if f := l.Frame; f != nil {
+		if f.URL == "" && f.Title == "" && len(f.Path) == 0 {
+			v.add(at+"frame", "needs at least one of url, title and path")
+		}
+		if len(f.Path) > 16 {
+			v.add(at+"frame.path", "has more than 16 steps")
+		}
+		for i, p := range f.Path {
+			if p == "" {
+				v.add(fmt.Sprintf("%sframe.path[%d]", at, i), "must not be empty")
+			}
+		}
 	}
 	v.oneOf(at+"selector_type", l.SelectorType, locate.CSS, locate.XPath, locate.Label, locate.Placeholder, locate.Role)
 	if l.Name != nil && l.SelectorType != locate.Role {

@@ -43,6 +43,10 @@ func wait(ctx context.Context, t *tabs.Tab, s *Step, r *Result) error {
 		return nil
 	}
 
+	f, err := locate.FrameOf(ctx, t, s.Locator)
+	if err != nil {
+		return err
+	}
 	pl := map[string]any{"selector": s.Selector, "type": s.SelectorType, "ref": s.Ref}
 	if s.Nth != nil {
 		pl["nth"] = *s.Nth
@@ -55,7 +59,7 @@ func wait(ctx context.Context, t *tabs.Tab, s *Step, r *Result) error {
 		if err != nil {
 			return err
 		}
-		pl = map[string]any{"handle": target.Handle}
+		pl, f = map[string]any{"handle": target.Handle}, target.Frame
 	}
 	w := map[string]any{"condition": s.Condition}
 	if s.Previous != nil {
@@ -71,7 +75,7 @@ func wait(ctx context.Context, t *tabs.Tab, s *Step, r *Result) error {
 		Code  string         `json:"code"`
 		State map[string]any `json:"state"`
 	}
-	if err := eval(ctx, t, "globalThis.__tabwright.waitFor("+js(pl)+","+js(w)+","+js(budget.Milliseconds())+")", &res); err != nil {
+	if err := eval(ctx, t, f, "globalThis.__tabwright.waitFor("+js(pl)+","+js(w)+","+js(budget.Milliseconds())+")", &res); err != nil {
 		return err
 	}
 	r.Wait = res.State

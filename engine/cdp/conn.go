@@ -138,6 +138,10 @@ func (c *Conn) Attach(ctx context.Context, id target.ID) (*Session, error) {
 	}
 }
 
+// SessionByID returns the flattened session with the id (one the browser
+// attached on its own, e.g. an out-of-process iframe).
+func (c *Conn) SessionByID(id target.SessionID) *Session { return c.session(id) }
+
 // Session returns the session with the id, creating its record if the
 // attach event has not been seen yet.
 func (c *Conn) session(id target.SessionID) *Session {

@@ -70,6 +70,12 @@ func Input(path, format string, args ...any) *Error {
 	return &Error{Code: InvalidInput, Path: path, Message: fmt.Sprintf(format, args...)}
 }
 
+// WithPath returns e with the input path set.
+func (e *Error) WithPath(path string) *Error {
+	e.Path = path
+	return e
+}
+
 // WithHint returns e with the hint set.
 func (e *Error) WithHint(format string, args ...any) *Error {
 	e.Hint = fmt.Sprintf(format, args...)

@@ -512,5 +512,32 @@
     return out;
   };
 
+  // --- frames --------------------------------------------------------------
+  const FRAME_TAGS = new Set(['iframe', 'frame']);
+  // frameStep finds the one frame element a path step names.
+  tw.frameStep = (sel) => {
+    let els;
+    try {
+      els = css(sel);
+    } catch (e) {
+      return { code: 'invalid_input', reason: String(e.message || e) };
+    }
+    if (els.length !== 1) return { code: els.length ? 'ambiguous' : 'not_found', count: els.length, candidates: els.slice(0, 5).map(describe) };
+    if (!FRAME_TAGS.has(dom.tag(els[0]))) return { code: 'not_found', count: 1, reason: 'matches a <' + dom.tag(els[0]) + '>, not an iframe' };
+    return { handle: tw.hold(els[0]) };
+  };
+  // frameElements holds every frame element of the document.
+  tw.frameElements = () => everything().filter((el) => FRAME_TAGS.has(dom.tag(el))).map((el) => tw.hold(el));
+  // frameOrigin is where the frame's viewport starts, in this viewport.
+  tw.frameOrigin = (h) => {
+    const el = need(h);
+    // The frame must be on screen for input to reach what is inside it.
+    if (!inViewport(el)) el.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
+    const r = el.getBoundingClientRect();
+    const cs = getComputedStyle(el);
+    return { x: r.left + el.clientLeft + (parseFloat(cs.paddingLeft) || 0), y: r.top + el.clientTop + (parseFloat(cs.paddingTop) || 0) };
+  };
+  tw.frameInfo = () => ({ url: location.href, title: document.title });
+
   tw.actVersion = 1;
 })();

@@ -13,7 +13,6 @@ import (
 	"github.com/chromedp/cdproto/accessibility"
 	cdproto "github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/dom"
-	"github.com/chromedp/cdproto/runtime"
 
 	"github.com/tabwright/tabwright/engine/errs"
 	"github.com/tabwright/tabwright/engine/injected"
@@ -31,11 +30,21 @@ const (
 
 // Locator names one element. Exactly one of Selector and Ref is set.
 type Locator struct {
-	Selector     string  `json:"selector,omitempty"`
-	SelectorType string  `json:"selector_type,omitempty"` // default css
-	Name         *string `json:"name,omitempty"`          // role only: exact accessible name; "" allowed
-	Nth          *int    `json:"nth,omitempty"`           // zero-based; DOM order, AX order for role
-	Ref          string  `json:"ref,omitempty"`           // from the tab's latest observation
+	Selector     string     `json:"selector,omitempty"`
+	SelectorType string     `json:"selector_type,omitempty"` // default css
+	Name         *string    `json:"name,omitempty"`          // role only: exact accessible name; "" allowed
+	Nth          *int       `json:"nth,omitempty"`           // zero-based; DOM order, AX order for role
+	Ref          string     `json:"ref,omitempty"`           // from the tab's latest observation
+	Frame        *FrameSpec `json:"frame,omitempty"`         // a child frame to search in
+	FrameID      string     `json:"frame_id,omitempty"`      // the same, by its DevTools frame id
+}
+
+// FrameSpec names a child frame: by exact url and/or title, and/or by a path
+// of CSS selectors, each naming one iframe in the document before it.
+type FrameSpec struct {
+	URL   string   `json:"url,omitempty"`
+	Title string   `json:"title,omitempty"`
+	Path  []string `json:"path,omitempty"`
 }
 
 // String says what was searched, for messages.
@@ -92,6 +101,12 @@ type Target struct {
 	Y      float64        `json:"y"`
 	Count  int            `json:"count"`
 	Desc   map[string]any `json:"target"`
+	Frame  *tabs.Frame    `json:"-"` // nil: the main frame
+}
+
+// Eval runs a page-side act call in the target's frame.
+func (tg *Target) Eval(ctx context.Context, t *tabs.Tab, call string, out any) error {
+	return t.EvalIn(ctx, tg.Frame, Program(call), out)
 }
 
 type pageLocator struct {
@@ -125,15 +140,32 @@ func Resolve(ctx context.Context, t *tabs.Tab, loc Locator, need Need) (*Target,
 	if !ok {
 		deadline = time.Now().Add(5 * time.Second)
 	}
-	if loc.SelectorType == Role {
-		return resolveRole(ctx, t, loc, need, deadline)
+	fr, err := findFrame(ctx, t, loc)
+	if err != nil {
+		return nil, err
 	}
-	pl := pageLocator{Selector: loc.Selector, Type: loc.SelectorType, Nth: loc.Nth, Ref: loc.Ref}
-	return resolvePage(ctx, t, loc, pl, need, deadline)
+	var target *Target
+	if loc.SelectorType == Role {
+		target, err = resolveRole(ctx, t, fr, loc, need, deadline)
+	} else {
+		pl := pageLocator{Selector: loc.Selector, Type: loc.SelectorType, Nth: loc.Nth, Ref: loc.Ref}
+		target, err = resolvePage(ctx, t, fr, loc, pl, need, deadline)
+	}
+	if err != nil || fr == nil {
+		return target, err
+	}
+	// The point is in the frame's viewport; input goes to the top one.
+	dx, dy, err := fr.origin(ctx, t)
+	if err != nil {
+		return nil, err
+	}
+	target.X += dx
+	target.Y += dy
+	return target, nil
 }
 
 // resolvePage runs the find-and-check loop in the page, in one round trip.
-func resolvePage(ctx context.Context, t *tabs.Tab, loc Locator, pl pageLocator, need Need, deadline time.Time) (*Target, error) {
+func resolvePage(ctx context.Context, t *tabs.Tab, fr *frameChain, loc Locator, pl pageLocator, need Need, deadline time.Time) (*Target, error) {
 	// Leave the page a margin to answer before our own deadline.
 	budget := time.Until(deadline) - 50*time.Millisecond
 	if budget < 0 {
@@ -143,10 +175,14 @@ func resolvePage(ctx context.Context, t *tabs.Tab, loc Locator, pl pageLocator, 
 	needJSON, _ := json.Marshal(need)
 	call := fmt.Sprintf("globalThis.__tabwright.resolve(%s,%s,%d)", locJSON, needJSON, budget.Milliseconds())
 	var res pageResult
-	if err := t.Eval(ctx, Program(call), &res); err != nil {
+	if err := t.EvalIn(ctx, fr.frame(), Program(call), &res); err != nil {
 		return nil, err
 	}
-	return res.target(loc)
+	target, err := res.target(loc)
+	if target != nil {
+		target.Frame = fr.frame()
+	}
+	return target, err
 }
 
 func (r *pageResult) target(loc Locator) (*Target, error) {
@@ -224,10 +260,14 @@ func str(v any) string {
 
 // resolveRole finds the element through the browser's accessibility tree,
 // then checks actionability in the page like every other locator.
-func resolveRole(ctx context.Context, t *tabs.Tab, loc Locator, need Need, deadline time.Time) (*Target, error) {
+func resolveRole(ctx context.Context, t *tabs.Tab, fr *frameChain, loc Locator, need Need, deadline time.Time) (*Target, error) {
+	f := fr.frame()
 	sess := t.Session()
+	if f != nil {
+		sess = f.Session()
+	}
 	for {
-		doc, err := t.EvalObject(ctx, Program("document"))
+		doc, err := t.EvalObjectIn(ctx, f, Program("document"))
 		if err != nil {
 			return nil, err
 		}
@@ -258,11 +298,11 @@ func resolveRole(ctx context.Context, t *tabs.Tab, loc Locator, need Need, deadl
 			if loc.Nth != nil {
 				i = *loc.Nth
 			}
-			handle, err := hold(ctx, t, nodes[i].BackendDOMNodeID)
+			handle, err := hold(ctx, t, f, nodes[i].BackendDOMNodeID)
 			if err != nil {
 				return nil, err
 			}
-			target, err := resolvePage(ctx, t, loc, pageLocator{Handle: handle}, need, deadline)
+			target, err := resolvePage(ctx, t, fr, loc, pageLocator{Handle: handle}, need, deadline)
 			if err == nil {
 				target.Count = len(nodes)
 			}
@@ -294,12 +334,16 @@ func axName(n *accessibility.Node) string {
 }
 
 // hold registers a DOM node in the isolated world and returns its handle.
-func hold(ctx context.Context, t *tabs.Tab, node cdproto.BackendNodeID) (string, error) {
-	world, err := t.WorldID(ctx)
+func hold(ctx context.Context, t *tabs.Tab, f *tabs.Frame, node cdproto.BackendNodeID) (string, error) {
+	world, err := t.WorldID(ctx, f)
 	if err != nil {
 		return "", err
 	}
-	obj, err := cdproto.Call(ctx, t.Session(), dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: node, ExecutionContextID: world})
+	sess := t.Session()
+	if f != nil {
+		sess = f.Session()
+	}
+	obj, err := cdproto.Call(ctx, sess, dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: node, ExecutionContextID: world})
 	if err != nil {
 		return "", err
 	}
@@ -307,7 +351,7 @@ func hold(ctx context.Context, t *tabs.Tab, node cdproto.BackendNodeID) (string,
 		return "", errs.New(errs.NotFound, "the element left the page while we located it")
 	}
 	var handle string
-	err = t.CallOn(ctx, obj.Object.ObjectID, "function(){ return globalThis.__tabwright.hold(this) }", &handle)
-	cdproto.Call(ctx, t.Session(), runtime.ReleaseObject, runtime.ReleaseObjectParams{ObjectID: obj.Object.ObjectID})
+	err = t.CallOnIn(ctx, f, obj.Object.ObjectID, "function(){ return globalThis.__tabwright.hold(this) }", &handle)
+	t.ReleaseObject(ctx, f, obj.Object.ObjectID)
 	return handle, err
 }

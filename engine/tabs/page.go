@@ -60,17 +60,23 @@ func (t *Tab) InFlight() int {
 	return len(t.page.inflight)
 }
 
-// EvalObject evaluates expression in the tab's isolated world and returns a
-// reference to the resulting object (for DOM and Accessibility commands that
-// take one). Release it with ReleaseObject.
+// EvalObject evaluates expression in the main frame's isolated world and
+// returns a reference to the resulting object (for DOM and Accessibility
+// commands that take one). Release it with ReleaseObject.
 func (t *Tab) EvalObject(ctx context.Context, expression string) (runtime.RemoteObjectID, error) {
+	return t.EvalObjectIn(ctx, nil, expression)
+}
+
+// EvalObjectIn is EvalObject in frame f (nil: the main frame).
+func (t *Tab) EvalObjectIn(ctx context.Context, f *Frame, expression string) (runtime.RemoteObjectID, error) {
+	f = t.frameOrMain(f)
 	params := runtime.EvaluateParams{Expression: expression}
-	if err := t.world(ctx, &params); err != nil {
+	if err := t.world(ctx, f, &params); err != nil {
 		return "", err
 	}
 	var res runtime.EvaluateResult
 	err := t.guard(ctx, func(ctx context.Context) (err error) {
-		res, err = cdproto.Call(ctx, t.sess, runtime.Evaluate, params)
+		res, err = cdproto.Call(ctx, f.sess, runtime.Evaluate, params)
 		return err
 	})
 	if err != nil {
@@ -85,12 +91,18 @@ func (t *Tab) EvalObject(ctx context.Context, expression string) (runtime.Remote
 	return res.Result.ObjectID, nil
 }
 
-// CallOn calls the function declaration fn with this bound to the object and
-// decodes its JSON result into out.
+// CallOn calls the function declaration fn with this bound to an object of
+// the main frame and decodes its JSON result into out.
 func (t *Tab) CallOn(ctx context.Context, obj runtime.RemoteObjectID, fn string, out any) error {
+	return t.CallOnIn(ctx, nil, obj, fn, out)
+}
+
+// CallOnIn is CallOn for an object of frame f (nil: the main frame).
+func (t *Tab) CallOnIn(ctx context.Context, f *Frame, obj runtime.RemoteObjectID, fn string, out any) error {
+	f = t.frameOrMain(f)
 	var res runtime.CallFunctionOnResult
 	err := t.guard(ctx, func(ctx context.Context) (err error) {
-		res, err = cdproto.Call(ctx, t.sess, runtime.CallFunctionOn, runtime.CallFunctionOnParams{
+		res, err = cdproto.Call(ctx, f.sess, runtime.CallFunctionOn, runtime.CallFunctionOnParams{
 			FunctionDeclaration: fn, ObjectID: obj, ReturnByValue: ptr(true), AwaitPromise: ptr(true),
 		})
 		return err
@@ -107,17 +119,23 @@ func (t *Tab) CallOn(ctx context.Context, obj runtime.RemoteObjectID, fn string,
 	return nil
 }
 
-// WorldID returns the execution context id of the tab's isolated world,
-// creating the world if needed.
-func (t *Tab) WorldID(ctx context.Context) (runtime.ExecutionContextID, error) {
+// ReleaseObject frees an object reference of frame f.
+func (t *Tab) ReleaseObject(ctx context.Context, f *Frame, obj runtime.RemoteObjectID) {
+	cdproto.Call(ctx, t.frameOrMain(f).sess, runtime.ReleaseObject, runtime.ReleaseObjectParams{ObjectID: obj})
+}
+
+// WorldID returns the execution context id of our isolated world in frame
+// f (nil: the main frame), creating the world if needed.
+func (t *Tab) WorldID(ctx context.Context, f *Frame) (runtime.ExecutionContextID, error) {
+	f = t.frameOrMain(f)
 	var params runtime.EvaluateParams
-	if err := t.world(ctx, &params); err != nil {
+	if err := t.world(ctx, f, &params); err != nil {
 		return 0, err
 	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
 	if params.ContextID != 0 {
 		return params.ContextID, nil
 	}
-	return t.page.world, nil
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.page.worlds[f.ID].id, nil
 }

@@ -42,6 +42,7 @@ type Tab struct {
 	mu        sync.Mutex
 	changed   chan struct{} // closed and replaced whenever page state changes
 	mainFrame cdproto.FrameID
+	children  map[cdproto.FrameID]*cdp.Session // out-of-process frames' sessions
 	page      pageState
 	extras    map[string]any // per-tab state other packages keep (see State)
 }
@@ -52,13 +53,12 @@ type pageState struct {
 	loader      cdproto.LoaderID
 	lifecycle   map[cdproto.LoaderID]map[string]bool
 	status      map[cdproto.LoaderID]int64
-	sameDocNavs int // same-document navigations (fragment, pushState)
-	restores    int // back/forward cache restores
-	world       runtime.ExecutionContextID
-	worldUID    string
-	dialog      *Dialog             // the JavaScript dialog waiting for an answer
-	inflight    map[string]struct{} // network requests not finished yet
-	netChanged  time.Time           // when a request last started or ended
+	sameDocNavs int                          // same-document navigations (fragment, pushState)
+	restores    int                          // back/forward cache restores
+	worlds      map[cdproto.FrameID]worldRef // our isolated world in each frame
+	dialog      *Dialog                      // the JavaScript dialog waiting for an answer
+	inflight    map[string]struct{}          // network requests not finished yet
+	netChanged  time.Time                    // when a request last started or ended
 }
 
 // Handle returns the opaque handle that names this claim.
@@ -147,6 +147,8 @@ func (t *Tab) attach(ctx context.Context, conn *cdp.Conn) error {
 	t.page.lifecycle = map[cdproto.LoaderID]map[string]bool{}
 	t.page.status = map[cdproto.LoaderID]int64{}
 	t.page.inflight = map[string]struct{}{}
+	t.page.worlds = map[cdproto.FrameID]worldRef{}
+	t.children = map[cdproto.FrameID]*cdp.Session{}
 	t.unlisten = sess.Listen(t.onEvent)
 
 	err = parallel(
@@ -157,6 +159,7 @@ func (t *Tab) attach(ctx context.Context, conn *cdp.Conn) error {
 		},
 		func() error { _, err := cdproto.Call(ctx, sess, runtime.Enable, cdproto.Empty{}); return err },
 		func() error { _, err := cdproto.Call(ctx, sess, network.Enable, network.EnableParams{}); return err },
+		func() error { return autoAttach(ctx, sess) },
 		func() error {
 			// Creates our isolated world in every new document before its scripts run.
 			_, err := cdproto.Call(ctx, sess, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: "", WorldName: worldName})
@@ -238,26 +241,17 @@ func (t *Tab) onEvent(method string, params jsonv2.Value) {
 			return
 		}
 		p.status[ev.LoaderID] = ev.Response.Status
-	case "Runtime.executionContextCreated":
-		var ev runtime.EventExecutionContextCreated
-		if jsonv2.Unmarshal(params, &ev) != nil || ev.Context == nil || ev.Context.Name != worldName {
+	case "Runtime.executionContextCreated", "Runtime.executionContextDestroyed", "Runtime.executionContextsCleared":
+		if !p.trackWorld(t.sess, method, params) {
 			return
 		}
-		var aux struct {
-			FrameID cdproto.FrameID `json:"frameId"`
-		}
-		if json.Unmarshal(ev.Context.AuxData, &aux) != nil || aux.FrameID != t.mainFrame {
+	case "Target.attachedToTarget":
+		var ev target.EventAttachedToTarget
+		if jsonv2.Unmarshal(params, &ev) != nil || ev.TargetInfo == nil || ev.TargetInfo.Type != "iframe" {
 			return
 		}
-		p.world, p.worldUID = ev.Context.ID, ev.Context.UniqueID
-	case "Runtime.executionContextDestroyed":
-		var ev runtime.EventExecutionContextDestroyed
-		if jsonv2.Unmarshal(params, &ev) != nil || ev.ExecutionContextUniqueID != p.worldUID {
-			return
-		}
-		p.world, p.worldUID = 0, ""
-	case "Runtime.executionContextsCleared":
-		p.world, p.worldUID = 0, ""
+		go t.adoptChild(ev.SessionID, cdproto.FrameID(ev.TargetInfo.TargetID))
+		return
 	case "Page.javascriptDialogOpening":
 		var ev page.EventJavascriptDialogOpening
 		if jsonv2.Unmarshal(params, &ev) != nil {
@@ -332,21 +326,27 @@ func (t *Tab) sessionGone() error {
 // awaits a returned promise and decodes the JSON value into out. One round
 // trip when the world exists; it is made again after a navigation.
 func (t *Tab) Eval(ctx context.Context, expression string, out any) error {
+	return t.EvalIn(ctx, nil, expression, out)
+}
+
+// EvalIn is Eval in frame f (nil: the main frame).
+func (t *Tab) EvalIn(ctx context.Context, f *Frame, expression string, out any) error {
+	f = t.frameOrMain(f)
 	for attempt := 0; ; attempt++ {
 		params := runtime.EvaluateParams{Expression: expression, ReturnByValue: ptr(true), AwaitPromise: ptr(true)}
-		if err := t.world(ctx, &params); err != nil {
+		if err := t.world(ctx, f, &params); err != nil {
 			return err
 		}
 		var res runtime.EvaluateResult
 		err := t.guard(ctx, func(ctx context.Context) (err error) {
-			res, err = cdproto.Call(ctx, t.sess, runtime.Evaluate, params)
+			res, err = cdproto.Call(ctx, f.sess, runtime.Evaluate, params)
 			return err
 		})
 		if err != nil {
 			var pe *cdp.ProtocolError
 			if attempt == 0 && asProtocol(err, &pe) && strings.Contains(strings.ToLower(pe.Message), "context") {
 				t.mu.Lock()
-				t.page.world, t.page.worldUID = 0, "" // the document changed under us
+				delete(t.page.worlds, f.ID) // the document changed under us
 				t.mu.Unlock()
 				continue
 			}
@@ -369,28 +369,28 @@ func (t *Tab) Eval(ctx context.Context, expression string, out any) error {
 	}
 }
 
-// world points params at our isolated world, creating it for a document
-// that was loaded before we attached.
-func (t *Tab) world(ctx context.Context, params *runtime.EvaluateParams) error {
+// world points params at our isolated world in frame f, creating it for a
+// document that was loaded before we attached.
+func (t *Tab) world(ctx context.Context, f *Frame, params *runtime.EvaluateParams) error {
 	t.mu.Lock()
-	id, uid := t.page.world, t.page.worldUID
+	w, ok := t.page.worlds[f.ID]
 	t.mu.Unlock()
-	if uid == "" {
-		res, err := cdproto.Call(ctx, t.sess, page.CreateIsolatedWorld, page.CreateIsolatedWorldParams{FrameID: t.mainFrame, WorldName: worldName})
+	if !ok {
+		res, err := cdproto.Call(ctx, f.sess, page.CreateIsolatedWorld, page.CreateIsolatedWorldParams{FrameID: f.ID, WorldName: worldName})
 		if err != nil {
 			return err
 		}
 		t.mu.Lock()
-		id, uid = t.page.world, t.page.worldUID // the creation event came first
+		w, ok = t.page.worlds[f.ID] // the creation event came first
 		t.mu.Unlock()
-		if uid == "" {
-			id = res.ExecutionContextID
+		if !ok {
+			w = worldRef{id: res.ExecutionContextID}
 		}
 	}
-	if uid != "" {
-		params.UniqueContextID = uid
+	if w.uid != "" {
+		params.UniqueContextID = w.uid
 	} else {
-		params.ContextID = id
+		params.ContextID = w.id
 	}
 	return nil
 }

@@ -1,0 +1,93 @@
+package act
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tabwright/tabwright/engine/errs"
+	"github.com/tabwright/tabwright/engine/locate"
+	"github.com/tabwright/tabwright/engine/tabs"
+)
+
+// frameSites serves a page on 127.0.0.1 with a same-origin iframe (which
+// nests another) and a cross-origin one on localhost, which Chromium runs
+// in its own process.
+func frameSites(t *testing.T) string {
+	t.Helper()
+	inner := `<title>%s</title><button id="b" onclick="document.getElementById('out').textContent='clicked %s'">%s</button><input id="i" placeholder="in %s"><p id="out"></p>`
+	other := http.NewServeMux()
+	other.HandleFunc("/cross.html", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, inner, "Cross", "cross", "Cross", "cross")
+	})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	crossSrv := &httptest.Server{Listener: ln, Config: &http.Server{Handler: other}}
+	crossSrv.Start()
+	t.Cleanup(crossSrv.Close)
+	crossURL := strings.Replace(crossSrv.URL, "127.0.0.1", "localhost", 1) + "/cross.html"
+
+	mux := http.NewServeMux()
+	mux.HandleFunc("/top.html", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, `<title>Top</title><div style="height:300px">spacer</div>
+<iframe id="outer" src="/outer.html" style="width:600px;height:300px;border:7px solid #000;padding:5px"></iframe>
+<iframe id="cross" src="%s" style="width:400px;height:150px"></iframe>`, crossURL)
+	})
+	mux.HandleFunc("/outer.html", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, `<title>Outer</title><div style="height:40px"></div><iframe id="nested" src="/nested.html" style="width:400px;height:150px"></iframe>`+inner, "Outer", "outer", "Outer", "outer")
+	})
+	mux.HandleFunc("/nested.html", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, inner, "Nested", "nested", "Nested", "nested")
+	})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+func TestFrames(t *testing.T) {
+	base := frameSites(t)
+	tab := page(t, "basics.html")
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := tab.Navigate(ctx, tabs.Navigation{URL: base + "/top.html", WaitUntil: tabs.WaitNetworkIdle}); err != nil {
+		t.Fatal(err)
+	}
+
+	byPath := func(path ...string) locate.Locator {
+		return locate.Locator{Selector: "#b", Frame: &locate.FrameSpec{Path: path}}
+	}
+	checkOut := func(loc locate.Locator, want string) {
+		t.Helper()
+		out := loc
+		out.Selector = "#out"
+		must(t, tab, &Step{Action: Wait, Condition: "text", Locator: out, Expected: &Expected{Str: ptr(want)}})
+	}
+
+	// Same-origin, then nested: trusted clicks land at the right point.
+	must(t, tab, &Step{Action: Click, Locator: byPath("#outer")})
+	checkOut(byPath("#outer"), "clicked outer")
+	must(t, tab, &Step{Action: Click, Locator: byPath("#outer", "#nested")})
+	checkOut(byPath("#outer", "#nested"), "clicked nested")
+
+	// Cross-origin, by url and by title.
+	cross := locate.Locator{Selector: "#b", Frame: &locate.FrameSpec{Title: "Cross"}}
+	must(t, tab, &Step{Action: Click, Locator: cross})
+	checkOut(cross, "clicked cross")
+	must(t, tab, &Step{Action: Fill, Locator: locate.Locator{Selector: "in cross", SelectorType: locate.Placeholder, Frame: &locate.FrameSpec{Path: []string{"#cross"}}}, Text: ptr("typed across origins")})
+	must(t, tab, &Step{Action: Click, Locator: locate.Locator{Selector: "button", SelectorType: locate.Role, Name: ptr("Nested"), Frame: &locate.FrameSpec{Title: "Nested"}}})
+
+	_, err := run(t, tab, &Step{Action: Click, Locator: locate.Locator{Selector: "#b", Frame: &locate.FrameSpec{Path: []string{"iframe"}}}})
+	wantCode(t, err, errs.Ambiguous, "2 elements")
+	if errs.As(err).Path != "frame.path[0]" {
+		t.Fatalf("path %q", errs.As(err).Path)
+	}
+	_, err = run(t, tab, &Step{Action: Click, Locator: locate.Locator{Selector: "#b", Frame: &locate.FrameSpec{Title: "Nope"}}})
+	wantCode(t, err, errs.NotFound, `"Cross"`)
+}

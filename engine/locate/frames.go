@@ -1,0 +1,245 @@
+package locate
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	cdproto "github.com/chromedp/cdproto/cdp"
+
+	"github.com/tabwright/tabwright/engine/errs"
+	"github.com/tabwright/tabwright/engine/tabs"
+)
+
+// Bounds of the frame search by url, title or id.
+const (
+	maxFrameDepth = 16
+	maxFrames     = 200
+)
+
+// frameChain is the way from the main frame down to a child frame: each hop
+// is an iframe element (held in its parent's world) and the frame it shows.
+type frameChain struct {
+	hops []hop
+}
+
+type hop struct {
+	parent *tabs.Frame // nil: the main frame
+	iframe string      // handle of the iframe element in parent
+	child  *tabs.Frame
+}
+
+// frame is the frame at the end of the chain; nil for the main frame.
+func (c *frameChain) frame() *tabs.Frame {
+	if c == nil || len(c.hops) == 0 {
+		return nil
+	}
+	return c.hops[len(c.hops)-1].child
+}
+
+// origin is the offset of the frame's viewport in the tab's viewport, read
+// after any scrolling the action did. CSS transforms on iframes are not
+// taken into account.
+func (c *frameChain) origin(ctx context.Context, t *tabs.Tab) (x, y float64, err error) {
+	for _, h := range c.hops {
+		var o struct{ X, Y float64 }
+		if err := t.EvalIn(ctx, h.parent, Program("globalThis.__tabwright.frameOrigin("+quote(h.iframe)+")"), &o); err != nil {
+			return 0, 0, err
+		}
+		x += o.X
+		y += o.Y
+	}
+	return x, y, nil
+}
+
+// findFrame resolves the locator's frame or frame_id; nil means the main
+// frame.
+func findFrame(ctx context.Context, t *tabs.Tab, loc Locator) (*frameChain, error) {
+	if loc.Frame == nil && loc.FrameID == "" {
+		return nil, nil
+	}
+	if loc.Frame != nil && len(loc.Frame.Path) > 0 {
+		chain, err := framePath(ctx, t, loc.Frame.Path)
+		if err != nil {
+			return nil, err
+		}
+		if loc.Frame.URL != "" || loc.Frame.Title != "" {
+			info, err := frameInfo(ctx, t, chain.frame())
+			if err != nil {
+				return nil, err
+			}
+			if !frameMatches(info, loc.Frame, "") {
+				return nil, errs.New(errs.NotFound, "the frame at path %q shows url %q title %q, not the expected ones", loc.Frame.Path, info.URL, info.Title).
+					WithPath("frame")
+			}
+		}
+		return chain, nil
+	}
+	return frameSearch(ctx, t, loc)
+}
+
+// framePath follows a path of CSS selectors, each naming exactly one frame
+// element in the document before it.
+func framePath(ctx context.Context, t *tabs.Tab, path []string) (*frameChain, error) {
+	chain := &frameChain{}
+	var cur *tabs.Frame
+	for i, sel := range path {
+		var step struct {
+			Handle     string           `json:"handle"`
+			Code       string           `json:"code"`
+			Count      int              `json:"count"`
+			Reason     string           `json:"reason"`
+			Candidates []map[string]any `json:"candidates"`
+		}
+		if err := t.EvalIn(ctx, cur, Program("globalThis.__tabwright.frameStep("+quote(sel)+")"), &step); err != nil {
+			return nil, err
+		}
+		at := fmt.Sprintf("frame.path[%d]", i)
+		switch step.Code {
+		case "":
+		case errs.Ambiguous:
+			return nil, errs.New(errs.Ambiguous, "frame path step %q matches %d elements: %s", sel, step.Count, candidates(step.Candidates)).
+				WithPath(at).WithHint("each path step must name exactly one iframe")
+		case errs.InvalidInput:
+			return nil, errs.Input(at, "%s", step.Reason)
+		default:
+			msg := "nothing matches"
+			if step.Reason != "" {
+				msg = step.Reason
+			}
+			return nil, errs.New(errs.NotFound, "frame path step %q: %s", sel, msg).WithPath(at).
+				WithHint("path steps are CSS selectors of iframe elements, outermost first")
+		}
+		child, err := childOf(ctx, t, cur, step.Handle)
+		if err != nil {
+			return nil, err
+		}
+		chain.hops = append(chain.hops, hop{parent: cur, iframe: step.Handle, child: child})
+		cur = child
+	}
+	return chain, nil
+}
+
+// childOf returns the frame a held iframe element shows.
+func childOf(ctx context.Context, t *tabs.Tab, parent *tabs.Frame, handle string) (*tabs.Frame, error) {
+	obj, err := t.EvalObjectIn(ctx, parent, Program("globalThis.__tabwright.byHandle("+quote(handle)+")"))
+	if err != nil {
+		return nil, err
+	}
+	defer t.ReleaseObject(ctx, parent, obj)
+	return t.ChildFrame(ctx, parent, obj)
+}
+
+type info struct {
+	URL   string `json:"url"`
+	Title string `json:"title"`
+}
+
+func frameInfo(ctx context.Context, t *tabs.Tab, f *tabs.Frame) (info, error) {
+	var i info
+	err := t.EvalIn(ctx, f, Program("globalThis.__tabwright.frameInfo()"), &i)
+	return i, err
+}
+
+func frameMatches(i info, spec *FrameSpec, id string) bool {
+	if spec == nil {
+		return false
+	}
+	return (spec.URL == "" || i.URL == spec.URL) && (spec.Title == "" || i.Title == spec.Title)
+}
+
+// frameSearch walks every frame under the main one, breadth first, for the
+// one with the exact url/title (or frame id). Several matches are ambiguous.
+func frameSearch(ctx context.Context, t *tabs.Tab, loc Locator) (*frameChain, error) {
+	type node struct {
+		chain *frameChain
+		depth int
+	}
+	queue := []node{{chain: &frameChain{}}}
+	var found []*frameChain
+	var seen []string
+	visited := 0
+	for len(queue) > 0 && visited < maxFrames {
+		n := queue[0]
+		queue = queue[1:]
+		parent := n.chain.frame()
+		var handles []string
+		if err := t.EvalIn(ctx, parent, Program("globalThis.__tabwright.frameElements()"), &handles); err != nil {
+			continue // a frame that went away while we walked
+		}
+		for _, h := range handles {
+			child, err := childOf(ctx, t, parent, h)
+			if err != nil {
+				continue // not loaded yet, or gone
+			}
+			visited++
+			chain := &frameChain{hops: append(append([]hop{}, n.chain.hops...), hop{parent: parent, iframe: h, child: child})}
+			match := false
+			if loc.FrameID != "" {
+				match = child.ID == cdproto.FrameID(loc.FrameID)
+			} else if i, err := frameInfo(ctx, t, child); err == nil {
+				match = frameMatches(i, loc.Frame, "")
+				if len(seen) < 10 {
+					seen = append(seen, fmt.Sprintf("%q (%s)", i.Title, i.URL))
+				}
+			}
+			if match {
+				found = append(found, chain)
+			}
+			if n.depth+1 < maxFrameDepth {
+				queue = append(queue, node{chain: chain, depth: n.depth + 1})
+			}
+		}
+	}
+	what := "frame_id " + loc.FrameID
+	if loc.FrameID == "" {
+		what = fmt.Sprintf("frame url %q title %q", loc.Frame.URL, loc.Frame.Title)
+	}
+	switch len(found) {
+	case 1:
+		return found[0], nil
+	case 0:
+		e := errs.New(errs.NotFound, "no frame with %s", what).WithPath(framePathName(loc))
+		if len(seen) > 0 {
+			e.WithHint("frames seen: %s", strings.Join(seen, ", "))
+		}
+		return nil, e
+	}
+	return nil, errs.New(errs.Ambiguous, "%d frames have %s", len(found), what).WithPath(framePathName(loc)).
+		WithHint("add the frame's title or a path to tell them apart")
+}
+
+func framePathName(loc Locator) string {
+	if loc.FrameID != "" {
+		return "frame_id"
+	}
+	return "frame"
+}
+
+func quote(s string) string {
+	b := strings.Builder{}
+	b.WriteByte('"')
+	for _, r := range s {
+		switch {
+		case r == '"' || r == '\\':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case r < 0x20 || r == 0x2028 || r == 0x2029:
+			fmt.Fprintf(&b, "\\u%04x", r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
+// FrameOf returns the frame a locator searches in (nil: the main frame),
+// for callers that run their own page-side code there.
+func FrameOf(ctx context.Context, t *tabs.Tab, loc Locator) (*tabs.Frame, error) {
+	chain, err := findFrame(ctx, t, loc)
+	if err != nil {
+		return nil, err
+	}
+	return chain.frame(), nil
+}

@@ -1,0 +1,165 @@
+package tabs
+
+import (
+	"context"
+
+	cdproto "github.com/chromedp/cdproto/cdp"
+	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
+	"github.com/chromedp/cdproto/dom"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/cdproto/target"
+
+	"github.com/tabwright/tabwright/engine/cdp"
+	"github.com/tabwright/tabwright/engine/errs"
+)
+
+// Frame is a frame of the tab where page-side scripts run: the main frame,
+// a child frame in the same renderer, or an out-of-process (cross-origin)
+// frame reached through its own flattened session.
+type Frame struct {
+	ID   cdproto.FrameID
+	sess *cdp.Session
+}
+
+// Session returns the CDP session that owns the frame's documents.
+func (f *Frame) Session() *cdp.Session { return f.sess }
+
+// worldRef is our isolated world in one frame's current document.
+type worldRef struct {
+	id   runtime.ExecutionContextID
+	uid  string
+	sess *cdp.Session
+}
+
+// MainFrame returns the tab's main frame.
+func (t *Tab) MainFrame() *Frame { return &Frame{ID: t.mainFrame, sess: t.sess} }
+
+func (t *Tab) frameOrMain(f *Frame) *Frame {
+	if f == nil {
+		return t.MainFrame()
+	}
+	return f
+}
+
+// FrameByID returns the frame with the id, in whichever session owns it.
+func (t *Tab) FrameByID(id cdproto.FrameID) *Frame {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if child, ok := t.children[id]; ok {
+		return &Frame{ID: id, sess: child}
+	}
+	return &Frame{ID: id, sess: t.sess}
+}
+
+// ChildFrame returns the frame an <iframe> element (an object of parent)
+// shows.
+func (t *Tab) ChildFrame(ctx context.Context, parent *Frame, iframe runtime.RemoteObjectID) (*Frame, error) {
+	parent = t.frameOrMain(parent)
+	res, err := cdproto.Call(ctx, parent.sess, dom.DescribeNode, dom.DescribeNodeParams{ObjectID: iframe})
+	if err != nil {
+		return nil, err
+	}
+	if res.Node == nil || res.Node.FrameID == "" {
+		return nil, errs.New(errs.NotFound, "the element is not a frame")
+	}
+	return t.FrameByID(res.Node.FrameID), nil
+}
+
+// autoAttach makes the browser attach us to every out-of-process frame of
+// the session's page, flattened, so cross-origin iframes are reachable.
+func autoAttach(ctx context.Context, sess *cdp.Session) error {
+	_, err := cdproto.Call(ctx, sess, target.SetAutoAttach, target.SetAutoAttachParams{AutoAttach: true, WaitForDebuggerOnStart: false, Flatten: ptr(true)})
+	return err
+}
+
+// adoptChild prepares the session of an out-of-process frame: track our
+// world in it, create that world in its new documents, and attach to its
+// own out-of-process children.
+func (t *Tab) adoptChild(id target.SessionID, frame cdproto.FrameID) {
+	child := t.sess.Conn().SessionByID(id)
+	t.mu.Lock()
+	t.children[frame] = child
+	t.mu.Unlock()
+	child.Listen(func(method string, params jsonv2.Value) {
+		t.mu.Lock()
+		defer t.mu.Unlock()
+		switch method {
+		case "Target.attachedToTarget":
+			var ev target.EventAttachedToTarget
+			if jsonv2.Unmarshal(params, &ev) == nil && ev.TargetInfo != nil && ev.TargetInfo.Type == "iframe" {
+				go t.adoptChild(ev.SessionID, cdproto.FrameID(ev.TargetInfo.TargetID))
+			}
+			return
+		}
+		if t.page.trackWorld(child, method, params) {
+			close(t.changed)
+			t.changed = make(chan struct{})
+		}
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), cdp.DefaultCallTimeout)
+	defer cancel()
+	parallel(
+		func() error { _, err := cdproto.Call(ctx, child, runtime.Enable, cdproto.Empty{}); return err },
+		func() error { _, err := cdproto.Call(ctx, child, page.Enable, page.EnableParams{}); return err },
+		func() error {
+			_, err := cdproto.Call(ctx, child, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: "", WorldName: worldName})
+			return err
+		},
+		func() error { return autoAttach(ctx, child) },
+		func() error {
+			_, err := cdproto.Call(ctx, child, runtime.RunIfWaitingForDebugger, cdproto.Empty{})
+			return err
+		},
+	)
+	<-child.Done()
+	t.mu.Lock()
+	if t.children[frame] == child {
+		delete(t.children, frame)
+	}
+	for id, w := range t.page.worlds {
+		if w.sess == child {
+			delete(t.page.worlds, id)
+		}
+	}
+	t.mu.Unlock()
+}
+
+// trackWorld records our isolated world's contexts from sess; it reports
+// whether anything changed. Called with the tab's lock held.
+func (p *pageState) trackWorld(sess *cdp.Session, method string, params jsonv2.Value) bool {
+	switch method {
+	case "Runtime.executionContextCreated":
+		var ev runtime.EventExecutionContextCreated
+		if jsonv2.Unmarshal(params, &ev) != nil || ev.Context == nil || ev.Context.Name != worldName {
+			return false
+		}
+		var aux struct {
+			FrameID cdproto.FrameID `json:"frameId"`
+		}
+		if jsonv2.Unmarshal(ev.Context.AuxData, &aux) != nil || aux.FrameID == "" {
+			return false
+		}
+		p.worlds[aux.FrameID] = worldRef{id: ev.Context.ID, uid: ev.Context.UniqueID, sess: sess}
+		return true
+	case "Runtime.executionContextDestroyed":
+		var ev runtime.EventExecutionContextDestroyed
+		if jsonv2.Unmarshal(params, &ev) != nil {
+			return false
+		}
+		for id, w := range p.worlds {
+			if w.uid == ev.ExecutionContextUniqueID {
+				delete(p.worlds, id)
+				return true
+			}
+		}
+	case "Runtime.executionContextsCleared":
+		for id, w := range p.worlds {
+			if w.sess == sess {
+				delete(p.worlds, id)
+			}
+		}
+		return true
+	}
+	return false
+}
