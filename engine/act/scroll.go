@@ -4,7 +4,6 @@ import (
 	"context"
 	"time"
 
-	cdproto "github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/input"
 
 	"github.com/tabwright/tabwright/engine/errs"
@@ -53,10 +52,11 @@ func scroll(ctx context.Context, t *tabs.Tab, s *Step, r *Result) error {
 
 	step := func(ctx context.Context) error {
 		if s.Mode == "wheel" {
-			_, err := cdproto.Call(ctx, t.Session(), input.DispatchMouseEvent, input.DispatchMouseEventParams{
-				Type: input.DispatchMouseEventTypeMouseWheel, X: wx, Y: wy, DeltaX: dx, DeltaY: dy,
-			})
-			return err
+			// The browser requires both deltas on a wheel event, and cdproto's
+			// params leave a zero delta out, so this one is sent as a map.
+			return t.Session().Call(ctx, input.DispatchMouseEvent.Method, map[string]any{
+				"type": input.DispatchMouseEventTypeMouseWheel, "x": wx, "y": wy, "deltaX": dx, "deltaY": dy,
+			}, nil)
 		}
 		return eval(ctx, t, f, "globalThis.__tabwright.scrollStep("+container+","+js(dx)+","+js(dy)+")", nil)
 	}

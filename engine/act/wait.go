@@ -69,7 +69,7 @@ func wait(ctx context.Context, t *tabs.Tab, s *Step, r *Result) error {
 		w["expected"] = s.Expected
 	}
 	deadline, _ := ctx.Deadline()
-	budget := time.Until(deadline) - 50*time.Millisecond
+	budget := time.Until(deadline) - locate.PageMargin(time.Until(deadline))
 	var res struct {
 		OK    bool           `json:"ok"`
 		Code  string         `json:"code"`

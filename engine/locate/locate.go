@@ -166,8 +166,9 @@ func Resolve(ctx context.Context, t *tabs.Tab, loc Locator, need Need) (*Target,
 
 // resolvePage runs the find-and-check loop in the page, in one round trip.
 func resolvePage(ctx context.Context, t *tabs.Tab, fr *frameChain, loc Locator, pl pageLocator, need Need, deadline time.Time) (*Target, error) {
-	// Leave the page a margin to answer before our own deadline.
-	budget := time.Until(deadline) - 50*time.Millisecond
+	// Leave the page a margin to answer before our own deadline: one check
+	// can take two animation frames past the page's own deadline.
+	budget := time.Until(deadline) - PageMargin(time.Until(deadline))
 	if budget < 0 {
 		budget = 0
 	}
@@ -183,6 +184,12 @@ func resolvePage(ctx context.Context, t *tabs.Tab, fr *frameChain, loc Locator, 
 		target.Frame = fr.frame()
 	}
 	return target, err
+}
+
+// pageMargin is the time kept back from a page-side wait so that its
+// answer (with the last state seen) arrives before the caller's deadline.
+func PageMargin(left time.Duration) time.Duration {
+	return min(150*time.Millisecond, left/4)
 }
 
 func (r *pageResult) target(loc Locator) (*Target, error) {
