@@ -59,12 +59,26 @@
     return out;
   };
 
+  // A wrapping label's own text leaves out the text of the controls inside
+  // it (a select's options, a textarea's content).
+  const CONTROL_TAGS = new Set(['select', 'textarea', 'button', 'input', 'datalist', 'option', 'script', 'style']);
+  const labelText = (label) => {
+    let out = '';
+    const walk = (n) => {
+      for (const c of n.childNodes) {
+        if (c.nodeType === 3) out += c.nodeValue;
+        else if (c.nodeType === 1 && !CONTROL_TAGS.has(dom.tag(c))) walk(c);
+      }
+    };
+    walk(label);
+    return norm(out);
+  };
   const byLabel = (text) => {
     const want = norm(text);
     const found = new Set();
     for (const root of tw.roots()) {
       for (const label of dom.all(root, 'label')) {
-        if (norm(label.textContent) === want && label.control) found.add(label.control);
+        if (label.control && labelText(label) === want) found.add(label.control);
       }
     }
     return inOrder(found);
