@@ -334,3 +334,27 @@ func TestDiscoverUnknownBrowserID(t *testing.T) {
 	_, _, err = s.discoverTool().run(context.Background(), "owner", json.RawMessage(`{"kind":"browsers","browser_id":"no-such-browser"}`))
 	inputError(t, err, "browser_id")
 }
+
+// Optional text fields (*string: fill text, expected_value, option value and
+// label, role name, wait previous) decode without panicking, and "" is a
+// value there, not "not given": nil already says that. fill text "" clears
+// a field; name "" matches an empty accessible name.
+func TestDecodeOptionalStrings(t *testing.T) {
+	var in actInput
+	err := decode(json.RawMessage(`{"text":"","expected_value":"x","name":"","value":"v","previous":""}`), &in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, p := range map[string]*string{"text": in.Text, "expected_value": in.ExpectedValue, "name": in.Name, "value": in.Value, "previous": in.Previous} {
+		if p == nil {
+			t.Errorf("%s: not set", name)
+		}
+	}
+	if *in.Text != "" || *in.ExpectedValue != "x" || *in.Value != "v" || in.Label != nil {
+		t.Errorf("decoded %+v", in.Step)
+	}
+	// Plain strings still refuse "": there, empty cannot be told from absent.
+	inputError(t, decode(json.RawMessage(`{"key":""}`), &in), "key")
+	inputError(t, decode(json.RawMessage(`{"text":null}`), &in), "text")
+	inputError(t, decode(json.RawMessage(`{"text":3}`), &in), "text")
+}

@@ -22,10 +22,27 @@ var fuzzSeeds = []string{
 	`{"tab_handle":"th-1","max_chars":4000,"timeout_ms":30000}`, `{"tab_handle":"th-1","max_chars":1.5}`,
 	`{"tab_handle":null}`, `{"tab_handle":"h","timeout_ms":1e3}`, `{"tab_handle":"h","timeout_ms":99999999999999999999}`,
 	`{"url":"\ud800"}`, "{\"url\":\"https://a.test/\xff\"}", `{"a":{"b":[1,2,{"c":null}]}}`,
+	// action tools
+	`{"tab_handle":"h","selector":"#go"}`, `{"tab_handle":"h","ref":"e7"}`, `{"tab_handle":"h","ref":"e7","selector":"#go"}`,
+	`{"tab_handle":"h","selector":"Save","selector_type":"role","name":"","nth":1}`, `{"tab_handle":"h","selector":"x","name":"n"}`,
+	`{"tab_handle":"h","selector":"#go","button":"right","click_count":2,"modifiers":["Control","Control"],"settle_ms":[200,100]}`,
+	`{"tab_handle":"h","selector":"#go","mode":"dom","offset":{"x_ratio":2,"y_ratio":-1}}`, `{"tab_handle":"h","selector":"#go","offset":{}}`,
+	`{"tab_handle":"h","selector":"Email","selector_type":"label","text":"","expected_value":"x"}`, `{"tab_handle":"h","text":null}`,
+	`{"tab_handle":"h","focused":true,"text":"hi","delay_ms":[1,2]}`, `{"tab_handle":"h","focused":true,"selector":"#q","text":"x"}`, `{"tab_handle":"h","focused":false}`,
+	`{"tab_handle":"h","selector":"#f","value":"a","label":"A","index":-1}`, `{"tab_handle":"h","delta_y":1e308,"x":1}`,
+	`{"tab_handle":"h","until":{"text":"Bottom","selector":"#l"},"max_steps":0}`, `{"tab_handle":"h","until":{"text":""}}`, `{"tab_handle":"h","until":[]}`,
+	`{"tab_handle":"h","condition":"text","selector":"#l","expected":"a","previous":"b"}`, `{"tab_handle":"h","condition":"url","selector":"#l","expected":true}`,
+	`{"tab_handle":"h","condition":"checked","selector":"#c","expected":"mixed","idle_ms":5}`, `{"tab_handle":"h","condition":"network_idle","idle_ms":100}`,
+	`{"tab_handle":"h","key":"Control+"}`, `{"tab_handle":"h","key":"Control+Shift+Nope"}`, `{"tab_handle":"h","key":"Enter"}`,
+	`{"tab_handle":"h","selector":"#a","to":{"selector":"#b","name":""}}`, `{"tab_handle":"h","selector":"#a","to":{"frame":{}}}`, `{"tab_handle":"h","selector":"#a","dx":1,"to":{"ref":"e1"}}`,
+	`{"tab_handle":"h","selector":"#f","files":["/tmp/a",""]}`, `{"tab_handle":"h","selector":"#a","frame":{"url":"x"}}`, `{"tab_handle":"h","selector":"#a","frame_id":"F"}`,
+	`{"tab_handle":"h","selector":"#a","observe":{"ref":"e1","max_options":0,"popup_selector":"#p"}}`, `{"tab_handle":"h","selector":"#a","observe":{"frame_id":"F"}}`,
+	`{"tab_handle":"h","action":"accept","prompt_text":"x"}`, `{"tab_handle":"h","action":"dismiss","prompt_text":"x"}`,
 }
 
 // FuzzDecode feeds arbitrary bytes as the arguments of every tool: to decode
-// into the tool's input struct, and to the tool's handler on a server without
+// into the tool's input struct (limited to the advertised fields for the
+// action tools, as their handlers do), and to the tool's handler on a server without
 // a manager. Properties: nothing panics except by reaching the missing
 // manager (that is, after validation accepted the input); every error is an
 // *errs.Error with code invalid_input and a non-empty path; an error result
@@ -36,11 +53,12 @@ func FuzzDecode(f *testing.F) {
 	}
 	tools := (&server{}).tools()
 	inputs := inputTypes()
+	only := stepToolFields()
 	f.Fuzz(func(t *testing.T, data []byte) {
 		for _, tl := range tools {
 			name := tl.def.Name
 			dst := newInput(t, inputs, name)
-			decErr := decode(json.RawMessage(data), dst)
+			decErr := decodeInput(name, json.RawMessage(data), dst, only)
 			if decErr != nil {
 				checkFuzzError(t, name+" decode", data, decErr)
 			}

@@ -10,18 +10,52 @@ import (
 	"testing"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/tabwright/tabwright/engine/act"
 )
 
 // inputTypes maps each tool to the struct its handler decodes into.
 func inputTypes() map[string]reflect.Type {
-	return map[string]reflect.Type{
+	types := map[string]reflect.Type{
 		"browser_discover":    reflect.TypeFor[discoverInput](),
 		"browser_open_tab":    reflect.TypeFor[openTabInput](),
 		"browser_claim_tab":   reflect.TypeFor[claimTabInput](),
 		"browser_tab_control": reflect.TypeFor[tabControlInput](),
 		"browser_navigate":    reflect.TypeFor[navigateInput](),
 		"browser_observe":     reflect.TypeFor[observeInput](),
+		"browser_dialog":      reflect.TypeFor[dialogInput](),
 	}
+	for name := range stepToolFields() {
+		types[name] = reflect.TypeFor[actInput]()
+	}
+	return types
+}
+
+// stepToolFields lists, for each tool whose input struct is wider than its
+// schema (the action tools all decode into actInput, a whole act.Step, with
+// decodeOnly), the fields the handler accepts: what actionSchema returns for
+// the tools built from the batch contract, the advertised properties for
+// drag and upload (whose handlers are given exactly those).
+func stepToolFields() map[string][]string {
+	out := map[string][]string{}
+	for _, a := range []string{act.Click, act.Fill, act.Type, act.Hover, act.SelectOption, act.Scroll, act.Wait, act.PressKey} {
+		_, fields := actionSchema(a)
+		out[toolName(a)] = fields
+	}
+	s := &server{}
+	for _, tl := range []tool{s.dragTool(), s.uploadTool()} {
+		props := tl.def.InputSchema.(schema)["properties"].(map[string]any)
+		out[tl.def.Name] = keys(props)
+	}
+	return out
+}
+
+// decodeInput decodes raw into dst the way the named tool's handler does.
+func decodeInput(name string, raw json.RawMessage, dst any, only map[string][]string) error {
+	if fields, ok := only[name]; ok {
+		return decodeOnly(raw, dst, fields)
+	}
+	return decode(raw, dst)
 }
 
 // newInput returns a pointer to a new zero input struct of the named tool.
@@ -34,10 +68,18 @@ func newInput(t testing.TB, types map[string]reflect.Type, tool string) any {
 	return reflect.New(typ).Interface()
 }
 
+// jsonTags maps the JSON names of typ's fields, those of embedded structs
+// included (as decode sees them), to their types.
 func jsonTags(typ reflect.Type) map[string]reflect.Type {
 	out := map[string]reflect.Type{}
 	for i := 0; i < typ.NumField(); i++ {
 		f := typ.Field(i)
+		if f.Anonymous && f.Type.Kind() == reflect.Struct {
+			for k, v := range jsonTags(f.Type) {
+				out[k] = v
+			}
+			continue
+		}
 		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
 		out[name] = f.Type
 	}
@@ -61,6 +103,7 @@ func schemaJSON(t *testing.T, tl tool) ([]byte, map[string]any) {
 
 func TestToolSchemasMatchInputStructs(t *testing.T) {
 	types := inputTypes()
+	stepFields := stepToolFields()
 	tools := (&server{}).tools()
 	var names []string
 	for _, tl := range tools {
@@ -95,8 +138,20 @@ func TestToolSchemasMatchInputStructs(t *testing.T) {
 			for p := range props {
 				propNames = append(propNames, p)
 			}
-			for f := range fields {
-				fieldNames = append(fieldNames, f)
+			only, stepTool := stepFields[tl.def.Name]
+			if stepTool {
+				// The handler accepts exactly the advertised fields, and each
+				// is a field of the struct it decodes into.
+				fieldNames = slices.Clone(only)
+				for _, f := range only {
+					if _, ok := fields[f]; !ok {
+						t.Errorf("advertised field %q is not a json field of %s", f, types[tl.def.Name])
+					}
+				}
+			} else {
+				for f := range fields {
+					fieldNames = append(fieldNames, f)
+				}
 			}
 			sort.Strings(propNames)
 			sort.Strings(fieldNames)
@@ -141,6 +196,18 @@ func TestToolSchemasMatchInputStructs(t *testing.T) {
 						t.Errorf("%s: default %v is not one of %v", name, def, values)
 					}
 				}
+				if stepTool {
+					// Built from (or beside) the batch contract, whose bounds
+					// carry no default for every field: the structure test in
+					// tools_act_test.go pins them to the contract instead.
+					checkNestedDescriptions(t, name, p)
+					if p["type"] == "integer" {
+						if _, ok := p["minimum"].(float64); !ok {
+							t.Errorf("%s: integer without a minimum: %v", name, p)
+						}
+					}
+					continue
+				}
 				if p["type"] == "integer" {
 					lo, okLo := p["minimum"].(float64)
 					hi, okHi := p["maximum"].(float64)
@@ -171,13 +238,50 @@ func checkPropertyType(t *testing.T, name string, p map[string]any, field reflec
 	if field.Kind() == reflect.Pointer {
 		field = field.Elem()
 	}
-	want := map[reflect.Kind]string{reflect.String: "string", reflect.Bool: "boolean", reflect.Int: "integer", reflect.Int64: "integer"}[field.Kind()]
+	if reflect.PointerTo(field).Implements(unmarshalerType) {
+		// Types that read their own JSON forms: act.Range and act.Expected
+		// take several, advertised as an anyOf; others name their type.
+		_, anyOf := p["anyOf"].([]any)
+		_, typed := p["type"].(string)
+		if !anyOf && !typed {
+			t.Errorf("%s: Go field %s reads its own JSON forms; want an anyOf or a type, got %v", name, field, p)
+		}
+		return
+	}
+	if branches, ok := p["anyOf"].([]any); ok && field.Kind() == reflect.Int {
+		// click_count: an anyOf of whole-number consts.
+		for _, b := range branches {
+			c, _ := b.(map[string]any)["const"].(float64)
+			if c != float64(int(c)) || c == 0 {
+				t.Errorf("%s: anyOf branch %v is not a whole-number const for Go field %s", name, b, field)
+			}
+		}
+		return
+	}
+	want := map[reflect.Kind]string{
+		reflect.String: "string", reflect.Bool: "boolean", reflect.Int: "integer", reflect.Int64: "integer",
+		reflect.Float64: "number", reflect.Slice: "array", reflect.Struct: "object",
+	}[field.Kind()]
 	if want == "" {
 		t.Errorf("%s: no schema type known for Go kind %s", name, field.Kind())
 		return
 	}
 	if p["type"] != want {
 		t.Errorf("%s: schema type %v, Go field %s wants %q", name, p["type"], field, want)
+	}
+}
+
+// checkNestedDescriptions checks that the properties of a nested object
+// (observe, offset, until, to) are described too.
+func checkNestedDescriptions(t *testing.T, at string, p map[string]any) {
+	t.Helper()
+	props, _ := p["properties"].(map[string]any)
+	for name, raw := range props {
+		q, _ := raw.(map[string]any)
+		if d, _ := q["description"].(string); strings.TrimSpace(d) == "" {
+			t.Errorf("%s.%s: no description", at, name)
+		}
+		checkNestedDescriptions(t, at+"."+name, q)
 	}
 }
 
@@ -257,6 +361,67 @@ func TestToolSchemasCompile(t *testing.T) {
 		"browser_observe": {
 			valid:   []string{`{"tab_handle":"h","max_chars":100000}`},
 			invalid: []string{`{"tab_handle":"h","max_chars":99}`, `{"tab_handle":"h","max_chars":1.5}`},
+		},
+		"browser_click": {
+			valid: []string{
+				`{"tab_handle":"h","selector":"Save","selector_type":"role","name":""}`,
+				`{"tab_handle":"h","ref":"e7"}`,
+				`{"tab_handle":"h","selector":"#go","button":"right","click_count":2,"modifiers":["Control","Shift"],"offset":{"x_ratio":0,"y_ratio":1},"settle_ms":[80,200],"dialog_policy":"accept","timeout_ms":30000}`,
+				`{"tab_handle":"h","selector":"#go","mode":"dom","settle_ms":0,"observe":{"selector":"#menu","max_options":100,"max_chars":1000,"timeout_ms":5000}}`,
+				`{"tab_handle":"h","selector":"#go","frame":{"url":"https://a.test/f","path":["iframe#a"]},"observe":{"frame_id":"F1"}}`,
+			},
+			invalid: []string{
+				`{"selector":"#go"}`, `{"tab_handle":"h","selector":""}`, `{"tab_handle":"h","selector":"#go","click_count":3}`,
+				`{"tab_handle":"h","selector":"#go","button":"back"}`, `{"tab_handle":"h","selector":"#go","modifiers":["Ctrl"]}`,
+				`{"tab_handle":"h","selector":"#go","settle_ms":1001}`, `{"tab_handle":"h","selector":"#go","settle_ms":[1,2,3]}`,
+				`{"tab_handle":"h","selector":"#go","offset":{"x_ratio":1.5,"y_ratio":0}}`, `{"tab_handle":"h","selector":"#go","offset":{"x_ratio":0.5}}`,
+				`{"tab_handle":"h","selector":"#go","frame":{"href":"https://a.test/"}}`, `{"tab_handle":"h","selector":"#go","frame":{"path":[]}}`,
+				`{"tab_handle":"h","selector":"#go","observe":{"frame":{"path":[""]}}}`, `{"tab_handle":"h","selector":"#go","action":"click"}`,
+				`{"tab_handle":"h","selector":"#go","timeout_ms":99}`, `{"tab_handle":"h","selector":"#go","text":"x"}`,
+			},
+		},
+		"browser_fill": {
+			valid:   []string{`{"tab_handle":"h","selector":"Email","selector_type":"label","text":""}`, `{"tab_handle":"h","ref":"e2","text":"a","expected_value":"a","mode":"dom"}`},
+			invalid: []string{`{"tab_handle":"h","selector":"#e"}`, `{"tab_handle":"h","selector":"#e","text":"x","mode":"wheel"}`, `{"tab_handle":"h","selector":"#e","text":"x","button":"left"}`},
+		},
+		"browser_type": {
+			valid:   []string{`{"tab_handle":"h","focused":true,"text":"hello","delay_ms":[20,80]}`, `{"tab_handle":"h","selector":"#q","text":"x","delay_ms":0}`},
+			invalid: []string{`{"tab_handle":"h","focused":false,"text":"x"}`, `{"tab_handle":"h","selector":"#q"}`, `{"tab_handle":"h","selector":"#q","text":"x","delay_ms":-1}`},
+		},
+		"browser_hover": {
+			valid:   []string{`{"tab_handle":"h","selector":"#menu","offset":{"x_ratio":0.5,"y_ratio":0.5}}`},
+			invalid: []string{`{"tab_handle":"h","selector":"#menu","offset":{"x_ratio":0.5,"y_ratio":0.5,"z":1}}`, `{"tab_handle":"h","selector":"#m","mode":"dom"}`},
+		},
+		"browser_select_option": {
+			valid:   []string{`{"tab_handle":"h","selector":"#fruit","label":"Banana"}`, `{"tab_handle":"h","ref":"e3","index":0}`, `{"tab_handle":"h","selector":"#f","value":""}`},
+			invalid: []string{`{"tab_handle":"h","selector":"#fruit","index":-1}`, `{"tab_handle":"h","selector":"#fruit","index":"1"}`},
+		},
+		"browser_scroll": {
+			valid:   []string{`{"tab_handle":"h","delta_y":400}`, `{"tab_handle":"h","mode":"wheel","x":10,"y":20,"delta_x":-5.5,"delta_y":1,"until":{"text":"Bottom","selector":"#list"},"max_steps":500}`},
+			invalid: []string{`{"tab_handle":"h","mode":"smooth"}`, `{"tab_handle":"h","until":{"text":""}}`, `{"tab_handle":"h","until":{"selector":"#l"}}`, `{"tab_handle":"h","max_steps":501}`},
+		},
+		"browser_wait": {
+			valid: []string{
+				`{"tab_handle":"h","condition":"text","selector":"#log","expected":"done"}`, `{"tab_handle":"h","condition":"checked","selector":"#c","expected":"mixed"}`,
+				`{"tab_handle":"h","condition":"expanded","selector":"#m","expected":false}`, `{"tab_handle":"h","condition":"network_idle","idle_ms":10000}`,
+			},
+			invalid: []string{`{"tab_handle":"h"}`, `{"tab_handle":"h","condition":"gone"}`, `{"tab_handle":"h","condition":"url","expected":3}`, `{"tab_handle":"h","condition":"network_idle","idle_ms":99}`},
+		},
+		"browser_press_key": {
+			valid:   []string{`{"tab_handle":"h","key":"Control+A"}`, `{"tab_handle":"h","key":"Enter","selector":"#q"}`},
+			invalid: []string{`{"tab_handle":"h"}`, `{"tab_handle":"h","key":"Enter","text":"x"}`},
+		},
+		"browser_drag": {
+			valid:   []string{`{"tab_handle":"h","selector":"#card","to":{"selector":"#lane","nth":1}}`, `{"tab_handle":"h","ref":"e1","dx":100,"dy":-20.5,"offset":{"x_ratio":0,"y_ratio":0}}`},
+			invalid: []string{`{"tab_handle":"h","selector":"#card","to":{"selector":"#lane","frames":"x"}}`, `{"tab_handle":"h","selector":"#c","dx":"10"}`, `{"selector":"#c","dx":1}`},
+		},
+		"browser_upload": {
+			valid:   []string{`{"tab_handle":"h","selector":"#file","files":["/tmp/a.txt","/tmp/b.png"]}`},
+			invalid: []string{`{"tab_handle":"h","selector":"#file"}`, `{"tab_handle":"h","selector":"#file","files":[]}`, `{"tab_handle":"h","selector":"#file","files":[""]}`, `{"tab_handle":"h","selector":"#file","files":"/tmp/a"}`},
+		},
+		"browser_dialog": {
+			valid:   []string{`{"tab_handle":"h","action":"accept","prompt_text":"yes"}`, `{"tab_handle":"h","action":"dismiss"}`},
+			invalid: []string{`{"tab_handle":"h"}`, `{"tab_handle":"h","action":"close"}`, `{"action":"accept"}`, `{"tab_handle":"h","action":"accept","prompt_text":""}`},
 		},
 	}
 	for _, tl := range (&server{}).tools() {

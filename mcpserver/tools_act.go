@@ -161,7 +161,6 @@ func describe(s map[string]any) {
 		}
 		describe(pm)
 	}
-	delete(s, "description")
 }
 
 // actInput is a step with its tab.
