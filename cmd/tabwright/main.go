@@ -23,7 +23,9 @@ const usage = `tabwright: real browser tabs for AI agents.
 
 Usage:
   tabwright mcp [--cdp-url URL] [--headful] [--http ADDR]   run the MCP server (stdio by default)
-  tabwright observe URL [--json] [--max-chars N]           open URL, print its observation, exit
+  tabwright observe URL [--json] [--max-chars N] [--include a,b] [--scope SEL]
+                                                           open URL, print its observation, exit
+  tabwright observe --diff a.json b.json                   compare two saved observations
   tabwright demo                                           run the server on a bundled page and show what an agent sees
   tabwright doctor                                         check this machine: browser, version, fixes
   tabwright version                                        print the version
