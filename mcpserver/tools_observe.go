@@ -40,8 +40,8 @@ func (s *server) observeTool() tool {
 			Description: `Read a claimed tab as one compact JSON observation (schemaversion 1). Always: url, title, capturedat (epoch ms), environment, mode, digest (16 hex digits naming this content; equal digests mean nothing changed), and textpreview/textlength, forms, interactive (present even when not included: then empty, and reserved.notincluded says so).
 Sections (include, default ["text","forms","interactive"]; "all" = every section but vision):
 - text: textpreview = visible text in reading order cut at max_chars (default 4000), textlength = its full length.
-- forms: each form (or group of controls outside a form): selector, action, method, fields with label, type, name, unique selector, value (never a password's), required, disabled, options.
-- interactive: visible actionable elements in DOM order, at most max_interactive (default 150): ref like e7 (stable for the element while the document lives), unique CSS selector, role, label, state.
+- forms: each form (or group of controls outside a form): selector, action, method, fields with label, type, name, unique selector, ref (drawn fields), value (never a password's), required, disabled, options.
+- interactive: visible actionable elements in DOM order, at most max_interactive (default 150): ref like e7 (stable for the element while the document lives), unique CSS selector, role, label, state, href (same-origin links as a path). When forms is included, the controls it lists (with their refs) are left out here and counted in reserved.interactive_in_forms.
 - a11y: accessibility outline, one line per landmark/heading/list/table/control, role "name" [state], indented; at most 200 lines / 8000 chars.
 - reader: the main article as Markdown with absolute links, plus title, byline, sitename, lang, excerpt, length; from the rendered DOM, so script-built pages work; markdown cut at max_chars (default 20000); found=false when no article stands out.
 - listpattern: repeated sibling structures (cards, results): container and item selectors, count, fields items carry (title, price, link, image...), up to 3 samples; at most 10.

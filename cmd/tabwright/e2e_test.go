@@ -204,7 +204,10 @@ func TestDiscoverOpenNavigateObserve(t *testing.T) {
 	if strings.Contains(string(raw), "never reaches an agent") {
 		t.Fatal("hidden text leaked into the observation")
 	}
-	if len(obs["forms"].([]any)) != 1 || len(obs["interactive"].([]any)) < 5 {
+	// Form fields carry their refs in forms; interactive lists the rest.
+	forms := obs["forms"].([]any)
+	fields := forms[0].(map[string]any)["fields"].([]any)
+	if len(forms) != 1 || len(fields) != 5 || fields[0].(map[string]any)["ref"] == nil || len(obs["interactive"].([]any)) != 4 {
 		t.Fatalf("forms/interactive: %v", obs)
 	}
 

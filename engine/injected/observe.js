@@ -12,6 +12,9 @@
   // for one observation, since the DOM may change between two.
   let selectorCache = null;
   const sel = (el) => tw.selector(el, selectorCache);
+  // Controls already reported as form fields (with their refs); the
+  // interactive list leaves them out so nothing is paid for twice.
+  let inForms = null;
 
   const DEFAULT_MAX_CHARS = 4000;
   const DEFAULT_MAX_INTERACTIVE = 150;
@@ -112,6 +115,10 @@
     const name = dom.attr(el, 'name');
     if (name) f.name = name;
     f.selector = sel(el);
+    if (rendered(el)) {
+      f.ref = tw.ref(el);
+      inForms?.add(el);
+    }
     if (tag === 'select') {
       if (!el.multiple && el.value) f.value = cut(el.value, MAX_VALUE);
       addOptions(f, el.options, false);
@@ -159,6 +166,10 @@
     if (el.checked) o.selected = true;
     if (isDisabled(el)) o.disabled = true;
     o.selector = sel(el);
+    if (rendered(el)) {
+      o.ref = tw.ref(el);
+      inForms?.add(el);
+    }
     f.options.push(o);
   };
 
@@ -200,7 +211,7 @@
     const out = { selector: sel(form) };
     const name = dom.attr(form, 'name') || norm(dom.attr(form, 'aria-label'));
     if (name) out.name = name;
-    out.action = formGet(form, 'action');
+    out.action = shortHref(formGet(form, 'action'));
     out.method = (formGet(form, 'method') || 'get').toLowerCase();
     const { fields, omitted } = fieldsOf(formGet(form, 'elements'));
     out.fields = fields;
@@ -299,6 +310,18 @@
     }
   };
 
+  // shortHref writes a link on this page's origin as a path (the url field
+  // says which origin); other links stay absolute.
+  const shortHref = (href) => {
+    const abs = absolute(href);
+    try {
+      const u = new URL(abs);
+      return u.origin === location.origin ? u.pathname + u.search + u.hash : abs;
+    } catch {
+      return abs;
+    }
+  };
+
   // Input types whose role already says what they are.
   const PLAIN_TYPES = new Set(['text', 'checkbox', 'radio', 'button']);
 
@@ -334,28 +357,32 @@
     } else if (editable) value = norm(el.textContent);
     if (value) e.value = cut(value, 80);
 
-    if ((tag === 'a' || tag === 'area') && dom.has(el, 'href')) e.href = cut(absolute(dom.attr(el, 'href')), 500);
+    if ((tag === 'a' || tag === 'area') && dom.has(el, 'href')) e.href = cut(shortHref(dom.attr(el, 'href')), 500);
     return e;
   };
 
-  const interactiveSection = (max, root) => {
+  const interactiveSection = (max, root, skip) => {
     const list = [];
     let omitted = 0;
+    let skipped = 0;
+    const visit = (c) => {
+      if (!actionable(c) || !rendered(c)) return;
+      if (skip && skip.has(c)) skipped++;
+      else if (list.length < max) list.push(describeElement(c));
+      else omitted++;
+    };
     const walk = (node) => {
       for (const c of tw.flatChildren(node)) {
         if (c.nodeType !== 1) continue;
-        if (actionable(c) && rendered(c)) {
-          if (list.length < max) list.push(describeElement(c));
-          else omitted++;
-        }
+        visit(c);
         walk(c);
       }
     };
     if (root) {
-      if (actionable(root) && rendered(root)) list.push(describeElement(root));
+      visit(root);
       walk(root);
     } else if (document.documentElement) walk(document.documentElement);
-    return { list, omitted };
+    return { list, omitted, skipped };
   };
 
   // --- entry point -------------------------------------------------------------
@@ -416,14 +443,16 @@
       result.textpreview = cut(text, maxChars);
       result.textlength = text.length;
     }
+    inForms = inc.forms && !inc.vision ? new Set() : null;
     if (inc.forms) {
       const { forms, omitted } = formsSection(roots, scope);
       if (omitted) truncated.forms = { shown: forms.length, omitted };
       result.forms = forms;
     }
     if (inc.interactive || inc.vision) {
-      const { list, omitted } = interactiveSection(maxInteractive, scope);
+      const { list, omitted, skipped } = interactiveSection(maxInteractive, scope, inForms);
       if (omitted) truncated.interactive = { shown: list.length, omitted };
+      if (skipped) result.formcontrols = skipped;
       result.interactive = list;
       if (inc.vision) result.groundings = groundings(list);
     }
@@ -449,6 +478,7 @@
     }
 
     selectorCache = null;
+    inForms = null;
     if (tw.refTarget.size > 1000) tw.pruneRefs();
     if (Object.keys(truncated).length) result.truncated = truncated;
     return result;

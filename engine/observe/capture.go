@@ -52,7 +52,8 @@ type pageResult struct {
 		Viewport [2]int            `json:"viewport"`
 		Scroll   [2]int            `json:"scroll"`
 	} `json:"groundings"`
-	Truncated *Truncation `json:"truncated"`
+	Truncated    *Truncation `json:"truncated"`
+	FormControls int         `json:"formcontrols"`
 }
 
 type journal struct {
@@ -265,6 +266,9 @@ func assemble(ctx context.Context, p Page, res *pageResult, opt Options, set Set
 	}
 	if !tr.empty() {
 		o.reserve(ReservedTruncated, tr)
+	}
+	if res.FormControls > 0 && set[SectionInteractive] {
+		o.reserve(ReservedInForms, res.FormControls)
 	}
 	var missing []string
 	for _, s := range DefaultSections {

@@ -150,6 +150,10 @@ type Observation struct {
 // the bounds left out.
 const ReservedTruncated = "truncated"
 
+// ReservedInForms counts the actionable controls left out of interactive
+// because forms lists them already, each with its ref.
+const ReservedInForms = "interactive_in_forms"
+
 // Truncation says which sections were cut. Nil fields were not.
 type Truncation struct {
 	TextPreview bool `json:"textpreview,omitempty"`
@@ -208,6 +212,7 @@ type Field struct {
 	Type     string `json:"type"` // input type, "select", "select-multiple", "textarea", "submit"...
 	Name     string `json:"name,omitempty"`
 	Selector string `json:"selector"`
+	Ref      string `json:"ref,omitempty"` // as in interactive; drawn fields only
 	// Value is never set for passwords and other secrets (card numbers,
 	// security and one-time codes).
 	Value     string   `json:"value,omitempty"`
@@ -229,6 +234,7 @@ type Option struct {
 	Selected bool   `json:"selected,omitempty"`
 	Disabled bool   `json:"disabled,omitempty"`
 	Selector string `json:"selector,omitempty"`
+	Ref      string `json:"ref,omitempty"` // radio options only
 }
 
 // Element is a visible actionable element. Ref is stable for the element's

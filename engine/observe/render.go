@@ -170,6 +170,9 @@ func renderForm(b *strings.Builder, page string, f *Form) {
 			name = fd.Name
 		}
 		b.WriteByte(' ')
+		if fd.Ref != "" {
+			b.WriteString(fd.Ref + " ")
+		}
 		if name != "" {
 			b.WriteString(clip(name, 40))
 			b.WriteByte(' ')

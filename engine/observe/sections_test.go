@@ -327,7 +327,9 @@ func TestDiffingReportsExactlyTheChange(t *testing.T) {
 	if after.Mode != ModeDiffing || d == nil || d.Base != before.Digest {
 		t.Fatalf("diff header: %s", raw)
 	}
-	if got := d.Sections(); strings.Join(got, ",") != "forms,interactive,text" {
+	// The new checkbox is a form field (with its ref), so interactive, which
+	// leaves form fields out, does not change.
+	if got := d.Sections(); strings.Join(got, ",") != "forms,text" {
 		t.Errorf("changed sections %v: %s", got, raw)
 	}
 	if len(d.Added["text"]) != 2 || d.Added["text"][0] != "3 open tasks" || d.Added["text"][1] != "Task number 3" {
@@ -336,8 +338,11 @@ func TestDiffingReportsExactlyTheChange(t *testing.T) {
 	if len(d.Removed["text"]) != 1 || d.Removed["text"][0] != "2 open tasks" {
 		t.Errorf("text removed: %v", d.Removed["text"])
 	}
-	if len(d.Added["interactive"]) != 1 || d.Added["interactive"][0].(Element).Label != "Task number 3" || len(d.Changed["interactive"]) != 0 || len(d.Removed["interactive"]) != 0 {
+	if len(d.Added["interactive"]) != 0 || len(d.Changed["interactive"]) != 0 || len(d.Removed["interactive"]) != 0 {
 		t.Errorf("interactive: %v / %v / %v", d.Added["interactive"], d.Changed["interactive"], d.Removed["interactive"])
+	}
+	if fields := after.Forms[0].Fields; len(fields) != 3 || fields[2].Label != "Task number 3" || fields[2].Ref == "" {
+		t.Errorf("the new field and its ref: %+v", after.Forms)
 	}
 	if len(d.Changed["forms"]) != 1 || len(d.Added["forms"]) != 0 {
 		t.Errorf("forms: %v", d.Changed["forms"])
@@ -361,7 +366,8 @@ func TestDiffingReportsExactlyTheChange(t *testing.T) {
 func TestWatchingReturnsDeltas(t *testing.T) {
 	ctx := testCtx(t)
 	p := openTracked(t, ctx, "/mutate.html", nil)
-	w := Options{Mode: ModeWatching, Include: []string{"text", "forms", "interactive", "a11y"}}
+	// Without forms, the task checkboxes are listed in interactive.
+	w := Options{Mode: ModeWatching, Include: []string{"text", "interactive", "a11y"}}
 	first, _ := observeOK(t, ctx, p, w)
 	if first.Delta || first.Mode != ModeWatching || len(first.Interactive) != 3 {
 		t.Fatalf("first watching observation is not full: %+v", first)
