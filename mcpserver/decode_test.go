@@ -341,7 +341,14 @@ func TestDiscoverUnknownBrowserID(t *testing.T) {
 // a field; name "" matches an empty accessible name.
 func TestDecodeOptionalStrings(t *testing.T) {
 	var in actInput
-	err := decode(json.RawMessage(`{"text":"","expected_value":"x","name":"","value":"v","previous":""}`), &in)
+	err := func() error {
+		defer func() {
+			if r := recover(); r != nil {
+				t.Fatalf("decode panicked: %v", r)
+			}
+		}()
+		return decode(json.RawMessage(`{"text":"","expected_value":"x","name":"","value":"v","previous":""}`), &in)
+	}()
 	if err != nil {
 		t.Fatal(err)
 	}

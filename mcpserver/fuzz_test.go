@@ -58,7 +58,14 @@ func FuzzDecode(f *testing.F) {
 		for _, tl := range tools {
 			name := tl.def.Name
 			dst := newInput(t, inputs, name)
-			decErr := decodeInput(name, json.RawMessage(data), dst, only)
+			decErr := func() (err error) {
+				defer func() {
+					if r := recover(); r != nil {
+						t.Fatalf("%s(%q): decode panicked: %v", name, data, r)
+					}
+				}()
+				return decodeInput(name, json.RawMessage(data), dst, only)
+			}()
 			if decErr != nil {
 				checkFuzzError(t, name+" decode", data, decErr)
 			}
