@@ -60,7 +60,32 @@ func decodeAt(at string, raw json.RawMessage, v reflect.Value, only []string) er
 			return err
 		}
 	}
+	if at != "" {
+		if missing := requiredMissing(v, fields); missing != "" {
+			return errs.Input(at+missing, "is required")
+		}
+	}
 	return nil
+}
+
+// requiredMissing names the first field of a nested object that its struct
+// marks required (a json tag without omitempty) and the input lacks.
+func requiredMissing(v reflect.Value, fields map[string]json.RawMessage) string {
+	t := v.Type()
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		if f.Anonymous || !f.IsExported() {
+			continue
+		}
+		name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "" || name == "-" || strings.Contains(opts, "omitempty") {
+			continue
+		}
+		if _, ok := fields[name]; !ok {
+			return name
+		}
+	}
+	return ""
 }
 
 // structFields maps JSON names to the fields of v, including those of
@@ -187,6 +212,14 @@ func setField(key string, f reflect.Value, raw json.RawMessage) error {
 		var str string
 		if err := json.Unmarshal(raw, &str); err != nil {
 			return errs.Input(key, "must be a string")
+		}
+		if t.Kind() == reflect.Pointer {
+			// An optional text that may be empty: "" is a value (clear the
+			// field, match an empty accessible name).
+			p := reflect.New(base)
+			p.Elem().SetString(str)
+			f.Set(p)
+			return nil
 		}
 		if str == "" {
 			return errs.Input(key, "must not be empty").WithHint("omit the field to use its default")

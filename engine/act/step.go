@@ -8,6 +8,7 @@ package act
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"time"
 
@@ -108,16 +109,24 @@ type Range struct {
 
 // UnmarshalJSON reads 120 or [80, 200].
 func (r *Range) UnmarshalJSON(b []byte) error {
-	var n int
+	var n float64
 	if err := json.Unmarshal(b, &n); err == nil {
-		*r = Range{n, n}
+		if n != math.Trunc(n) || math.Abs(n) > 1e9 {
+			return fmt.Errorf("want an integer or [min, max]")
+		}
+		*r = Range{int(n), int(n)}
 		return nil
 	}
-	var pair []int
+	var pair []float64
 	if err := json.Unmarshal(b, &pair); err != nil || len(pair) != 2 {
 		return fmt.Errorf("want an integer or [min, max]")
 	}
-	*r = Range{pair[0], pair[1]}
+	for _, x := range pair {
+		if x != math.Trunc(x) || math.Abs(x) > 1e9 {
+			return fmt.Errorf("want an integer or [min, max]")
+		}
+	}
+	*r = Range{int(pair[0]), int(pair[1])}
 	return nil
 }
 

@@ -208,7 +208,12 @@ func (s *Step) Validate(prefix string) []*errs.Error {
 	}
 	if s.Observe != nil {
 		o := s.Observe
-		v.locator("observe.", o.Locator)
+		loc := o.Locator
+		if loc.Ref != "" {
+			v.add("observe.ref", "is not a field of observe: name the control with selector")
+			loc.Ref = ""
+		}
+		v.locator("observe.", loc)
 		v.between("observe.max_options", o.MaxOptions, 1, 100)
 		v.between("observe.max_chars", o.MaxChars, 1000, 64000)
 		v.between("observe.timeout_ms", o.TimeoutMS, 100, 5000)

@@ -326,7 +326,8 @@ func resolveRole(ctx context.Context, t *tabs.Tab, fr *frameChain, loc Locator, 
 		select {
 		case <-time.After(100 * time.Millisecond): // the accessibility tree has no change event to wait on
 		case <-ctx.Done():
-			return nil, errs.New(errs.NotFound, "nothing matches %s before the timeout", loc)
+			return nil, errs.New(errs.NotFound, "nothing matches %s in the accessibility tree before the timeout", loc).
+				WithHint("roles are ARIA roles (button, link, textbox, checkbox…); name must equal the accessible name exactly")
 		}
 	}
 }
