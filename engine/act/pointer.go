@@ -7,6 +7,7 @@ import (
 
 	"github.com/chromedp/cdproto/input"
 
+	"github.com/tabwright/tabwright/engine/cdp"
 	"github.com/tabwright/tabwright/engine/errs"
 	"github.com/tabwright/tabwright/engine/locate"
 	"github.com/tabwright/tabwright/engine/tabs"
@@ -62,19 +63,16 @@ func click(ctx context.Context, t *tabs.Tab, s *Step, r *Result) error {
 	}
 	mods := modifierMask(s.Modifiers)
 	loader := t.Loader()
+	// Move, press and release go out back to back: the browser keeps their
+	// order, and waiting for each ack would cost a frame apiece.
+	events := []cdp.Command{mouseEvent(input.DispatchMouseEventTypeMouseMoved, target.X, target.Y, input.MouseButtonNone, 0, mods)}
+	for i := int64(1); i <= clicks; i++ {
+		events = append(events,
+			mouseEvent(input.DispatchMouseEventTypeMousePressed, target.X, target.Y, button, i, mods),
+			mouseEvent(input.DispatchMouseEventTypeMouseReleased, target.X, target.Y, button, i, mods))
+	}
 	err = guarded(ctx, t, s, r, func(ctx context.Context) error {
-		if err := mouse(ctx, t, input.DispatchMouseEventTypeMouseMoved, target.X, target.Y, input.MouseButtonNone, 0, mods); err != nil {
-			return err
-		}
-		for i := int64(1); i <= clicks; i++ {
-			if err := mouse(ctx, t, input.DispatchMouseEventTypeMousePressed, target.X, target.Y, button, i, mods); err != nil {
-				return err
-			}
-			if err := mouse(ctx, t, input.DispatchMouseEventTypeMouseReleased, target.X, target.Y, button, i, mods); err != nil {
-				return err
-			}
-		}
-		return nil
+		return t.Session().Pipeline(ctx, events...)
 	})
 	if err != nil {
 		return err

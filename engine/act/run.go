@@ -8,6 +8,7 @@ import (
 	cdproto "github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/input"
 
+	"github.com/tabwright/tabwright/engine/cdp"
 	"github.com/tabwright/tabwright/engine/errs"
 	"github.com/tabwright/tabwright/engine/locate"
 	"github.com/tabwright/tabwright/engine/tabs"
@@ -92,6 +93,16 @@ func policy(s *Step) string {
 		return tabs.DialogAsk
 	}
 	return s.DialogPolicy
+}
+
+// mouseEvent builds one trusted mouse event at (x, y) in viewport CSS
+// pixels, for a pipeline.
+func mouseEvent(typ input.DispatchMouseEventType, x, y float64, button input.MouseButton, clicks int64, mods int64) cdp.Command {
+	p := input.DispatchMouseEventParams{Type: typ, X: x, Y: y, Modifiers: mods, Button: button, ClickCount: clicks}
+	if typ == input.DispatchMouseEventTypeMousePressed || (typ == input.DispatchMouseEventTypeMouseMoved && button != "" && button != input.MouseButtonNone) {
+		p.Buttons = buttonBit(button)
+	}
+	return cdp.Command{Method: input.DispatchMouseEvent.Method, Params: p}
 }
 
 // mouse sends one trusted mouse event at (x, y) in viewport CSS pixels.

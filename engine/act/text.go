@@ -8,6 +8,7 @@ import (
 	cdproto "github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/input"
 
+	"github.com/tabwright/tabwright/engine/cdp"
 	"github.com/tabwright/tabwright/engine/errs"
 	"github.com/tabwright/tabwright/engine/locate"
 	"github.com/tabwright/tabwright/engine/tabs"
@@ -171,28 +172,23 @@ func pressChord(ctx context.Context, t *tabs.Tab, c Chord) error {
 		}
 	}
 	var mask int64
+	var events []cdp.Command
 	for _, m := range c.Modifiers {
 		mask |= modBit(m)
-		if err := keyEvent(ctx, t, input.DispatchKeyEventTypeRawKeyDown, m, mask, false); err != nil {
-			return err
-		}
+		events = append(events, keyEvent(input.DispatchKeyEventTypeRawKeyDown, m, mask, false))
 	}
 	// With Control, Alt or Meta held a key types nothing; it is a command.
 	withText := mask&(ModControl|ModAlt|ModMeta) == 0
 	// A modifier pressed on its own reports itself held, as real keyboards do.
-	if err := keyEvent(ctx, t, input.DispatchKeyEventTypeKeyDown, c.Key, mask|modBit(c.Key), withText); err != nil {
-		return err
-	}
-	if err := keyEvent(ctx, t, input.DispatchKeyEventTypeKeyUp, c.Key, mask, false); err != nil {
-		return err
-	}
+	events = append(events,
+		keyEvent(input.DispatchKeyEventTypeKeyDown, c.Key, mask|modBit(c.Key), withText),
+		keyEvent(input.DispatchKeyEventTypeKeyUp, c.Key, mask, false))
 	for i := len(c.Modifiers) - 1; i >= 0; i-- {
 		mask &^= modBit(c.Modifiers[i])
-		if err := keyEvent(ctx, t, input.DispatchKeyEventTypeKeyUp, c.Modifiers[i], mask, false); err != nil {
-			return err
-		}
+		events = append(events, keyEvent(input.DispatchKeyEventTypeKeyUp, c.Modifiers[i], mask, false))
 	}
-	return nil
+	// Sent back to back: the browser keeps their order.
+	return t.Session().Pipeline(ctx, events...)
 }
 
 // pressKeys presses and releases each key, with Shift where the key needs it.
@@ -210,7 +206,7 @@ func pressKeys(ctx context.Context, t *tabs.Tab, keys []Key, mask int64) error {
 	return nil
 }
 
-func keyEvent(ctx context.Context, t *tabs.Tab, typ input.DispatchKeyEventType, k Key, mask int64, withText bool) error {
+func keyEvent(typ input.DispatchKeyEventType, k Key, mask int64, withText bool) cdp.Command {
 	p := input.DispatchKeyEventParams{
 		Type: typ, Modifiers: mask, Key: k.Key, Code: k.Code,
 		WindowsVirtualKeyCode: k.KeyCode, NativeVirtualKeyCode: k.KeyCode, Location: k.Location,
@@ -222,8 +218,7 @@ func keyEvent(ctx context.Context, t *tabs.Tab, typ input.DispatchKeyEventType, 
 			p.Type = input.DispatchKeyEventTypeRawKeyDown
 		}
 	}
-	_, err := cdproto.Call(ctx, t.Session(), input.DispatchKeyEvent, p)
-	return err
+	return cdp.Command{Method: input.DispatchKeyEvent.Method, Params: p}
 }
 
 func modBit(k Key) int64 {

@@ -278,11 +278,21 @@ func (c *Conn) call(ctx context.Context, sid target.SessionID, method string, pa
 		ctx, cancel = context.WithTimeout(ctx, DefaultCallTimeout)
 		defer cancel()
 	}
+	return c.send(sid, method, params)(ctx, result)
+}
+
+// send writes one command and returns the function that waits for its
+// reply. Commands sent one after another reach the browser in that order,
+// so a caller can pipeline several and wait once.
+func (c *Conn) send(sid target.SessionID, method string, params any) func(ctx context.Context, result any) error {
+	failed := func(err error) func(context.Context, any) error {
+		return func(context.Context, any) error { return err }
+	}
 	out := outgoing{SessionID: sid, Method: method}
 	if params != nil {
 		raw, err := jsonv2.Marshal(params)
 		if err != nil {
-			return errs.Wrap(errs.Internal, err, "encoding "+method)
+			return failed(errs.Wrap(errs.Internal, err, "encoding "+method))
 		}
 		out.Params = raw
 	}
@@ -291,7 +301,7 @@ func (c *Conn) call(ctx context.Context, sid target.SessionID, method string, pa
 	if c.err != nil {
 		err := c.err
 		c.mu.Unlock()
-		return err
+		return failed(err)
 	}
 	c.nextID++
 	out.ID = c.nextID
@@ -301,7 +311,7 @@ func (c *Conn) call(ctx context.Context, sid target.SessionID, method string, pa
 	data, err := jsonv2.Marshal(out)
 	if err != nil {
 		c.forget(out.ID)
-		return errs.Wrap(errs.Internal, err, "encoding "+method)
+		return failed(errs.Wrap(errs.Internal, err, "encoding "+method))
 	}
 	c.roundTrips.Add(1)
 	c.writeMu.Lock()
@@ -311,24 +321,26 @@ func (c *Conn) call(ctx context.Context, sid target.SessionID, method string, pa
 		c.fail(err)
 	}
 
-	select {
-	case r := <-p.ch:
-		if r.err != nil {
-			return r.err
-		}
-		if result != nil && len(r.result) > 0 {
-			if err := jsonv2.Unmarshal(r.result, result); err != nil {
-				return errs.Wrap(errs.ProtocolError, err, "decoding the result of "+method)
+	return func(ctx context.Context, result any) error {
+		select {
+		case r := <-p.ch:
+			if r.err != nil {
+				return r.err
 			}
+			if result != nil && len(r.result) > 0 {
+				if err := jsonv2.Unmarshal(r.result, result); err != nil {
+					return errs.Wrap(errs.ProtocolError, err, "decoding the result of "+method)
+				}
+			}
+			return nil
+		case <-ctx.Done():
+			c.forget(out.ID)
+			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				return errs.New(errs.Timeout, "the browser did not answer %s in time", method).
+					WithHint("raise timeout_ms, or check that the page is not stuck in a dialog or an endless script")
+			}
+			return errs.New(errs.Cancelled, "the call %s was cancelled before the browser answered", method)
 		}
-		return nil
-	case <-ctx.Done():
-		c.forget(out.ID)
-		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			return errs.New(errs.Timeout, "the browser did not answer %s in time", method).
-				WithHint("raise timeout_ms, or check that the page is not stuck in a dialog or an endless script")
-		}
-		return errs.New(errs.Cancelled, "the call %s was cancelled before the browser answered", method)
 	}
 }
 

@@ -40,6 +40,34 @@ func (s *Session) Call(ctx context.Context, method string, params, result any) e
 	return s.c.call(ctx, s.id, method, params, result)
 }
 
+// Pipeline sends the commands in order without waiting between them, then
+// waits for every reply: one round trip's latency for the lot. It returns
+// the first error.
+func (s *Session) Pipeline(ctx context.Context, cmds ...Command) error {
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, DefaultCallTimeout)
+		defer cancel()
+	}
+	waits := make([]func(context.Context, any) error, len(cmds))
+	for i, c := range cmds {
+		waits[i] = s.c.send(s.id, c.Method, c.Params)
+	}
+	var first error
+	for _, wait := range waits {
+		if err := wait(ctx, nil); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+// Command is one CDP command for Pipeline.
+type Command struct {
+	Method string
+	Params any
+}
+
 // Subscribe buffers every event of method from now on. The channel closes
 // when cancel is called or the session ends. Delivery never blocks the
 // connection: a slow reader only grows its own buffer.

@@ -210,8 +210,8 @@
     }
     if (need.scroll && !inViewport(el)) el.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
     if (need.stable) {
+      // The box as the last frame drew it, against the box at the next one.
       const a = el.getBoundingClientRect();
-      await frame();
       await frame();
       if (!el.isConnected) return { ok: false, code: 'not_actionable', reason: 'detached during action' };
       const b = el.getBoundingClientRect();
