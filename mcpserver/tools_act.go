@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -92,13 +93,14 @@ const v7 = "http://json-schema.org/draft-07/schema#"
 // toolName is the MCP tool of an action.
 func toolName(action string) string { return "browser_" + action }
 
-// stepVariant returns the batch contract's schema for one step action.
-func stepVariant(action string) (map[string]any, error) {
+// stepVariants holds each step variant of the batch contract as raw JSON,
+// by action; parsed once, since the contract is 50 KB.
+var stepVariants = sync.OnceValues(func() (map[string]json.RawMessage, error) {
 	var contract struct {
 		Properties struct {
 			Steps struct {
 				Items struct {
-					OneOf []map[string]any `json:"oneOf"`
+					OneOf []json.RawMessage `json:"oneOf"`
 				} `json:"items"`
 			} `json:"steps"`
 		} `json:"properties"`
@@ -106,14 +108,37 @@ func stepVariant(action string) (map[string]any, error) {
 	if err := json.Unmarshal(schemas.BrowserBatchInput, &contract); err != nil {
 		return nil, err
 	}
-	for _, v := range contract.Properties.Steps.Items.OneOf {
-		props, _ := v["properties"].(map[string]any)
-		a, _ := props["action"].(map[string]any)
-		if a["const"] == action {
-			return v, nil
+	out := map[string]json.RawMessage{}
+	for _, raw := range contract.Properties.Steps.Items.OneOf {
+		var v struct {
+			Properties struct {
+				Action struct {
+					Const string `json:"const"`
+				} `json:"action"`
+			} `json:"properties"`
 		}
+		if err := json.Unmarshal(raw, &v); err != nil {
+			return nil, err
+		}
+		out[v.Properties.Action.Const] = raw
 	}
-	return nil, fmt.Errorf("no %s step in the batch contract", action)
+	return out, nil
+})
+
+// stepVariant returns a fresh copy of the contract's schema for one step
+// action, for the caller to edit.
+func stepVariant(action string) (map[string]any, error) {
+	variants, err := stepVariants()
+	if err != nil {
+		return nil, err
+	}
+	raw, ok := variants[action]
+	if !ok {
+		return nil, fmt.Errorf("no %s step in the batch contract", action)
+	}
+	var v map[string]any
+	err = json.Unmarshal(raw, &v)
+	return v, err
 }
 
 // actionSchema builds a tool's input schema from the step variant: action
