@@ -172,8 +172,15 @@ func actionSchema(action string) (schema, []string) {
 	return out, names
 }
 
-// describe replaces every property description with ours, recursively.
+// describe replaces every property description with ours. Inside nested
+// objects (observe, to, frame, offset, until) a field the tool already
+// describes at the top stays undescribed: tool lists are paid for in tokens.
 func describe(s map[string]any) {
+	top, _ := s["properties"].(map[string]any)
+	describeAt(s, top, 0)
+}
+
+func describeAt(s, top map[string]any, depth int) {
 	props, _ := s["properties"].(map[string]any)
 	for name, p := range props {
 		pm, ok := p.(map[string]any)
@@ -181,10 +188,11 @@ func describe(s map[string]any) {
 			continue
 		}
 		delete(pm, "description")
-		if d, ok := fieldDocs[name]; ok {
+		_, atTop := top[name]
+		if d, ok := fieldDocs[name]; ok && (depth == 0 || !atTop) {
 			pm["description"] = d
 		}
-		describe(pm)
+		describeAt(pm, top, depth+1)
 	}
 }
 
