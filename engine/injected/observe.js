@@ -357,7 +357,12 @@
     } else if (editable) value = norm(el.textContent);
     if (value) e.value = cut(value, 80);
 
-    if ((tag === 'a' || tag === 'area') && dom.has(el, 'href')) e.href = cut(shortHref(dom.attr(el, 'href')), 500);
+    if ((tag === 'a' || tag === 'area') && dom.has(el, 'href')) {
+      // A selector like a[href="/item/7"] already says where the link goes.
+      const raw = dom.attr(el, 'href');
+      const href = shortHref(raw);
+      if (!(href === raw && e.selector.endsWith('[href=' + JSON.stringify(raw) + ']'))) e.href = cut(href, 500);
+    }
     return e;
   };
 
