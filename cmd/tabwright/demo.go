@@ -79,6 +79,23 @@ func runDemo(ctx context.Context, args []string, stdout io.Writer) error {
 	} else {
 		fmt.Fprintf(stdout, "browser_observe (%d bytes of JSON) renders as:\n\n%s\n", len(obs), text)
 	}
+
+	// Act as an agent would: strict locators, trusted input, verified.
+	steps := []struct {
+		tool string
+		args map[string]any
+	}{
+		{"browser_fill", map[string]any{"tab_handle": o.TabHandle, "selector": "Email address", "selector_type": "label", "text": "reader@example.com"}},
+		{"browser_select_option", map[string]any{"tab_handle": o.TabHandle, "selector": "#branch", "label": "Old Mill"}},
+		{"browser_click", map[string]any{"tab_handle": o.TabHandle, "selector": "button", "selector_type": "role", "name": "Sign in"}},
+	}
+	for _, st := range steps {
+		_, text, err := callTool(ctx, sess, st.tool, st.args)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "%s -> %s\n", st.tool, text)
+	}
 	return nil
 }
 
