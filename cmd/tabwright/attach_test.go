@@ -5,30 +5,25 @@ package main
 // their own browser, and must leave that browser and its tabs as it found them.
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/tabwright/tabwright/engine/launch"
+	"github.com/tabwright/tabwright/internal/testbrowser"
 )
 
 // attachedBrowser is a headless Chromium with a DevTools port, not started
 // by the server under test.
 type attachedBrowser struct {
-	cmd     *exec.Cmd
-	port    string
-	httpURL string // http://127.0.0.1:PORT
-	exited  chan struct{}
+	*testbrowser.Browser
 }
 
 // startAttachedBrowser starts Chromium on the DevTools port ("0" for any) and
@@ -39,79 +34,12 @@ func startAttachedBrowser(t *testing.T, port string) *attachedBrowser {
 	if err != nil {
 		t.Fatalf("no browser to test with: %v", err)
 	}
-	dir, err := os.MkdirTemp("", "tabwright-attach-")
+	b, err := testbrowser.Start(path, port)
 	if err != nil {
 		t.Fatal(err)
 	}
-	args := []string{"--headless", "--remote-debugging-port=" + port, "--user-data-dir=" + dir,
-		"--disable-gpu", "--no-first-run", "--no-default-browser-check", "--disable-background-networking"}
-	if os.Geteuid() == 0 {
-		args = append(args, "--no-sandbox")
-	}
-	r, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(path, append(args, "about:blank")...)
-	cmd.Stderr = w
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	w.Close()
-	b := &attachedBrowser{cmd: cmd, exited: make(chan struct{})}
-	go func() { cmd.Wait(); close(b.exited) }()
-	t.Cleanup(func() {
-		b.kill()
-		r.Close()
-		os.RemoveAll(dir)
-	})
-	// The browser announces "DevTools listening on" after it wrote
-	// DevToolsActivePort (first line the port, second the browser's path).
-	listening := make(chan bool, 1)
-	go func() {
-		sc := bufio.NewScanner(r)
-		for sc.Scan() {
-			if strings.HasPrefix(sc.Text(), "DevTools listening on ") {
-				listening <- true
-				for sc.Scan() {
-				}
-				return
-			}
-		}
-		listening <- false
-	}()
-	select {
-	case ok := <-listening:
-		if !ok {
-			t.Fatal("the browser exited before opening its DevTools port")
-		}
-	case <-time.After(15 * time.Second):
-		t.Fatal("the browser did not open its DevTools port within 15s")
-	}
-	var data []byte
-	for deadline := time.Now().Add(2 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		data, err = os.ReadFile(filepath.Join(dir, "DevToolsActivePort"))
-		if err == nil && strings.Contains(string(data), "\n") || time.Now().After(deadline) {
-			break
-		}
-	}
-	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
-	if len(lines) < 2 || !strings.HasPrefix(lines[1], "/devtools/browser/") {
-		t.Fatalf("DevToolsActivePort: %q %v", data, err)
-	}
-	b.port = strings.TrimSpace(lines[0])
-	if port != "0" && b.port != port {
-		t.Fatalf("browser listens on %s, asked for %s", b.port, port)
-	}
-	b.httpURL = "http://127.0.0.1:" + b.port
-	return b
-}
-
-// kill kills the browser's process group and waits for the browser to exit.
-func (b *attachedBrowser) kill() {
-	syscall.Kill(-b.cmd.Process.Pid, syscall.SIGKILL)
-	<-b.exited
+	t.Cleanup(b.Kill)
+	return &attachedBrowser{b}
 }
 
 // devtools does a request on the browser's DevTools HTTP endpoint and
@@ -120,7 +48,7 @@ func (b *attachedBrowser) devtools(t *testing.T, method, path string, out any) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, method, b.httpURL+path, nil)
+	req, err := http.NewRequestWithContext(ctx, method, b.HTTPURL+path, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,10 +103,10 @@ func (b *attachedBrowser) tab(t *testing.T, id string) (devtoolsTarget, bool) {
 
 func (b *attachedBrowser) running() bool {
 	select {
-	case <-b.exited:
+	case <-b.Exited():
 		return false
 	default:
-		return syscall.Kill(b.cmd.Process.Pid, 0) == nil
+		return syscall.Kill(b.Pid(), 0) == nil
 	}
 }
 
@@ -196,8 +124,8 @@ func TestAttachToRunningBrowser(t *testing.T) {
 	b := startAttachedBrowser(t, "0")
 	pre := b.openTab(t, site.URL+"/pre", "Page /pre")
 
-	s := startServer(t, "--cdp-url", b.httpURL)
-	browserID := "cdp:127.0.0.1:" + b.port
+	s := startServer(t, "--cdp-url", b.HTTPURL)
+	browserID := "cdp:127.0.0.1:" + b.Port
 
 	list := mustCall(t, s.sess, "browser_discover", map[string]any{"kind": "browsers"})["browsers"].([]any)
 	if len(list) != 1 {
@@ -289,10 +217,10 @@ func TestAttachToRunningBrowser(t *testing.T) {
 func TestAttachedBrowserDiesAndComesBack(t *testing.T) {
 	site := fixtures(t)
 	b := startAttachedBrowser(t, "0")
-	s := startServer(t, "--cdp-url", b.httpURL)
+	s := startServer(t, "--cdp-url", b.HTTPURL)
 	h := mustCall(t, s.sess, "browser_open_tab", map[string]any{"url": site.URL + "/first"})["tab_handle"].(string)
 
-	b.kill()
+	b.Kill()
 	code, _, _ := callErr(t, s.sess, "browser_observe", map[string]any{"tab_handle": h})
 	if code != "invalid_handle" && code != "browser_unavailable" {
 		t.Fatalf("handle on the dead browser: %s", code)
@@ -307,7 +235,7 @@ func TestAttachedBrowserDiesAndComesBack(t *testing.T) {
 		t.Fatalf("the attached server launched processes %v", pids)
 	}
 
-	again := startAttachedBrowser(t, b.port)
+	again := startAttachedBrowser(t, b.Port)
 	opened := mustCall(t, s.sess, "browser_open_tab", map[string]any{"url": site.URL + "/second"})
 	if opened["title"] != "Page /second" {
 		t.Fatalf("open after the browser came back: %v", opened)

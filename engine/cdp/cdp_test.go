@@ -6,15 +6,12 @@ package cdp_test
 // because launch imports cdp.
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -32,6 +29,7 @@ import (
 	"github.com/tabwright/tabwright/engine/cdp"
 	"github.com/tabwright/tabwright/engine/errs"
 	"github.com/tabwright/tabwright/engine/launch"
+	"github.com/tabwright/tabwright/internal/testbrowser"
 )
 
 func ptr[T any](v T) *T { return &v }
@@ -54,134 +52,26 @@ func site(t testing.TB) *httptest.Server {
 	return srv
 }
 
-// debugBrowser is a headless Chromium started here with a DevTools port,
-// as a user would start the browser tabwright attaches to.
-type debugBrowser struct {
-	cmd     *exec.Cmd
-	dir     string
-	stderr  *os.File
-	HTTPURL string // http://127.0.0.1:PORT
-	WSURL   string // ws://127.0.0.1:PORT/devtools/browser/ID
-	exited  chan struct{}
-	once    sync.Once
-}
-
-// startDebugBrowser starts a browser for one test and kills it after.
-func startDebugBrowser(t testing.TB) *debugBrowser {
+// startDebugBrowser starts a browser with a DevTools port for one test and
+// kills it after.
+func startDebugBrowser(t testing.TB) *testbrowser.Browser {
 	t.Helper()
 	b, err := launchDebugBrowser()
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(b.Close)
+	t.Cleanup(b.Kill)
 	return b
 }
 
-func launchDebugBrowser() (*debugBrowser, error) {
+// launchDebugBrowser starts a headless Chromium with a DevTools port, as a
+// user would start the browser tabwright attaches to.
+func launchDebugBrowser() (*testbrowser.Browser, error) {
 	path, err := launch.FindHeadless()
 	if err != nil {
 		return nil, fmt.Errorf("no browser to test with: %w", err)
 	}
-	dir, err := os.MkdirTemp("", "tabwright-cdptest-")
-	if err != nil {
-		return nil, err
-	}
-	args := []string{"--headless", "--remote-debugging-port=0", "--user-data-dir=" + dir,
-		"--disable-gpu", "--no-first-run", "--no-default-browser-check",
-		"--disable-background-networking", "--disable-component-update", "--disable-dev-shm-usage"}
-	if os.Geteuid() == 0 {
-		args = append(args, "--no-sandbox")
-	}
-	args = append(args, "about:blank")
-	r, w, err := os.Pipe()
-	if err != nil {
-		os.RemoveAll(dir)
-		return nil, err
-	}
-	cmd := exec.Command(path, args...)
-	cmd.Stderr = w
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	if err := cmd.Start(); err != nil {
-		r.Close()
-		w.Close()
-		os.RemoveAll(dir)
-		return nil, fmt.Errorf("starting %s: %w", path, err)
-	}
-	w.Close()
-	b := &debugBrowser{cmd: cmd, dir: dir, stderr: r, exited: make(chan struct{})}
-	go func() { cmd.Wait(); close(b.exited) }()
-
-	// The browser prints "DevTools listening on ws://…" once it wrote
-	// DevToolsActivePort; its stderr ending first means it died.
-	listening := make(chan struct{})
-	var tail []string
-	var tailMu sync.Mutex
-	go func() {
-		sc := bufio.NewScanner(r)
-		announced := false
-		for sc.Scan() {
-			line := sc.Text()
-			tailMu.Lock()
-			tail = append(tail, line)
-			if len(tail) > 20 {
-				tail = tail[1:]
-			}
-			tailMu.Unlock()
-			if !announced && strings.HasPrefix(line, "DevTools listening on ") {
-				announced = true
-				close(listening)
-			}
-		}
-		if !announced {
-			close(listening)
-		}
-	}()
-	fail := func(format string, args ...any) (*debugBrowser, error) {
-		b.Close()
-		tailMu.Lock()
-		defer tailMu.Unlock()
-		return nil, fmt.Errorf(format+"; browser output:\n%s", append(args, strings.Join(tail, "\n"))...)
-	}
-	select {
-	case <-listening:
-	case <-time.After(15 * time.Second):
-		return fail("the browser did not open its DevTools port within 15s")
-	}
-
-	// DevToolsActivePort: the port on the first line, the browser's
-	// WebSocket path on the second. It is written before the announcement;
-	// the short retry only guards against a browser that reorders the two.
-	var data []byte
-	for deadline := time.Now().Add(2 * time.Second); ; {
-		data, err = os.ReadFile(filepath.Join(dir, "DevToolsActivePort"))
-		if err == nil && strings.Count(string(data), "\n") >= 1 || time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
-	if err != nil || len(lines) < 2 {
-		return fail("no DevToolsActivePort (%v, %q)", err, data)
-	}
-	port, wsPath := strings.TrimSpace(lines[0]), strings.TrimSpace(lines[1])
-	b.HTTPURL = "http://127.0.0.1:" + port
-	b.WSURL = "ws://127.0.0.1:" + port + wsPath
-	return b, nil
-}
-
-// Kill kills the browser's process group and waits for the browser to exit.
-func (b *debugBrowser) Kill() {
-	b.once.Do(func() {
-		syscall.Kill(-b.cmd.Process.Pid, syscall.SIGKILL)
-		<-b.exited
-	})
-}
-
-// Close kills the browser and removes its profile.
-func (b *debugBrowser) Close() {
-	b.Kill()
-	b.stderr.Close()
-	os.RemoveAll(b.dir)
+	return testbrowser.Start(path, "0")
 }
 
 // shared holds one browser per transport for the tests that leave their
@@ -189,11 +79,11 @@ func (b *debugBrowser) Close() {
 var shared struct {
 	once sync.Once
 	pipe *launch.Browser
-	ws   *debugBrowser
+	ws   *testbrowser.Browser
 	err  error
 }
 
-func sharedBrowsers(t *testing.T) (*launch.Browser, *debugBrowser) {
+func sharedBrowsers(t *testing.T) (*launch.Browser, *testbrowser.Browser) {
 	t.Helper()
 	shared.once.Do(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -215,7 +105,7 @@ func TestMain(m *testing.M) {
 		shared.pipe.Close()
 	}
 	if shared.ws != nil {
-		shared.ws.Close()
+		shared.ws.Kill()
 	}
 	os.Exit(code)
 }
@@ -813,7 +703,7 @@ func TestCloseLeavesAttachedBrowserRunning(t *testing.T) {
 		t.Fatalf("the tab made on the first connection: %+v %v", info.TargetInfo, err)
 	}
 	select {
-	case <-db.exited:
+	case <-db.Exited():
 		t.Fatal("the browser exited when a client closed its connection")
 	default:
 	}

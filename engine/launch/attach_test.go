@@ -1,18 +1,13 @@
 package launch
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -20,6 +15,7 @@ import (
 	cdproto "github.com/chromedp/cdproto/cdp"
 
 	"github.com/tabwright/tabwright/engine/errs"
+	"github.com/tabwright/tabwright/internal/testbrowser"
 )
 
 func TestEndpoint(t *testing.T) {
@@ -184,64 +180,10 @@ func startDebugPortBrowser(t *testing.T) (httpURL, wsURL string) {
 	if err != nil {
 		t.Fatalf("no browser to test with: %v", err)
 	}
-	dir := t.TempDir()
-	args := []string{"--headless", "--remote-debugging-port=0", "--user-data-dir=" + filepath.Join(dir, "profile"),
-		"--disable-gpu", "--no-first-run", "--no-default-browser-check", "--disable-background-networking"}
-	if os.Geteuid() == 0 {
-		args = append(args, "--no-sandbox")
-	}
-	r, w, err := os.Pipe()
+	b, err := testbrowser.Start(path, "0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(path, append(args, "about:blank")...)
-	cmd.Stderr = w
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	w.Close()
-	exited := make(chan struct{})
-	go func() { cmd.Wait(); close(exited) }()
-	t.Cleanup(func() {
-		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		<-exited
-		r.Close()
-		os.RemoveAll(filepath.Join(dir, "profile")) // before TempDir's own check
-	})
-	// "DevTools listening on" follows the write of DevToolsActivePort.
-	listening := make(chan bool, 1)
-	go func() {
-		sc := bufio.NewScanner(r)
-		for sc.Scan() {
-			if strings.HasPrefix(sc.Text(), "DevTools listening on ") {
-				listening <- true
-				for sc.Scan() {
-				}
-				return
-			}
-		}
-		listening <- false
-	}()
-	select {
-	case ok := <-listening:
-		if !ok {
-			t.Fatal("the browser exited before opening its DevTools port")
-		}
-	case <-time.After(15 * time.Second):
-		t.Fatal("the browser did not open its DevTools port within 15s")
-	}
-	var data []byte
-	for deadline := time.Now().Add(2 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		data, err = os.ReadFile(filepath.Join(dir, "profile", "DevToolsActivePort"))
-		if err == nil && strings.Contains(string(data), "\n") || time.Now().After(deadline) {
-			break
-		}
-	}
-	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
-	if len(lines) < 2 {
-		t.Fatalf("DevToolsActivePort: %q %v", data, err)
-	}
-	port := strings.TrimSpace(lines[0])
-	return "http://127.0.0.1:" + port, "ws://127.0.0.1:" + port + strings.TrimSpace(lines[1])
+	t.Cleanup(b.Kill)
+	return b.HTTPURL, b.WSURL
 }
