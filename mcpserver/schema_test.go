@@ -238,7 +238,7 @@ func checkPropertyType(t *testing.T, name string, p map[string]any, field reflec
 	if field.Kind() == reflect.Pointer {
 		field = field.Elem()
 	}
-	if reflect.PointerTo(field).Implements(unmarshalerType) {
+	if reflect.PointerTo(field).Implements(reflect.TypeOf((*json.Unmarshaler)(nil)).Elem()) {
 		// Types that read their own JSON forms: act.Range and act.Expected
 		// take several, advertised as an anyOf; others name their type.
 		_, anyOf := p["anyOf"].([]any)
