@@ -26,6 +26,8 @@ Usage:
   tabwright observe URL [--json] [--max-chars N] [--include a,b] [--scope SEL]
                                                            open URL, print its observation, exit
   tabwright observe --diff a.json b.json                   compare two saved observations
+  tabwright batch --url URL --steps steps.json [--observe SEL]
+                                                           run browser_batch steps in a fresh tab, print the result
   tabwright demo                                           run the server on a bundled page and show what an agent sees
   tabwright doctor                                         check this machine: browser, version, fixes
   tabwright version                                        print the version
@@ -49,6 +51,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		err = runMCP(ctx, args[1:], stderr)
 	case "observe":
 		err = runObserve(ctx, args[1:], stdout)
+	case "batch":
+		err = runBatch(ctx, args[1:], stdout)
 	case "demo":
 		err = runDemo(ctx, args[1:], stdout)
 	case "doctor":
