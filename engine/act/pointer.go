@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/chromedp/cdproto/input"
 
@@ -89,7 +90,7 @@ func verifyPointer(ctx context.Context, t *tabs.Tab, target *locate.Target, r *R
 	}
 	var seen map[string]bool
 	if err := eval(ctx, t, target.Frame, "globalThis.__tabwright.watched("+js(target.Handle)+")", &seen); err != nil {
-		if t.Loader() != loader {
+		if t.Loader() != loader || navigatedAway(err) {
 			r.Verified = expect + " dispatched; the page navigated"
 			return nil
 		}
@@ -106,6 +107,13 @@ func verifyPointer(ctx context.Context, t *tabs.Tab, target *locate.Target, r *R
 	r.Verified = fmt.Sprintf("trusted %s received by the element at (%.0f, %.0f)", expect, target.X, target.Y)
 	settle(ctx, settleMS.Pick())
 	return nil
+}
+
+// navigatedAway reports an error that means the document we read from is
+// gone: the event we dispatched started a navigation.
+func navigatedAway(err error) bool {
+	msg := strings.ToLower(err.Error())
+	return strings.Contains(msg, "navigated or closed") || strings.Contains(msg, "context was destroyed") || strings.Contains(msg, "cannot find context")
 }
 
 func describeTarget(t *locate.Target) string {
