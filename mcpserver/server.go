@@ -4,6 +4,7 @@ package mcpserver
 
 import (
 	"context"
+	"errors"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
@@ -37,6 +38,13 @@ func New(m *tabs.Manager, version string) *mcp.Server {
 		InitializedHandler: func(_ context.Context, req *mcp.InitializedRequest) { go s.releaseOnEnd(req.Session) },
 	})
 	for _, t := range s.tools() {
+		// Encoded once here: the SDK re-encodes a schema given as maps for
+		// every tools/list, and these run to 100 KB.
+		raw, err := json.Marshal(t.def.InputSchema)
+		if err != nil {
+			panic(err) // our own schemas always encode
+		}
+		t.def.InputSchema = json.RawMessage(raw)
 		srv.AddTool(t.def, s.handle(t))
 	}
 	return srv
@@ -74,6 +82,14 @@ func (s *server) releaseOnEnd(ss *mcp.ServerSession) {
 func (s *server) handle(t tool) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		result, text, err := t.run(ctx, s.owner(req.Session), req.Params.Arguments)
+		var failed *failure
+		if errors.As(err, &failed) {
+			return &mcp.CallToolResult{
+				IsError:           true,
+				Content:           []mcp.Content{&mcp.TextContent{Text: failed.text}},
+				StructuredContent: failed.content,
+			}, nil
+		}
 		if err != nil {
 			return errorResult(err), nil
 		}
@@ -83,6 +99,16 @@ func (s *server) handle(t tool) mcp.ToolHandler {
 		}, nil
 	}
 }
+
+// failure is a failed call whose structured result says more than the
+// error alone (a batch's completed steps, every violation of an input).
+type failure struct {
+	content any
+	text    string
+	err     *errs.Error
+}
+
+func (f *failure) Error() string { return f.err.Error() }
 
 // errorResult reports a failed call as a tool error the agent can read and
 // branch on: {"error": {code, message, path, hint}}.
@@ -129,7 +155,7 @@ func (s *server) tools() []tool {
 		s.observeTool(),
 		s.actionTool(act.Click), s.actionTool(act.Fill), s.actionTool(act.Type), s.actionTool(act.Hover),
 		s.actionTool(act.SelectOption), s.actionTool(act.Scroll), s.actionTool(act.Wait), s.actionTool(act.PressKey),
-		s.dragTool(), s.uploadTool(), s.dialogTool(),
+		s.dragTool(), s.uploadTool(), s.dialogTool(), s.batchTool(),
 	}
 }
 
