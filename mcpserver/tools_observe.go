@@ -3,12 +3,14 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strconv"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/tabwright/tabwright/engine/errs"
+	"github.com/tabwright/tabwright/engine/locate"
 	"github.com/tabwright/tabwright/engine/observe"
 	"github.com/tabwright/tabwright/engine/tabs"
 )
@@ -16,14 +18,27 @@ import (
 // ---- browser_observe
 
 type observeInput struct {
-	TabHandle      string     `json:"tab_handle"`
-	Include        includeArg `json:"include"`
-	MaxChars       *int       `json:"max_chars"`
-	MaxInteractive *int       `json:"max_interactive"`
-	Mode           string     `json:"mode"`
-	Since          string     `json:"since"`
-	Scope          string     `json:"scope"`
-	TimeoutMS      *int       `json:"timeout_ms"`
+	TabHandle      string            `json:"tab_handle"`
+	Include        includeArg        `json:"include"`
+	MaxChars       *int              `json:"max_chars"`
+	MaxInteractive *int              `json:"max_interactive"`
+	Mode           string            `json:"mode"`
+	Since          string            `json:"since"`
+	Scope          string            `json:"scope"`
+	Frame          *locate.FrameSpec `json:"frame"`
+	FrameID        string            `json:"frame_id"`
+	TimeoutMS      *int              `json:"timeout_ms"`
+}
+
+// framePage reads a child frame of the tab: page-side calls go to the
+// frame's isolated world; per-tab state (history, watch) stays the tab's.
+type framePage struct {
+	*tabs.Tab
+	frame *tabs.Frame
+}
+
+func (p framePage) Eval(ctx context.Context, expression string, out any) error {
+	return p.EvalIn(ctx, p.frame, expression, out)
 }
 
 const (
@@ -49,7 +64,7 @@ Sections (include, default ["text","forms","interactive"]; "all" = every section
 - vision (by name only): PNG screenshot path of the viewport, groundings ref -> [x,y,w,h] CSS px in it, OCR text when tesseract is installed (else ocrnote says so).
 Every cut is counted in reserved.truncated.
 Modes: passive (default). diffing: pass since = the digest of one of this tab's last 8 observations; the payload adds diff {base, added, removed, changed} keyed by section (interactive by ref, forms/tableshape by selector, listpattern by item selector, text and a11y by line; removed lists keys). watching: the first call starts a change journal in the page and returns a full payload; each later call returns delta=true with only added or changed entries in each section (textpreview = added lines), diff naming every change by key, required fields present; after a navigation it returns a full payload again (reserved.watch says why).
-scope: a CSS selector; all sections are read under the first element it matches (frames are not supported yet).
+scope: a CSS selector; all sections are read under the first element it matches. frame (url, title and/or path of iframe selectors) or frame_id: read a child frame instead of the page, cross-origin ones included.
 Errors: invalid_input (path names the field: include[i], mode, since, scope.selector, max_chars...), invalid_handle, timeout, browser_unavailable.`,
 			InputSchema: object([]string{"tab_handle"}, map[string]schema{
 				"tab_handle": tabHandleField,
@@ -65,7 +80,17 @@ Errors: invalid_input (path names the field: include[i], mode, since, scope.sele
 				"mode":            enum("passive: one shot. diffing: compare with the observation whose digest is since. watching: only what changed since this tab's previous watching observation.", observe.ModePassive, observe.ModePassive, observe.ModeDiffing, observe.ModeWatching),
 				"since":           str("Digest of one of this tab's last 8 observations; required with mode diffing, refused otherwise."),
 				"scope":           str("CSS selector of the element to read under (the first match); default the whole page."),
-				"timeout_ms":      timeoutField,
+				"frame": {
+					"type": "object", "additionalProperties": false,
+					"description": "Read this child frame: its exact url and/or title, and/or path, CSS selectors of nested iframes, outermost first.",
+					"properties": map[string]any{
+						"url":   schema{"type": "string", "minLength": 1},
+						"title": schema{"type": "string", "minLength": 1},
+						"path":  schema{"type": "array", "minItems": 1, "maxItems": 16, "items": schema{"type": "string", "minLength": 1}},
+					},
+				},
+				"frame_id":   str("Read the child frame with this DevTools frame id (instead of frame)."),
+				"timeout_ms": timeoutField,
 			}),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true},
 		},
@@ -94,9 +119,20 @@ Errors: invalid_input (path names the field: include[i], mode, since, scope.sele
 				Since:          in.Since,
 				Scope:          in.Scope,
 			}
+			if err := frameCheck(in.Frame, in.FrameID); err != nil {
+				return nil, "", err
+			}
 			var obs *observe.Observation
 			err := s.onTab(ctx, owner, in.TabHandle, in.TimeoutMS, func(ctx context.Context, t *tabs.Tab) (err error) {
-				obs, err = observe.Capture(ctx, t, opt)
+				var page observe.Page = t
+				if in.Frame != nil || in.FrameID != "" {
+					f, err := locate.FrameOf(ctx, t, locate.Locator{Frame: in.Frame, FrameID: in.FrameID})
+					if err != nil {
+						return err
+					}
+					page = framePage{Tab: t, frame: f}
+				}
+				obs, err = observe.Capture(ctx, page, opt)
 				if err == nil {
 					obs.Environment = t.Environment()
 				}
@@ -170,6 +206,27 @@ func sinceCheck(mode, since string) error {
 		return errs.Input("since", "is only used with mode diffing").WithHint("add \"mode\": \"diffing\", or drop since")
 	case len(since) > maxSinceChars:
 		return errs.Input("since", "is not a digest: at most %d characters", maxSinceChars)
+	}
+	return nil
+}
+
+// frameCheck applies the locator rules for frames: frame or frame_id, and a
+// frame names at least one of url, title and path.
+func frameCheck(f *locate.FrameSpec, id string) error {
+	switch {
+	case f != nil && id != "":
+		return errs.Input("frame", "give frame or frame_id, not both")
+	case f != nil && f.URL == "" && f.Title == "" && len(f.Path) == 0:
+		return errs.Input("frame", "needs at least one of url, title and path")
+	case f != nil && len(f.Path) > 16:
+		return errs.Input("frame.path", "has more than 16 steps")
+	}
+	if f != nil {
+		for i, p := range f.Path {
+			if p == "" {
+				return errs.Input(fmt.Sprintf("frame.path[%d]", i), "must not be empty")
+			}
+		}
 	}
 	return nil
 }

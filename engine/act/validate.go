@@ -207,17 +207,24 @@ func (s *Step) Validate(prefix string) []*errs.Error {
 		}
 	}
 	if s.Observe != nil {
-		o := s.Observe
-		loc := o.Locator
-		if loc.Ref != "" {
+		if s.Observe.Ref != "" {
 			v.add("observe.ref", "is not a field of observe: name the control with selector")
-			loc.Ref = ""
 		}
-		v.locator("observe.", loc)
-		v.between("observe.max_options", o.MaxOptions, 1, 100)
-		v.between("observe.max_chars", o.MaxChars, 1000, 64000)
-		v.between("observe.timeout_ms", o.TimeoutMS, 100, 5000)
+		o := *s.Observe
+		o.Ref = ""
+		v.list = append(v.list, o.Validate(v.at("observe"))...)
 	}
+	return v.list
+}
+
+// Validate checks a control read's fields; prefix is its path ("observe",
+// "steps[2].observe").
+func (o *ObserveSpec) Validate(prefix string) []*errs.Error {
+	v := &violations{prefix: prefix}
+	v.locator("", o.Locator)
+	v.between("max_options", o.MaxOptions, 1, 100)
+	v.between("max_chars", o.MaxChars, 1000, 64000)
+	v.between("timeout_ms", o.TimeoutMS, 100, 5000)
 	return v.list
 }
 
@@ -227,11 +234,15 @@ type violations struct {
 }
 
 func (v *violations) add(field, format string, args ...any) {
-	path := field
-	if v.prefix != "" {
-		path = v.prefix + "." + field
+	v.list = append(v.list, errs.Input(v.at(field), format, args...))
+}
+
+// at is the path of field under the prefix.
+func (v *violations) at(field string) string {
+	if v.prefix == "" {
+		return field
 	}
-	v.list = append(v.list, errs.Input(path, format, args...))
+	return v.prefix + "." + field
 }
 
 func prefixed(prefix string, e *errs.Error) *errs.Error {

@@ -270,4 +270,3 @@ func kindName(t reflect.Type) string {
 		return "a " + t.Kind().String()
 	}
 }
-

@@ -1,0 +1,271 @@
+// Package batch runs browser_batch: ordered steps in one tab's queue under
+// one deadline. Every step is checked before anything runs (including steps
+// start_at skips), the first failure stops the batch, and nothing is rolled
+// back or retried.
+package batch
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/tabwright/tabwright/engine/act"
+	"github.com/tabwright/tabwright/engine/errs"
+	"github.com/tabwright/tabwright/engine/input"
+	"github.com/tabwright/tabwright/engine/locate"
+	"github.com/tabwright/tabwright/engine/tabs"
+	"github.com/tabwright/tabwright/schemas"
+)
+
+// Bounds of the contract.
+const (
+	MaxSteps         = 30
+	DefaultTimeoutMS = 30000
+	MinTimeoutMS     = 100
+	MaxTimeoutMS     = 120000
+)
+
+// Request is a checked batch.
+type Request struct {
+	TabHandle    string            `json:"tab_handle"`
+	Steps        []*act.Step       `json:"-"`
+	RawSteps     []json.RawMessage `json:"steps"`
+	Observe      *act.ObserveSpec  `json:"observe,omitempty"`
+	StartAt      *int              `json:"start_at,omitempty"`
+	TimeoutMS    *int              `json:"timeout_ms,omitempty"`
+	DialogPolicy string            `json:"dialog_policy,omitempty"`
+}
+
+// stepFields lists, per action, the fields its step variant allows: read
+// from the embedded contract, so prevalidation follows it exactly.
+var stepFields = sync.OnceValue(func() map[string][]string {
+	var contract struct {
+		Properties struct {
+			Steps struct {
+				Items struct {
+					OneOf []struct {
+						Properties map[string]json.RawMessage `json:"properties"`
+					} `json:"oneOf"`
+				} `json:"items"`
+			} `json:"steps"`
+		} `json:"properties"`
+	}
+	if err := json.Unmarshal(schemas.BrowserBatchInput, &contract); err != nil {
+		panic(err) // the embedded contract is part of the build
+	}
+	out := map[string][]string{}
+	for _, v := range contract.Properties.Steps.Items.OneOf {
+		var action struct {
+			Const string `json:"const"`
+		}
+		json.Unmarshal(v.Properties["action"], &action)
+		for name := range v.Properties {
+			out[action.Const] = append(out[action.Const], name)
+		}
+		sort.Strings(out[action.Const])
+	}
+	return out
+})
+
+// batchObserveFields are the fields of the batch-level observe.
+var batchObserveFields = []string{"selector", "selector_type", "name", "nth", "ref", "frame", "frame_id", "popup_selector", "max_options", "max_chars", "timeout_ms"}
+
+// Prevalidate decodes and checks a whole batch. It returns every violation,
+// each with its path (steps[4].settle_ms), never only the first.
+func Prevalidate(raw json.RawMessage) (*Request, []*errs.Error) {
+	var top struct {
+		TabHandle    string          `json:"tab_handle"`
+		Steps        json.RawMessage `json:"steps"`
+		Observe      json.RawMessage `json:"observe"`
+		StartAt      *int            `json:"start_at"`
+		TimeoutMS    *int            `json:"timeout_ms"`
+		DialogPolicy string          `json:"dialog_policy"`
+	}
+	if err := input.Decode(raw, &top); err != nil {
+		return nil, []*errs.Error{errs.As(err)}
+	}
+	var v []*errs.Error
+	add := func(path, format string, args ...any) { v = append(v, errs.Input(path, format, args...)) }
+	req := &Request{TabHandle: top.TabHandle, StartAt: top.StartAt, TimeoutMS: top.TimeoutMS, DialogPolicy: top.DialogPolicy}
+	if top.TabHandle == "" {
+		add("tab_handle", "is required")
+	}
+	if top.TimeoutMS != nil && (*top.TimeoutMS < MinTimeoutMS || *top.TimeoutMS > MaxTimeoutMS) {
+		add("timeout_ms", "must be between %d and %d; got %d", MinTimeoutMS, MaxTimeoutMS, *top.TimeoutMS)
+	}
+	switch top.DialogPolicy {
+	case "", tabs.DialogAsk, tabs.DialogAccept, tabs.DialogDismiss:
+	default:
+		add("dialog_policy", "must be one of ask, accept, dismiss; got %q", top.DialogPolicy)
+	}
+
+	if len(top.Steps) == 0 {
+		add("steps", "is required: a list of 1 to %d steps", MaxSteps)
+	} else if err := json.Unmarshal(top.Steps, &req.RawSteps); err != nil {
+		add("steps", "must be a list of step objects")
+	}
+	switch n := len(req.RawSteps); {
+	case req.RawSteps != nil && n == 0: // a list, but empty ("steps": [])
+		add("steps", "must hold at least one step")
+	case n > MaxSteps:
+		add("steps", "holds %d steps; at most %d", n, MaxSteps)
+	}
+	for i, raw := range req.RawSteps {
+		s, errs := prevalidateStep(i, raw)
+		v = append(v, errs...)
+		req.Steps = append(req.Steps, s)
+	}
+	if top.StartAt != nil {
+		switch {
+		case *top.StartAt < 0 || *top.StartAt > MaxSteps-1:
+			add("start_at", "must be between 0 and %d; got %d", MaxSteps-1, *top.StartAt)
+		case len(req.RawSteps) > 0 && *top.StartAt >= len(req.RawSteps):
+			add("start_at", "is %d but the batch has %d steps (indexes 0 to %d)", *top.StartAt, len(req.RawSteps), len(req.RawSteps)-1)
+		}
+	}
+	if len(top.Observe) > 0 {
+		var o act.ObserveSpec
+		if err := input.DecodeOnlyAt("observe.", top.Observe, &o, batchObserveFields); err != nil {
+			v = append(v, errs.As(err))
+		} else {
+			req.Observe = &o
+			if o.Ref != "" {
+				add("observe.ref", "refs are refused in a batch: they name elements of one observation, and a batch must stand on its own; use selector")
+			} else if o.Selector == "" {
+				add("observe.selector", "is required: the batch-level observe reads one control named by a fresh locator")
+			}
+			check := o
+			check.Ref = ""
+			v = append(v, check.Validate("observe")...)
+		}
+	}
+	return req, v
+}
+
+// prevalidateStep decodes step i against its variant and checks its rules.
+func prevalidateStep(i int, raw json.RawMessage) (*act.Step, []*errs.Error) {
+	at := fmt.Sprintf("steps[%d]", i)
+	var head struct {
+		Action *string `json:"action"`
+	}
+	if err := json.Unmarshal(raw, &head); err != nil {
+		return nil, []*errs.Error{errs.Input(at, "must be an object with an action")}
+	}
+	if head.Action == nil {
+		return nil, []*errs.Error{errs.Input(at+".action", "is required: one of %s", strings.Join(stepActions(), ", "))}
+	}
+	fields, ok := stepFields()[*head.Action]
+	if !ok {
+		return nil, []*errs.Error{errs.Input(at+".action", "must be one of %s; got %q", strings.Join(stepActions(), ", "), *head.Action)}
+	}
+	s := &act.Step{}
+	if err := input.DecodeOnlyAt(at+".", raw, s, fields); err != nil {
+		e := errs.As(err)
+		if e.Path == at+".ref" {
+			e = errs.Input(e.Path, "refs are refused in a batch: they name elements of one observation; use selector").
+				WithHint("take the selector of that element from the observation")
+		}
+		return nil, []*errs.Error{e}
+	}
+	return s, s.Validate(at)
+}
+
+func stepActions() []string {
+	out := make([]string, 0, len(stepFields()))
+	for a := range stepFields() {
+		out = append(out, a)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// StepResult is what one step did.
+type StepResult struct {
+	Index     int    `json:"index"`
+	Action    string `json:"action"`
+	OK        bool   `json:"ok"`
+	ElapsedMS int64  `json:"elapsed_ms"`
+	*act.Result
+	Error *errs.Error `json:"error,omitempty"`
+}
+
+// Result is the outcome of a batch. On failure FailedStep is the index of
+// the step that failed and Steps holds it after the results of the steps
+// before it; later steps did not run.
+type Result struct {
+	OK           bool          `json:"ok"`
+	Steps        []*StepResult `json:"steps"`
+	FailedStep   *int          `json:"failed_step,omitempty"`
+	Error        *errs.Error   `json:"error,omitempty"`
+	Skipped      int           `json:"skipped,omitempty"` // steps before start_at
+	Observe      *act.Control  `json:"observe,omitempty"`
+	ObserveError *errs.Error   `json:"observe_error,omitempty"`
+	ElapsedMS    int64         `json:"elapsed_ms"`
+}
+
+// Run executes a prevalidated batch on the tab. The caller holds the tab's
+// queue; ctx may carry a longer deadline, the batch's timeout_ms bounds it.
+func Run(ctx context.Context, t *tabs.Tab, req *Request) *Result {
+	start := time.Now()
+	budget := time.Duration(DefaultTimeoutMS) * time.Millisecond
+	if req.TimeoutMS != nil {
+		budget = time.Duration(*req.TimeoutMS) * time.Millisecond
+	}
+	ctx, cancel := context.WithTimeout(ctx, budget)
+	defer cancel()
+	res := &Result{Steps: []*StepResult{}}
+	from := 0
+	if req.StartAt != nil {
+		from = *req.StartAt
+		res.Skipped = from
+	}
+	for i := from; i < len(req.Steps); i++ {
+		s := *req.Steps[i]
+		if s.DialogPolicy == "" {
+			s.DialogPolicy = req.DialogPolicy
+		}
+		stepStart := time.Now()
+		left := time.Until(deadlineOf(ctx))
+		r, err := act.Run(ctx, t, &s)
+		sr := &StepResult{Index: i, Action: s.Action, OK: err == nil, ElapsedMS: time.Since(stepStart).Milliseconds(), Result: r}
+		res.Steps = append(res.Steps, sr)
+		if err != nil {
+			e := errs.As(err)
+			if errors.Is(ctx.Err(), context.DeadlineExceeded) || (e.Code == errs.Timeout && (s.TimeoutMS == nil || time.Duration(*s.TimeoutMS)*time.Millisecond >= left)) { // the batch's deadline bound the step (steps give up a margin early)
+				e = errs.New(errs.Timeout, "step %d (%s) ran out of the batch's deadline: %d ms were left when it started (%s)", i, s.Action, left.Milliseconds(), e.Message).
+					WithHint("raise the batch's timeout_ms, or split the batch; steps before this one are done (see steps)")
+			}
+			if e.Path != "" && !strings.HasPrefix(e.Path, "steps[") {
+				e.Path = fmt.Sprintf("steps[%d].%s", i, e.Path)
+			} else if e.Path == "" {
+				e.Path = fmt.Sprintf("steps[%d]", i)
+			}
+			sr.Error = e
+			res.Error = e
+			res.FailedStep = &i
+			res.ElapsedMS = time.Since(start).Milliseconds()
+			return res
+		}
+	}
+	if req.Observe != nil {
+		c, err := act.ReadControl(ctx, t, req.Observe, locate.Locator{})
+		if err != nil {
+			res.ObserveError = errs.As(err)
+		} else {
+			res.Observe = c
+		}
+	}
+	res.OK = true
+	res.ElapsedMS = time.Since(start).Milliseconds()
+	return res
+}
+
+func deadlineOf(ctx context.Context) time.Time {
+	d, _ := ctx.Deadline()
+	return d
+}
