@@ -447,3 +447,203 @@ func TestBatchObserveFailureIsReported(t *testing.T) {
 		t.Fatalf("observe: %+v %+v", r.Observe, r.ObserveError)
 	}
 }
+
+// violation is one expected problem: its exact path and a piece of its
+// message.
+type violation struct{ path, message string }
+
+// Every rule of the contract and of the step descriptions, with the exact
+// path of its violation. Each case lists every violation Prevalidate must
+// return, in order.
+func TestPrevalidate(t *testing.T) {
+	step := func(s string) string { return `{"tab_handle":"h","steps":[` + s + `]}` }
+	click := `{"action":"click","selector":"#a"}`
+	tests := []struct {
+		name string
+		raw  string
+		want []violation
+	}{
+		// the batch itself
+		{"not an object", `[]`, []violation{{"arguments", "must be a JSON object"}}},
+		{"empty", `{}`, []violation{{"tab_handle", "is required"}, {"steps", "is required: a list of 1 to 30 steps"}}},
+		{"null", `null`, []violation{{"tab_handle", "is required"}, {"steps", "is required"}}},
+		{"steps minItems", `{"tab_handle":"h","steps":[]}`, []violation{{"steps", "must hold at least one step"}}},
+		{"steps minItems without a handle", `{"steps":[]}`, []violation{{"tab_handle", "is required"}, {"steps", "must hold at least one step"}}},
+		{"steps maxItems", `{"tab_handle":"h","steps":[` + strings.TrimSuffix(strings.Repeat(click+",", 31), ",") + `]}`, []violation{{"steps", "holds 31 steps; at most 30"}}},
+		{"steps not a list", `{"tab_handle":"h","steps":{"action":"click"}}`, []violation{{"steps", "must be a list of step objects"}}},
+		{"empty tab_handle", `{"tab_handle":"","steps":[` + click + `]}`, []violation{{"tab_handle", "must not be empty"}}},
+		{"tab_handle wrong type", `{"tab_handle":7,"steps":[` + click + `]}`, []violation{{"tab_handle", "must be a string"}}},
+		{"unknown batch field", `{"tab_handle":"h","steps":[` + click + `],"retry":true}`, []violation{{"retry", "unknown field"}}},
+		{"timeout_ms below", `{"tab_handle":"h","steps":[` + click + `],"timeout_ms":99}`, []violation{{"timeout_ms", "must be between 100 and 120000; got 99"}}},
+		{"timeout_ms above", `{"tab_handle":"h","steps":[` + click + `],"timeout_ms":120001}`, []violation{{"timeout_ms", "must be between 100 and 120000; got 120001"}}},
+		{"timeout_ms not an integer", `{"tab_handle":"h","steps":[` + click + `],"timeout_ms":1000.5}`, []violation{{"timeout_ms", "must be an integer"}}},
+		{"dialog_policy enum", `{"tab_handle":"h","steps":[` + click + `],"dialog_policy":"ignore"}`, []violation{{"dialog_policy", `must be one of ask, accept, dismiss; got "ignore"`}}},
+		{"start_at = number of steps", `{"tab_handle":"h","steps":[` + click + `,` + click + `],"start_at":2}`, []violation{{"start_at", "is 2 but the batch has 2 steps (indexes 0 to 1)"}}},
+		{"start_at > number of steps", `{"tab_handle":"h","steps":[` + click + `],"start_at":5}`, []violation{{"start_at", "is 5 but the batch has 1 steps"}}},
+		{"start_at maximum", `{"tab_handle":"h","steps":[` + click + `],"start_at":30}`, []violation{{"start_at", "must be between 0 and 29; got 30"}}},
+		{"start_at minimum", `{"tab_handle":"h","steps":[` + click + `],"start_at":-1}`, []violation{{"start_at", "must be between 0 and 29; got -1"}}},
+
+		// step shape
+		{"step not an object", step(`"click #a"`), []violation{{"steps[0]", "must be an object with an action"}}},
+		{"step without action", step(`{"selector":"#a"}`), []violation{{"steps[0].action", "is required: one of click, fill, hover, press_key, scroll, select_option, type, wait"}}},
+		{"unknown action", step(click + `,{"action":"navigate","url":"x"}`), []violation{{"steps[1].action", `must be one of click, fill, hover, press_key, scroll, select_option, type, wait; got "navigate"`}}},
+		{"drag is not a batch step", step(`{"action":"drag","selector":"#a","dx":5}`), []violation{{"steps[0].action", `got "drag"`}}},
+		{"unknown step field", step(`{"action":"click","selector":"#a","force":true}`), []violation{{"steps[0].force", `unknown field "force"`}}},
+		{"another action's field", step(`{"action":"fill","selector":"#a","text":"x","button":"left"}`), []violation{{"steps[0].button", `unknown field "button"`}}},
+		{"tab_handle in a step", step(`{"action":"click","selector":"#a","tab_handle":"h"}`), []violation{{"steps[0].tab_handle", "unknown field"}}},
+		{"selector wrong type", step(`{"action":"click","selector":5}`), []violation{{"steps[0].selector", "must be a string"}}},
+		{"nth wrong type", step(`{"action":"click","selector":"#a","nth":1.5}`), []violation{{"steps[0].nth", "must be an integer"}}},
+		{"text wrong type", step(`{"action":"fill","selector":"#a","text":["x"]}`), []violation{{"steps[0].text", "must be a string"}}},
+		{"nested unknown field", step(`{"action":"scroll","until":{"text":"x","where":"y"}}`), []violation{{"steps[0].until.where", "unknown field"}}},
+		{"step enum", step(`{"action":"click","selector":"#a","button":"back"}`), []violation{{"steps[0].button", "must be one of left, middle, right"}}},
+		{"step timeout_ms bounds", step(`{"action":"click","selector":"#a","timeout_ms":30001}`), []violation{{"steps[0].timeout_ms", "must be between 100 and 30000; got 30001"}}},
+		{"step dialog_policy enum", step(`{"action":"click","selector":"#a","dialog_policy":"never"}`), []violation{{"steps[0].dialog_policy", `must be one of ask, accept, dismiss; got "never"`}}},
+		{"click_count const", step(`{"action":"click","selector":"#a","click_count":3}`), []violation{{"steps[0].click_count", "must be 1 or 2; got 3"}}},
+
+		// refs
+		{"ref in a step", step(click + `,{"action":"click","ref":"e12"}`), []violation{{"steps[1].ref", "refs are refused in a batch"}}},
+		{"ref in a step's observe", step(`{"action":"click","selector":"#a","observe":{"ref":"e3"}}`), []violation{{"steps[0].observe.ref", "is not a field of observe"}}},
+		{"ref in the batch observe", `{"tab_handle":"h","steps":[` + click + `],"observe":{"ref":"e1"}}`, []violation{{"observe.ref", "refs are refused in a batch"}}},
+
+		// the cross-field rules, seen through steps[i]
+		{"element step needs a selector", step(`{"action":"click"},{"action":"fill","text":"x"},{"action":"hover"},{"action":"select_option","index":0}`),
+			[]violation{{"steps[0].selector", "is required for click"}, {"steps[1].selector", "is required for fill"}, {"steps[2].selector", "is required for hover"}, {"steps[3].selector", "is required for select_option"}}},
+		{"type: selector and focused", step(`{"action":"type","selector":"#q","focused":true,"text":"x"}`), []violation{{"steps[0].selector", "not both and not neither"}}},
+		{"type: neither", step(`{"action":"type","text":"x"}`), []violation{{"steps[0].selector", "not both and not neither"}}},
+		{"type: focused false", step(`{"action":"type","selector":"#q","focused":false,"text":"x"}`), []violation{{"steps[0].focused", "may only be true"}}},
+		{"fill needs text", step(`{"action":"fill","selector":"#a"}`), []violation{{"steps[0].text", "is required"}}},
+		{"locator options need a selector", step(`{"action":"scroll","delta_y":10,"nth":1},{"action":"press_key","key":"Enter","frame_id":"F"}`),
+			[]violation{{"steps[0].selector", "selector_type, name, nth, frame and frame_id need a selector"}, {"steps[1].selector", "need a selector"}}},
+		{"name only with role", step(`{"action":"click","selector":"Save","name":"Save"}`), []violation{{"steps[0].name", "is only for selector_type role"}}},
+		{"frame xor frame_id", step(`{"action":"click","selector":"#a","frame":{"path":["#f"]},"frame_id":"F1"}`), []violation{{"steps[0].frame", "give frame or frame_id, not both"}}},
+		{"frame needs url, title or path", step(`{"action":"click","selector":"#a","frame":{}}`), []violation{{"steps[0].frame", "needs at least one of url, title and path"}}},
+		{"frame path step empty", step(`{"action":"click","selector":"#a","frame":{"path":["#f",""]}}`), []violation{{"steps[0].frame.path[1]", "must not be empty"}}},
+		{"select_option: two of value/label/index", step(`{"action":"select_option","selector":"#s","value":"a","label":"A"}`), []violation{{"steps[0].value", "exactly one of value, label and index"}}},
+		{"select_option: none", step(`{"action":"select_option","selector":"#s"}`), []violation{{"steps[0].value", "exactly one of value, label and index"}}},
+		{"scroll needs delta_y unless until", step(`{"action":"scroll"}`), []violation{{"steps[0].delta_y", "is required unless until is given"}}},
+		{"scroll x without y", step(`{"action":"scroll","delta_y":5,"x":10}`), []violation{{"steps[0].x", "give x and y together"}}},
+		{"settle_ms min > max", step(click + `,` + click + `,` + click + `,` + click + `,{"action":"click","selector":"#a","settle_ms":[600,200]}`), []violation{{"steps[4].settle_ms", "min 600 is greater than max 200"}}},
+		{"delay_ms min > max", step(`{"action":"type","focused":true,"text":"x","delay_ms":[90,10]}`), []violation{{"steps[0].delay_ms", "min 90 is greater than max 10"}}},
+		{"delay_ms out of bounds", step(`{"action":"type","focused":true,"text":"x","delay_ms":1001}`), []violation{{"steps[0].delay_ms", "must be between 0 and 1000 ms"}}},
+		{"wait url forbids a locator", step(`{"action":"wait","condition":"url","selector":"#a","expected":"/done"}`), []violation{{"steps[0].selector", "condition url reads the page, not an element"}}},
+		{"wait network_idle forbids a locator", step(`{"action":"wait","condition":"network_idle","selector":"#a"}`), []violation{{"steps[0].selector", "condition network_idle reads the page"}}},
+		{"wait element condition needs a selector", step(`{"action":"wait","condition":"visible"}`), []violation{{"steps[0].selector", "condition visible needs a selector"}}},
+		{"wait needs a condition", step(`{"action":"wait","selector":"#a"}`), []violation{{"steps[0].condition", "is required"}}},
+		{"wait expected required: url", step(`{"action":"wait","condition":"url"}`), []violation{{"steps[0].expected", "is required for condition url"}}},
+		{"wait expected required: value", step(`{"action":"wait","condition":"value","selector":"#a"}`), []violation{{"steps[0].expected", "is required for condition value"}}},
+		{"wait expected required: checked", step(`{"action":"wait","condition":"checked","selector":"#a"}`), []violation{{"steps[0].expected", "is required for condition checked"}}},
+		{"wait expected required: selected", step(`{"action":"wait","condition":"selected","selector":"#a"}`), []violation{{"steps[0].expected", "is required for condition selected"}}},
+		{"wait expected required: expanded", step(`{"action":"wait","condition":"expanded","selector":"#a"}`), []violation{{"steps[0].expected", "is required for condition expanded"}}},
+		{"wait text: expected and previous", step(`{"action":"wait","condition":"text","selector":"#a","expected":"x","previous":"y"}`), []violation{{"steps[0].expected", "exactly one"}}},
+		{"wait text: neither", step(`{"action":"wait","condition":"text","selector":"#a"}`), []violation{{"steps[0].expected", "exactly one"}}},
+		{"wait previous only for text", step(`{"action":"wait","condition":"visible","selector":"#a","previous":"y"}`), []violation{{"steps[0].previous", "is only for condition text"}}},
+		{"wait boolean expected", step(`{"action":"wait","condition":"checked","selector":"#a","expected":"yes"}`), []violation{{"steps[0].expected", "must be true or false for condition checked"}}},
+		{"press_key needs a key", step(`{"action":"press_key"}`), []violation{{"steps[0].key", "is required"}}},
+		{"press_key bad chord", step(`{"action":"press_key","key":"Control+Nope"}`), []violation{{"steps[0].key", ""}}},
+		{"step observe bounds", step(`{"action":"click","selector":"#a","observe":{"max_options":0,"max_chars":1,"timeout_ms":5001}}`),
+			[]violation{{"steps[0].observe.max_options", "must be between 1 and 100; got 0"}, {"steps[0].observe.max_chars", "must be between 1000 and 64000; got 1"}, {"steps[0].observe.timeout_ms", "must be between 100 and 5000; got 5001"}}},
+		{"step observe locator rules", step(`{"action":"click","selector":"#a","observe":{"nth":1}}`), []violation{{"steps[0].observe.selector", "need a selector"}}},
+
+		// the batch observe
+		{"batch observe needs a selector", `{"tab_handle":"h","steps":[` + click + `],"observe":{}}`, []violation{{"observe.selector", "is required"}}},
+		{"batch observe unknown field", `{"tab_handle":"h","steps":[` + click + `],"observe":{"selector":"#a","text":"x"}}`, []violation{{"observe.text", "unknown field"}}},
+		{"batch observe bounds and locator", `{"tab_handle":"h","steps":[` + click + `],"observe":{"selector":"#a","name":"x","max_chars":64001,"frame":{"path":[]}}}`,
+			[]violation{{"observe.frame", "needs at least one of url, title and path"}, {"observe.name", "is only for selector_type role"}, {"observe.max_chars", "must be between 1000 and 64000; got 64001"}}},
+		{"batch observe not an object", `{"tab_handle":"h","steps":[` + click + `],"observe":"#a"}`, []violation{{"observe", "must be an object"}}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, v := Prevalidate(json.RawMessage(tc.raw))
+			checkViolations(t, tc.raw, v, tc.want)
+		})
+	}
+}
+
+func checkViolations(t *testing.T, raw string, got []*errs.Error, want []violation) {
+	t.Helper()
+	var lines []string
+	for _, e := range got {
+		lines = append(lines, e.Path+": "+e.Message)
+	}
+	if len(got) != len(want) {
+		t.Fatalf("%s:\ngot %d violations:\n  %s\nwant %d: %v", raw, len(got), strings.Join(lines, "\n  "), len(want), want)
+	}
+	for i, w := range want {
+		e := got[i]
+		if e.Code != errs.InvalidInput || e.Path != w.path || !strings.Contains(e.Message, w.message) || e.Message == "" {
+			t.Errorf("violation %d = %s %q, want %s containing %q (all: %v)", i, e.Code, e.Path+": "+e.Message, w.path, w.message, lines)
+		}
+		if strings.Contains(e.Message, "oneOf") || strings.Contains(e.Message, "did not validate") {
+			t.Errorf("generic schema message: %v", e)
+		}
+	}
+}
+
+// One batch with many problems reports all of them, in step order, each
+// with its own path — never only the first, never a generic oneOf message.
+func TestPrevalidateReportsEverything(t *testing.T) {
+	raw := `{"tab_handle":"h","timeout_ms":50,"dialog_policy":"later","start_at":12,"steps":[
+		{"action":"fill","selector":"#name","text":"Ada"},
+		{"action":"click"},
+		{"action":"type","selector":"#q","focused":true,"text":"x"},
+		{"action":"click","ref":"e4"},
+		{"action":"click","selector":"#go","settle_ms":[600,200]},
+		{"action":"select_option","selector":"#s","value":"a","index":1},
+		{"action":"scroll","nth":2},
+		{"action":"wait","condition":"url","selector":"#x"},
+		{"action":"wait","condition":"text","selector":"#log"},
+		{"action":"click","selector":"Save","name":"Save","frame":{},"frame_id":"F"},
+		{"action":"fill","selector":"#a","text":"x","bogus":1},
+		{"action":"teleport"}
+	],"observe":{"ref":"e9"}}`
+	_, v := Prevalidate(json.RawMessage(raw))
+	checkViolations(t, raw, v, []violation{
+		{"timeout_ms", "must be between 100 and 120000; got 50"},
+		{"dialog_policy", `got "later"`},
+		{"steps[1].selector", "is required for click"},
+		{"steps[2].selector", "not both and not neither"},
+		{"steps[3].ref", "refs are refused in a batch"},
+		{"steps[4].settle_ms", "min 600 is greater than max 200"},
+		{"steps[5].value", "exactly one of value, label and index"},
+		{"steps[6].selector", "need a selector"},
+		{"steps[6].delta_y", "is required unless until is given"},
+		{"steps[7].selector", "reads the page, not an element"},
+		{"steps[7].expected", "is required for condition url"},
+		{"steps[8].expected", "exactly one"},
+		{"steps[9].frame", "give frame or frame_id, not both"},
+		{"steps[9].frame", "needs at least one of url, title and path"},
+		{"steps[9].name", "is only for selector_type role"},
+		{"steps[10].bogus", "unknown field"},
+		{"steps[11].action", `got "teleport"`},
+		{"start_at", "is 12 but the batch has 12 steps"},
+		{"observe.ref", "refs are refused in a batch"},
+	})
+}
+
+// A valid batch decodes into the steps it will run, with the batch's own
+// fields; skipped steps are decoded too.
+func TestPrevalidateValid(t *testing.T) {
+	raw := `{"tab_handle":"th-1","timeout_ms":120000,"dialog_policy":"dismiss","start_at":29,"steps":[` +
+		strings.TrimSuffix(strings.Repeat(`{"action":"press_key","key":"Tab"},`, 29), ",") +
+		`,{"action":"wait","condition":"network_idle","idle_ms":100,"dialog_policy":"accept","observe":{"selector":"#a","popup_selector":"#p"}}],` +
+		`"observe":{"selector":"button","selector_type":"role","name":"Go","nth":0,"frame":{"title":"F"},"max_options":100,"max_chars":64000,"timeout_ms":5000,"popup_selector":"#m"}}`
+	req, v := Prevalidate(json.RawMessage(raw))
+	if len(v) > 0 {
+		t.Fatalf("refused: %v", v)
+	}
+	if req.TabHandle != "th-1" || *req.TimeoutMS != 120000 || req.DialogPolicy != "dismiss" || *req.StartAt != 29 || len(req.Steps) != 30 || len(req.RawSteps) != 30 {
+		t.Fatalf("request: %+v", req)
+	}
+	last := req.Steps[29]
+	if last.Action != "wait" || last.Condition != "network_idle" || *last.IdleMS != 100 || last.DialogPolicy != "accept" || last.Observe.PopupSelector != "#p" {
+		t.Fatalf("last step: %+v", last)
+	}
+	if o := req.Observe; o == nil || o.Selector != "button" || o.SelectorType != "role" || *o.Name != "Go" || o.Frame.Title != "F" || *o.MaxChars != 64000 {
+		t.Fatalf("observe: %+v", o)
+	}
+	// Defaults stay unset: Run applies them.
+	req, v = Prevalidate(json.RawMessage(`{"tab_handle":"h","steps":[{"action":"scroll","until":{"text":"End"}}]}`))
+	if len(v) > 0 || req.TimeoutMS != nil || req.StartAt != nil || req.DialogPolicy != "" || req.Observe != nil {
+		t.Fatalf("defaults: %+v %v", req, v)
+	}
+}
