@@ -21,7 +21,10 @@ func inputError(t testing.TB, err error, path string) *errs.Error {
 		t.Fatalf("got no error, want invalid_input at %q", path)
 	}
 	var e *errs.Error
-	if !errors.As(err, &e) {
+	var f *failure
+	if errors.As(err, &f) {
+		e = f.err // browser_batch: every violation in the content, the first in the error
+	} else if !errors.As(err, &e) {
 		t.Fatalf("got %T %v, want *errs.Error", err, err)
 	}
 	if e.Code != errs.InvalidInput {
@@ -272,6 +275,17 @@ func TestToolValidation(t *testing.T) {
 		{"browser_observe", `{"tab_handle":"h","timeout_ms":99999999999999999999}`, "timeout_ms", "out of range"},
 		{"browser_observe", `{"tab_handle":"h","selector":"body"}`, "selector", "unknown field"},
 		{"browser_observe", `{"tab_handle":{"id":"h"}}`, "tab_handle", "must be a string"},
+
+		// browser_batch: the first of every violation gives the error its path
+		{"browser_batch", `[]`, "arguments", "1 problem(s) in the batch; nothing ran"},
+		{"browser_batch", `{}`, "tab_handle", "2 problem(s) in the batch; nothing ran"},
+		{"browser_batch", `{"tab_handle":"h"}`, "steps", "1 problem(s)"},
+		{"browser_batch", `{"tab_handle":"h","steps":[]}`, "steps", "1 problem(s)"},
+		{"browser_batch", `{"tab_handle":"h","steps":[{"action":"click","selector":"#a"}],"timeout_ms":120001}`, "timeout_ms", "1 problem(s)"},
+		{"browser_batch", `{"tab_handle":"h","steps":[{"action":"click","selector":"#a"}],"start_at":1}`, "start_at", "1 problem(s)"},
+		{"browser_batch", `{"tab_handle":"h","steps":[{"action":"click","selector":"#a"},{"action":"click","selector":"#b","button":"back"}]}`, "steps[1].button", "1 problem(s)"},
+		{"browser_batch", `{"tab_handle":"h","steps":[{"action":"click","ref":"e1"}],"observe":{"ref":"e2"}}`, "steps[0].ref", "2 problem(s)"},
+		{"browser_batch", `{"tab_handle":"h","steps":[{"action":"click","selector":"#a"}],"tabhandle":"h"}`, "tabhandle", "1 problem(s)"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.tool+"/"+tc.args, func(t *testing.T) {
@@ -311,6 +325,8 @@ func TestToolValidationPassesValidInputs(t *testing.T) {
 		{"browser_navigate", `{"tab_handle":"h","history":"back","wait_until":"network_idle","timeout_ms":500}`},
 		{"browser_navigate", `{"tab_handle":"h","history":"reload","wait_until":"domcontentloaded"}`},
 		{"browser_observe", `{"tab_handle":"h","max_chars":100000,"timeout_ms":100}`},
+		{"browser_batch", `{"tab_handle":"h","steps":[{"action":"click","selector":"#a"}]}`},
+		{"browser_batch", `{"tab_handle":"h","steps":[{"action":"fill","selector":"Email","selector_type":"label","text":"a@b.c"},{"action":"wait","condition":"text","selector":"#r","expected":"ok"}],"observe":{"selector":"#r"},"start_at":1,"timeout_ms":120000,"dialog_policy":"accept"}`},
 	} {
 		t.Run(tc.tool+"/"+tc.args, func(t *testing.T) {
 			err, touched := runNoManager(t, tools[tc.tool], tc.args)

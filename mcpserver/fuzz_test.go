@@ -1,10 +1,14 @@
 package mcpserver
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/tabwright/tabwright/engine/batch"
 	"github.com/tabwright/tabwright/engine/errs"
 )
 
@@ -38,6 +42,13 @@ var fuzzSeeds = []string{
 	`{"tab_handle":"h","selector":"#f","files":["/tmp/a",""]}`, `{"tab_handle":"h","selector":"#a","frame":{"url":"x"}}`, `{"tab_handle":"h","selector":"#a","frame_id":"F"}`,
 	`{"tab_handle":"h","selector":"#a","observe":{"ref":"e1","max_options":0,"popup_selector":"#p"}}`, `{"tab_handle":"h","selector":"#a","observe":{"frame_id":"F"}}`,
 	`{"tab_handle":"h","action":"accept","prompt_text":"x"}`, `{"tab_handle":"h","action":"dismiss","prompt_text":"x"}`,
+	// browser_batch
+	`{"tab_handle":"h","steps":[{"action":"click","selector":"#go"}]}`, `{"tab_handle":"h","steps":[]}`, `{"steps":[]}`, `{"tab_handle":"h","steps":null}`,
+	`{"tab_handle":"h","steps":[1,"x",null,[],{}]}`, `{"tab_handle":"h","steps":[{"action":5},{"action":"drag"}]}`,
+	`{"tab_handle":"h","timeout_ms":99,"dialog_policy":"x","start_at":31,"steps":[{"action":"teleport"}],"observe":{"ref":"e1"}}`,
+	`{"tab_handle":"h","start_at":1,"steps":[{"action":"click","ref":"e1"},{"action":"fill","selector":"#a","text":"x","observe":{"ref":"e2","max_chars":1}}]}`,
+	`{"tab_handle":"h","steps":[{"action":"click","selector":"#a","settle_ms":[600,200]},{"action":"wait","condition":"url","selector":"#x"},{"action":"select_option","selector":"#s","value":"a","index":1}]}`,
+	`{"tab_handle":"h","steps":[{"action":"type","focused":true,"text":"x"},{"action":"scroll","until":{"text":"End"}},{"action":"press_key","key":"Control+Shift+Nope"}],"observe":{"selector":"#r","frame":{}}}`,
 }
 
 // FuzzDecode feeds arbitrary bytes as the arguments of every tool: to decode
@@ -46,17 +57,35 @@ var fuzzSeeds = []string{
 // a manager. Properties: nothing panics except by reaching the missing
 // manager (that is, after validation accepted the input); every error is an
 // *errs.Error with code invalid_input and a non-empty path; an error result
-// renders and marshals.
+// renders and marshals. browser_batch has no input struct: its handler's
+// validator (batch.Prevalidate) is fuzzed through the handler, whose refusal
+// lists every violation (checkBatchRefusal).
 func FuzzDecode(f *testing.F) {
 	for _, s := range fuzzSeeds {
 		f.Add([]byte(s))
 	}
-	tools := (&server{}).tools()
+	srv := &server{owners: map[*mcp.ServerSession]string{}}
+	tools := srv.tools()
 	inputs := inputTypes()
+	prevalidated := prevalidatedTools()
 	only := stepToolFields()
 	f.Fuzz(func(t *testing.T, data []byte) {
 		for _, tl := range tools {
 			name := tl.def.Name
+			if _, ok := prevalidated[name]; ok {
+				err, touched := runNoManager(t, tl, string(data))
+				switch {
+				case touched:
+					if _, v := batch.Prevalidate(json.RawMessage(data)); len(v) > 0 {
+						t.Fatalf("%s(%q): the handler reached the manager despite violations %v", name, data, v)
+					}
+				case err == nil:
+					t.Fatalf("%s(%q): succeeded without a manager", name, data)
+				default:
+					checkBatchRefusal(t, srv, tl, data, err)
+				}
+				continue
+			}
 			dst := newInput(t, inputs, name)
 			decErr := func() (err error) {
 				defer func() {
@@ -109,5 +138,46 @@ func checkFuzzError(t *testing.T, what string, data []byte, err error) {
 	}
 	if _, merr := json.Marshal(res); merr != nil {
 		t.Fatalf("%s(%q): errorResult does not marshal: %v", what, data, merr)
+	}
+}
+
+// checkBatchRefusal checks a refused browser_batch: a *failure whose error
+// is invalid_input at the first violation's path, whose structured content
+// lists every violation Prevalidate finds (each invalid_input with a message
+// and a path), and which the MCP handler turns into an isError result with
+// that content, rendering and marshalling.
+func checkBatchRefusal(t *testing.T, srv *server, tl tool, data []byte, err error) {
+	t.Helper()
+	name := tl.def.Name
+	var f *failure
+	if !errors.As(err, &f) {
+		// Some refusals come before the violations are gathered (the
+		// arguments are not an object): a plain coded error then.
+		checkFuzzError(t, name, data, err)
+		return
+	}
+	if f.err == nil || f.err.Code != errs.InvalidInput || f.err.Path == "" || f.err.Message == "" {
+		t.Fatalf("%s(%q): failure error %#v", name, data, f.err)
+	}
+	content, _ := f.content.(map[string]any)
+	v, _ := content["violations"].([]*errs.Error)
+	_, want := batch.Prevalidate(json.RawMessage(data))
+	if len(v) == 0 || len(v) != len(want) {
+		t.Fatalf("%s(%q): %d violations in the result, Prevalidate finds %d", name, data, len(v), len(want))
+	}
+	for _, e := range v {
+		if e == nil || e.Code != errs.InvalidInput || e.Message == "" || e.Path == "" {
+			t.Fatalf("%s(%q): violation %#v", name, data, e)
+		}
+	}
+	if f.err.Path != v[0].Path || content["error"] != f.err || f.text == "" {
+		t.Fatalf("%s(%q): failure %#v", name, data, f)
+	}
+	res, herr := srv.handle(tl)(context.Background(), &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: name, Arguments: json.RawMessage(data)}})
+	if herr != nil || !res.IsError || res.StructuredContent == nil || len(res.Content) != 1 {
+		t.Fatalf("%s(%q): handler result %+v, %v", name, data, res, herr)
+	}
+	if _, merr := json.Marshal(res); merr != nil {
+		t.Fatalf("%s(%q): result does not marshal: %v", name, data, merr)
 	}
 }

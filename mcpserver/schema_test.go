@@ -12,6 +12,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/tabwright/tabwright/engine/act"
+	"github.com/tabwright/tabwright/engine/batch"
 )
 
 // inputTypes maps each tool to the struct its handler decodes into.
@@ -29,6 +30,13 @@ func inputTypes() map[string]reflect.Type {
 		types[name] = reflect.TypeFor[actInput]()
 	}
 	return types
+}
+
+// prevalidatedTools are the tools without an input struct of their own:
+// their handler checks the whole input with a validator (browser_batch:
+// batch.Prevalidate), and the type maps the fields it reads at the top.
+func prevalidatedTools() map[string]reflect.Type {
+	return map[string]reflect.Type{"browser_batch": reflect.TypeFor[batch.Request]()}
 }
 
 // stepToolFields lists, for each tool whose input struct is wider than its
@@ -81,6 +89,9 @@ func jsonTags(typ reflect.Type) map[string]reflect.Type {
 			continue
 		}
 		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "-" {
+			continue // not read from the input (batch.Request.Steps: decoded from RawSteps)
+		}
 		out[name] = f.Type
 	}
 	return out
@@ -103,6 +114,10 @@ func schemaJSON(t *testing.T, tl tool) ([]byte, map[string]any) {
 
 func TestToolSchemasMatchInputStructs(t *testing.T) {
 	types := inputTypes()
+	prevalidated := prevalidatedTools()
+	for name, typ := range prevalidated {
+		types[name] = typ
+	}
 	stepFields := stepToolFields()
 	tools := (&server{}).tools()
 	var names []string
@@ -196,7 +211,7 @@ func TestToolSchemasMatchInputStructs(t *testing.T) {
 						t.Errorf("%s: default %v is not one of %v", name, def, values)
 					}
 				}
-				if stepTool {
+				if _, contract := prevalidated[tl.def.Name]; stepTool || contract {
 					// Built from (or beside) the batch contract, whose bounds
 					// carry no default for every field: the structure test in
 					// tools_act_test.go pins them to the contract instead.
@@ -422,6 +437,35 @@ func TestToolSchemasCompile(t *testing.T) {
 			valid:   []string{`{"tab_handle":"h","selector":"#file","files":["/tmp/a.txt","/tmp/b.png"]}`},
 			invalid: []string{`{"tab_handle":"h","selector":"#file"}`, `{"tab_handle":"h","selector":"#file","files":[]}`, `{"tab_handle":"h","selector":"#file","files":[""]}`, `{"tab_handle":"h","selector":"#file","files":"/tmp/a"}`},
 		},
+		"browser_batch": {
+			valid: []string{
+				`{"tab_handle":"h","steps":[{"action":"click","selector":"#go"}]}`,
+				`{"tab_handle":"h","timeout_ms":120000,"dialog_policy":"dismiss","start_at":1,"observe":{"selector":"#result","max_chars":1000},"steps":[` +
+					`{"action":"fill","selector":"Email","selector_type":"label","text":"a@b.c","expected_value":"a@b.c"},` +
+					`{"action":"type","focused":true,"text":"hi","delay_ms":[20,80]},` +
+					`{"action":"select_option","selector":"#c","frame":{"path":["#f"]},"index":2},` +
+					`{"action":"click","selector":"button","selector_type":"role","name":"Save","settle_ms":[0,1000],"dialog_policy":"accept","observe":{"selector":"#menu","popup_selector":"#list","max_options":100}},` +
+					`{"action":"hover","selector":"#m","offset":{"x_ratio":0,"y_ratio":1},"frame_id":"F1"},` +
+					`{"action":"scroll","until":{"text":"End","selector":"#feed"},"mode":"wheel","x":1,"y":2,"max_steps":500},` +
+					`{"action":"wait","condition":"checked","selector":"#t","expected":"mixed","timeout_ms":30000},` +
+					`{"action":"wait","condition":"network_idle","idle_ms":10000},` +
+					`{"action":"press_key","key":"Control+Enter","selector":"#q"}]}`,
+				`{"tab_handle":"h","steps":[{"action":"wait","condition":"url","expected":"/done"}],"observe":{"selector":"#a","ref":"e1"}}`,
+			},
+			invalid: []string{
+				`{"steps":[{"action":"click","selector":"#a"}]}`, `{"tab_handle":"h"}`, `{"tab_handle":"","steps":[{"action":"click","selector":"#a"}]}`,
+				`{"tab_handle":"h","steps":[]}`, `{"tab_handle":"h","steps":[` + strings.TrimSuffix(strings.Repeat(`{"action":"press_key","key":"Tab"},`, 31), ",") + `]}`,
+				`{"tab_handle":"h","steps":[{"action":"click","selector":"#a"}],"timeout_ms":99}`, `{"tab_handle":"h","steps":[{"action":"click","selector":"#a"}],"timeout_ms":120001}`,
+				`{"tab_handle":"h","steps":[{"action":"click","selector":"#a"}],"start_at":30}`, `{"tab_handle":"h","steps":[{"action":"click","selector":"#a"}],"start_at":-1}`,
+				`{"tab_handle":"h","steps":[{"action":"click","selector":"#a"}],"dialog_policy":"never"}`, `{"tab_handle":"h","steps":[{"action":"click","selector":"#a"}],"retry":true}`,
+				`{"tab_handle":"h","steps":[{"action":"click"}]}`, `{"tab_handle":"h","steps":[{"action":"click","ref":"e1"}]}`, `{"tab_handle":"h","steps":[{"action":"click","selector":"#a","force":true}]}`,
+				`{"tab_handle":"h","steps":[{"action":"drag","selector":"#a","dx":1}]}`, `{"tab_handle":"h","steps":[{"action":"upload","selector":"#a","files":["/x"]}]}`,
+				`{"tab_handle":"h","steps":[{"action":"fill","selector":"#a"}]}`, `{"tab_handle":"h","steps":[{"action":"wait","selector":"#a"}]}`,
+				`{"tab_handle":"h","steps":[{"action":"click","selector":"#a","tab_handle":"h"}]}`, `{"tab_handle":"h","steps":[{"action":"click","selector":"#a","observe":{"ref":"e1"}}]}`,
+				`{"tab_handle":"h","steps":[{"action":"click","selector":"#a","settle_ms":[1,2,3]}]}`, `{"tab_handle":"h","steps":[{"action":"click","selector":"#a","timeout_ms":30001}]}`,
+				`{"tab_handle":"h","steps":[{"action":"click","selector":"#a"}],"observe":{"selector":"#a","max_chars":999}}`, `{"tab_handle":"h","steps":["click #a"]}`,
+			},
+		},
 		"browser_dialog": {
 			valid:   []string{`{"tab_handle":"h","action":"accept","prompt_text":"yes"}`, `{"tab_handle":"h","action":"dismiss"}`},
 			invalid: []string{`{"tab_handle":"h"}`, `{"tab_handle":"h","action":"close"}`, `{"action":"accept"}`, `{"tab_handle":"h","action":"accept","prompt_text":""}`},
@@ -476,14 +520,32 @@ func TestToolSchemasCompile(t *testing.T) {
 // exampleValue returns a value valid for the property schema p (used to fill
 // required fields).
 func exampleValue(p map[string]any) any {
+	if c, ok := p["const"]; ok {
+		return c
+	}
 	if enum, ok := p["enum"].([]any); ok && len(enum) > 0 {
 		return enum[0]
+	}
+	if branches, ok := p["oneOf"].([]any); ok && len(branches) > 0 {
+		return exampleValue(branches[0].(map[string]any))
 	}
 	switch p["type"] {
 	case "integer":
 		return p["minimum"]
 	case "boolean":
 		return true
+	case "array":
+		// browser_batch's steps: one valid step.
+		items, _ := p["items"].(map[string]any)
+		return []any{exampleValue(items)}
+	case "object":
+		out := map[string]any{}
+		props, _ := p["properties"].(map[string]any)
+		req, _ := p["required"].([]any)
+		for _, r := range req {
+			out[r.(string)] = exampleValue(props[r.(string)].(map[string]any))
+		}
+		return out
 	default:
 		return "x"
 	}
@@ -506,6 +568,22 @@ func TestSchemaAndHandlerAgree(t *testing.T) {
 		{tool: "browser_navigate", args: `{"tab_handle":"h","history":"forward","timeout_ms":120000}`},
 		{tool: "browser_observe", args: `{"tab_handle":"h","max_chars":100}`},
 		{tool: "browser_tab_control", args: `{"tab_handle":"h","action":"activate"}`},
+		{tool: "browser_batch", args: `{"tab_handle":"h","steps":[{"action":"click","selector":"#a"}],"timeout_ms":1e3}`},
+		{tool: "browser_batch", args: `{"tab_handle":"h","steps":[{"action":"press_key","key":"Tab"}],"start_at":0,"timeout_ms":100,"dialog_policy":"accept"}`},
+		{tool: "browser_batch", args: `{"tab_handle":"h","steps":[{"action":"fill","selector":"#a","text":""}],"observe":{"selector":"#r","timeout_ms":5000}}`},
+		{tool: "browser_batch", args: `{"tab_handle":"h","steps":[{"action":"click","selector":"#a"}],"timeout_ms":99}`},
+		{tool: "browser_batch", args: `{"tab_handle":"h","steps":[{"action":"click","selector":"#a"}],"start_at":30}`},
+		{tool: "browser_batch", args: `{"tab_handle":"h","steps":[{"action":"click","selector":"#a"}],"dialog_policy":""}`},
+		{tool: "browser_batch", args: `{"tab_handle":"h","steps":[]}`},
+		{tool: "browser_batch", args: `{"tab_handle":"h","steps":[{"action":"click","selector":""}]}`},
+		{tool: "browser_batch", args: `{"tab_handle":"h","steps":[{"action":"click","selector":"#a","nth":1.0}]}`},
+		{tool: "browser_batch", args: `{"tab_handle":"h","steps":[{"action":"click","selector":"#a","click_count":2.0}]}`},
+		{tool: "browser_batch", args: `{"tab_handle":"h","steps":[{"action":"type","focused":true,"text":"x","delay_ms":[1.0,2]}]}`},
+		{tool: "browser_batch", args: `{"tab_handle":"h","steps":[{"action":"scroll","delta_y":-1.5}]}`},
+		{tool: "browser_batch", args: `{"tab_handle":"h","steps":[{"action":"wait","condition":"expanded","selector":"#m","expected":false}]}`},
+		{tool: "browser_batch", args: `{"tab_handle":"h","steps":[{"action":"wait","condition":"url","expected":7}]}`},
+		{tool: "browser_batch", args: `{"tab_handle":"h","steps":[{"action":"click","selector":"#a","frame":{"path":[]}}]}`},
+		{tool: "browser_batch", args: `{"tab_handle":"h","steps":[{"action":"click","selector":"#a","offset":{"x_ratio":0.5}}]}`},
 	} {
 		t.Run(tc.tool+"/"+tc.args, func(t *testing.T) {
 			tl := tools[tc.tool]
