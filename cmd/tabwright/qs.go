@@ -1,0 +1,368 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/tabwright/tabwright/engine/launch"
+	"github.com/tabwright/tabwright/engine/observe"
+	"github.com/tabwright/tabwright/engine/tabs"
+	"github.com/tabwright/tabwright/quickstart/check"
+	"github.com/tabwright/tabwright/quickstart/docs"
+	qsrun "github.com/tabwright/tabwright/quickstart/run"
+	"github.com/tabwright/tabwright/quickstart/sandbox"
+	"github.com/tabwright/tabwright/quickstart/task"
+)
+
+const qsUsage = `tabwright qs: can a reader get through the quickstart using only the docs?
+
+Usage:
+  tabwright qs validate [TASK|DIR ...] [--check-urls]     check task files, strictly, and lint them
+  tabwright qs run [TASK|DIR ...] --allow-unenforced [--out DIR] [--repeat N] [--workers N]
+                   [--keep-sandbox] [--quiet] [--verbose] [--strict-inconclusive]
+                                                          run tasks with the replay agent (local backend)
+  tabwright qs check TASK (--sandbox DIR | --show)        re-run only the success check in a kept workspace
+
+With no TASK: tasks/*.yaml, else ./*.yaml. tabwright.yaml or quickstarted.yaml (here or in a
+parent) gives tasks: defaults merged under every task.
+Exit codes: 0 every task with evidence passed; 1 a documentation gap (or an invalid file for
+validate, a failed check); 2 no evidence for some task and no gap; 3 usage or bad input; 130
+interrupted.
+`
+
+// runQS is `tabwright qs SUBCOMMAND ...`.
+func runQS(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, qsUsage)
+		return 3
+	}
+	switch args[0] {
+	case "validate":
+		return qsValidate(ctx, args[1:], stdout, stderr)
+	case "run":
+		return qsRun(ctx, args[1:], stdout, stderr)
+	case "check":
+		return qsCheck(ctx, args[1:], stdout, stderr)
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, qsUsage)
+		return 0
+	}
+	fmt.Fprintf(stderr, "tabwright qs: unknown subcommand %q\n\n%s", args[0], qsUsage)
+	return 3
+}
+
+// parseInterspersed parses flags anywhere among the positional arguments.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return pos, nil
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+}
+
+// loadTasks resolves paths (or discovers tasks), loads the config, and
+// loads every task; invalid ones are printed.
+func loadTasks(paths []string, stdout, stderr io.Writer) (tasks []*task.Task, invalid int, code int) {
+	cfg, err := task.FindConfig(".")
+	if err != nil {
+		fmt.Fprintf(stderr, "config: %v\n", err)
+		return nil, 0, 3
+	}
+	if len(paths) == 0 {
+		paths = task.Discover(".")
+		if len(paths) == 0 {
+			fmt.Fprintln(stderr, "no task files given, and none found in tasks/ or the current directory.")
+			return nil, 0, 3
+		}
+	} else {
+		var warns []string
+		paths, warns = task.Resolve(paths)
+		for _, w := range warns {
+			fmt.Fprintf(stderr, "warning  %s\n", w)
+		}
+		if len(paths) == 0 {
+			return nil, 0, 3
+		}
+	}
+	var defaults map[string]any
+	if cfg != nil {
+		defaults = cfg.Tasks
+	}
+	for _, p := range paths {
+		t, err := task.Load(p, defaults)
+		if err != nil {
+			for _, line := range strings.Split(err.Error(), "\n") {
+				fmt.Fprintf(stdout, "INVALID  %s\n", line)
+			}
+			invalid++
+			continue
+		}
+		tasks = append(tasks, t)
+	}
+	return tasks, invalid, 0
+}
+
+func qsValidate(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("qs validate")
+	fs.SetOutput(stderr)
+	checkURLs := fs.Bool("check-urls", false, "read every route page through read_docs and report what cannot be read")
+	paths, err := parseInterspersed(fs, args)
+	if err != nil {
+		return 3
+	}
+	tasks, invalid, code := loadTasks(paths, stdout, stderr)
+	if code != 0 {
+		return code
+	}
+	var reader *docs.Reader
+	if *checkURLs && len(tasks) > 0 {
+		m, err := tabs.New(tabs.Options{})
+		if err != nil {
+			fmt.Fprintf(stderr, "--check-urls needs a browser: %v\n", err)
+			return 3
+		}
+		defer m.Close()
+		reader = &docs.Reader{Manager: m}
+	}
+	for _, t := range tasks {
+		fmt.Fprintf(stdout, "ok       %s (%s, %s)\n", t.Source, t.Name, t.Mode())
+		for _, l := range t.Lints() {
+			fmt.Fprintf(stdout, "%-9s%s\n", l.Kind, l.Message)
+		}
+		if reader != nil {
+			for _, page := range t.Route {
+				r := reader.Get(ctx, page, t.DocsAllow)
+				switch {
+				case r.Blocked != "":
+					fmt.Fprintf(stdout, "warning  %s was blocked: %s %s\n", page, r.Blocked, r.ResolvedTo)
+				case r.Err != "":
+					fmt.Fprintf(stdout, "warning  %s could not be read: %s\n", page, r.Err)
+				case strings.TrimSpace(r.Text) == "":
+					fmt.Fprintf(stdout, "warning  %s was read but had no readable text\n", page)
+				case r.ResolvedTo != "":
+					fmt.Fprintf(stdout, "note     %s redirects to %s\n", page, r.ResolvedTo)
+				default:
+					fmt.Fprintf(stdout, "ok       %s read, %d chars\n", page, r.Chars)
+				}
+			}
+		}
+	}
+	if invalid > 0 {
+		return 1
+	}
+	return 0
+}
+
+func qsRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("qs run")
+	fs.SetOutput(stderr)
+	agent := fs.String("agent", "replay", "the agent: replay (the only one in this version)")
+	backend := fs.String("backend", "local", "execution backend: local (unenforced; the only one in this version)")
+	allow := fs.Bool("allow-unenforced", false, "permit the local backend, which enforces no network policy")
+	out := fs.String("out", "", "write results.json and per-run files here")
+	repeat := fs.Int("repeat", 1, "attempts per task")
+	workers := fs.Int("workers", 1, "attempts run at once")
+	keep := fs.Bool("keep-sandbox", false, "keep each workspace and print its path")
+	quiet := fs.Bool("quiet", false, "no progress lines")
+	verbose := fs.Bool("verbose", false, "progress lines also show every command")
+	strict := fs.Bool("strict-inconclusive", false, "exit 1 instead of 2 when a task produced no evidence")
+	paths, err := parseInterspersed(fs, args)
+	if err != nil {
+		return 3
+	}
+	switch {
+	case *agent != "replay":
+		fmt.Fprintf(stderr, "unknown agent %q: this version has replay only\n", *agent)
+		return 3
+	case *backend != "local":
+		fmt.Fprintf(stderr, "unknown backend %q: this version has local only\n", *backend)
+		return 3
+	case *repeat < 1 || *workers < 1:
+		fmt.Fprintln(stderr, "--repeat and --workers must be at least 1")
+		return 3
+	}
+	tasks, invalid, code := loadTasks(paths, stdout, stderr)
+	if code != 0 {
+		return code
+	}
+	if len(tasks) == 0 {
+		return 3
+	}
+	if !*allow {
+		fmt.Fprintln(stderr, "REFUSING: the local backend enforces no network policy, so the docs allowlist and the page-read record cannot be guaranteed.")
+		fmt.Fprintln(stderr, "Pass --allow-unenforced if you wrote the tasks and the project under test yourself.")
+		return 3
+	}
+	m, err := tabs.New(tabs.Options{Launch: launch.Options{}})
+	if err != nil {
+		fmt.Fprintf(stderr, "read_docs needs a browser: %v\n", err)
+		return 3
+	}
+	defer m.Close()
+	reader := &docs.Reader{Manager: m}
+	endpoint := browserExpectServer(m)
+	defer endpoint.Close()
+
+	multi := len(tasks) > 1 || *workers > 1
+	opt := qsrun.SuiteOptions{Repeat: *repeat, Workers: *workers, Version: version, Options: qsrun.Options{
+		Docs: reader, KeepSandbox: *keep, BrowserEndpoint: endpoint.URL + "/expect",
+	}}
+	if !*quiet {
+		opt.OnEvent = func(t *task.Task, attempt int, ev map[string]any, el time.Duration) {
+			where := ""
+			if multi {
+				where = fmt.Sprintf("%s#%d ", t.Name, attempt)
+			}
+			line := progressLine(ev, *verbose)
+			if line != "" {
+				fmt.Fprintf(stdout, "  [%4.0fs] %s%s\n", el.Seconds(), where, line)
+			}
+		}
+	}
+	suite := qsrun.RunSuite(ctx, tasks, opt, func(r *qsrun.Result) { qsrun.PrintRun(stdout, r) })
+	qsrun.PrintSummary(stdout, suite, len(tasks))
+	code = suite.Exit(*strict)
+	suite.ExitCode = code
+	if *out != "" {
+		if err := os.MkdirAll(*out, 0o755); err == nil {
+			err = suite.WriteFiles(*out)
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "could not write results: %v\n", err)
+			return 3
+		}
+		fmt.Fprintf(stdout, "  results written to %s/\n", strings.TrimRight(*out, "/"))
+	}
+	if code == 130 {
+		return 130
+	}
+	if invalid > 0 {
+		return 3
+	}
+	allSkipped := true
+	for _, st := range suite.Tasks {
+		allSkipped = allSkipped && st.Skipped == st.Attempts
+	}
+	if allSkipped && len(suite.Tasks) > 0 {
+		fmt.Fprintln(stderr, "nothing ran: every task was skipped. Agent-only tasks have no `replay` commands; add them.")
+	}
+	return code
+}
+
+func progressLine(ev map[string]any, verbose bool) string {
+	switch ev["type"] {
+	case "run_start":
+		return fmt.Sprintf("started on %v (unenforced)", ev["backend"])
+	case "docs_read":
+		return fmt.Sprintf("read %v", ev["url"])
+	case "docs_read_blocked":
+		return fmt.Sprintf("BLOCKED %v (%v)", ev["url"], ev["reason"])
+	case "docs_read_error":
+		return fmt.Sprintf("READ ERROR %v: %v", ev["url"], ev["error"])
+	case "tool_call":
+		if verbose && ev["tool"] == "bash" {
+			c := strings.Join(strings.Fields(fmt.Sprint(ev["command"])), " ")
+			if len(c) > 90 {
+				c = c[:90]
+			}
+			return "$ " + c
+		}
+	case "success_check":
+		return fmt.Sprintf("check exited %v", ev["exit_code"])
+	}
+	return ""
+}
+
+// browserExpectServer answers qs_browser_expect on loopback: it renders the
+// URL in the engine and says whether the page shows the text.
+func browserExpectServer(m *tabs.Manager) *httptest.Server {
+	return httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		u, text := r.URL.Query().Get("url"), r.URL.Query().Get("text")
+		if tabs.CheckURL("url", u) != nil || text == "" {
+			http.Error(w, "give url and text", http.StatusBadRequest)
+			return
+		}
+		ctx, cancel := context.WithTimeout(r.Context(), 45*time.Second)
+		defer cancel()
+		opened, err := m.Open(ctx, "qs-check", "", "about:blank", false, true)
+		if err != nil {
+			fmt.Fprintf(w, "error: %v", err)
+			return
+		}
+		defer m.CloseTab(context.Background(), "qs-check", opened.Tab.Handle())
+		if _, err := opened.Tab.Navigate(ctx, tabs.Navigation{URL: u}); err != nil {
+			fmt.Fprintf(w, "error: %v", err)
+			return
+		}
+		obs, err := observe.Capture(ctx, opened.Tab, observe.Options{MaxChars: observe.LimitMaxChars})
+		if err != nil {
+			fmt.Fprintf(w, "error: %v", err)
+			return
+		}
+		if strings.Contains(strings.Join(strings.Fields(obs.TextPreview), " "), strings.Join(strings.Fields(text), " ")) {
+			fmt.Fprintf(w, "ok: %s shows %q", u, text)
+			return
+		}
+		fmt.Fprintf(w, "the page (title %q) shows: %.300s", obs.Title, obs.TextPreview)
+	}))
+}
+
+func qsCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("qs check")
+	fs.SetOutput(stderr)
+	dir := fs.String("sandbox", "", "the kept workspace (printed by qs run --keep-sandbox)")
+	show := fs.Bool("show", false, "print the full check script and exit")
+	paths, err := parseInterspersed(fs, args)
+	if err != nil || len(paths) != 1 {
+		fmt.Fprintln(stderr, "usage: tabwright qs check TASK (--sandbox DIR | --show)")
+		return 3
+	}
+	cfg, err := task.FindConfig(".")
+	if err != nil {
+		fmt.Fprintf(stderr, "config: %v\n", err)
+		return 3
+	}
+	var defaults map[string]any
+	if cfg != nil {
+		defaults = cfg.Tasks
+	}
+	t, err := task.Load(paths[0], defaults)
+	if err != nil {
+		fmt.Fprintf(stderr, "INVALID  %v\n", err)
+		return 3
+	}
+	if *show {
+		fmt.Fprint(stdout, check.Script(t.Name, t.SuccessScript))
+		return 0
+	}
+	sb, err := sandbox.Adopt(*dir)
+	if *dir == "" || err != nil {
+		fmt.Fprintf(stderr, "no such workspace: %s\nRun qs run with --keep-sandbox first; the path is printed after the run.\n", *dir)
+		return 3
+	}
+	defer sb.Close(true)
+	r := qsrun.RunCheck(ctx, t, sb, "")
+	if out := strings.TrimRight(r.Output, "\n "); out != "" {
+		fmt.Fprintln(stdout, out)
+	}
+	if r.ExitCode == 0 {
+		fmt.Fprintf(stdout, "[PASS] %s check exited 0 (local)\n", t.Name)
+		return 0
+	}
+	fmt.Fprintf(stdout, "[FAIL] %s check exited %d (local)\n", t.Name, r.ExitCode)
+	return 1
+}

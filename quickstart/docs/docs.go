@@ -1,0 +1,192 @@
+// Package docs is read_docs: a documentation page rendered in the engine's
+// browser and returned as reader-view Markdown with links kept, limited to
+// the task's documentation hosts, redirects included.
+package docs
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/tabwright/tabwright/engine/observe"
+	"github.com/tabwright/tabwright/engine/tabs"
+	"github.com/tabwright/tabwright/quickstart/sandbox"
+	"github.com/tabwright/tabwright/quickstart/task"
+)
+
+// DefaultMaxChars is the page cap: longer pages keep their head and tail.
+const DefaultMaxChars = 60000
+
+// Reader reads pages for one harness process; its tab is reused and reads
+// are serialised through it.
+type Reader struct {
+	Manager  *tabs.Manager
+	MaxChars int           // 0: DefaultMaxChars
+	Timeout  time.Duration // per read; 0: 30 s
+
+	mu  sync.Mutex
+	tab *tabs.Tab
+}
+
+// Read is the outcome of one read_docs call: a page (Text set), a refusal
+// (Blocked set) or an error (Err set).
+type Read struct {
+	URL           string   `json:"url"`
+	ResolvedTo    string   `json:"resolved_to,omitempty"`
+	Redirects     []string `json:"redirects,omitempty"`
+	Status        int      `json:"status,omitempty"`
+	Text          string   `json:"-"`
+	Chars         int      `json:"chars"`
+	OriginalChars int      `json:"original_chars"`
+	Truncated     bool     `json:"truncated"`
+	ContentHash   string   `json:"content_hash,omitempty"`
+	Rendered      bool     `json:"rendered"` // through the browser (HTML), or passed through (text, Markdown)
+	Blocked       string   `json:"blocked,omitempty"`
+	Err           string   `json:"error,omitempty"`
+}
+
+// ToolText is what the agent gets back.
+func (r *Read) ToolText(allow []string) string {
+	switch {
+	case r.Blocked == "outside_allowlist":
+		return fmt.Sprintf("BLOCKED: %s is outside this task's documentation allowlist (%s). Only the target project's docs may be read.", r.URL, strings.Join(allow, ", "))
+	case r.Blocked != "":
+		return fmt.Sprintf("BLOCKED: %s (%s)", r.URL, r.Blocked)
+	case r.Err != "":
+		return fmt.Sprintf("READ ERROR for %s: %s", r.URL, r.Err)
+	}
+	return r.Text
+}
+
+type blockedErr struct{ reason, at string }
+
+func (e *blockedErr) Error() string { return e.reason + ": " + e.at }
+
+// Get reads rawURL for a task whose docs hosts are allow. The URL, every
+// redirect hop and the page the browser ends on must all be on allow.
+func (d *Reader) Get(ctx context.Context, rawURL string, allow []string) *Read {
+	r := &Read{URL: rawURL}
+	if !task.URLHostMatches(rawURL, allow) {
+		r.Blocked = "outside_allowlist"
+		return r
+	}
+	timeout := d.Timeout
+	if timeout == 0 {
+		timeout = 30 * time.Second
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+
+	// The server's answer first, with every redirect hop checked against
+	// the allowlist before it is followed.
+	client := &http.Client{CheckRedirect: func(req *http.Request, via []*http.Request) error {
+		if len(via) >= 10 {
+			return errors.New("more than 10 redirects")
+		}
+		r.Redirects = append(r.Redirects, req.URL.String())
+		if !task.URLHostMatches(req.URL.String(), allow) {
+			return &blockedErr{"redirect_outside_allowlist", req.URL.String()}
+		}
+		return nil
+	}}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, rawURL, nil)
+	if err != nil {
+		r.Err = err.Error()
+		return r
+	}
+	req.Header.Set("User-Agent", "tabwright-qs (documentation readability testing)")
+	resp, err := client.Do(req)
+	if err != nil {
+		var be *blockedErr
+		if errors.As(err, &be) {
+			r.Blocked = be.reason
+			r.ResolvedTo = be.at
+			return r
+		}
+		r.Err = err.Error()
+		return r
+	}
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<20))
+	resp.Body.Close()
+	r.Status = resp.StatusCode
+	final := resp.Request.URL.String()
+	if resp.StatusCode >= 400 {
+		r.Err = fmt.Sprintf("HTTP %d %s", resp.StatusCode, http.StatusText(resp.StatusCode))
+		return r
+	}
+	ctype, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	var text string
+	if strings.Contains(ctype, "html") || ctype == "" && strings.Contains(strings.ToLower(string(body[:min(len(body), 512)])), "<html") {
+		text, final, err = d.render(ctx, final, allow)
+		if err != nil {
+			var be *blockedErr
+			if errors.As(err, &be) {
+				r.Blocked = be.reason
+				r.ResolvedTo = be.at
+				return r
+			}
+			r.Err = err.Error()
+			return r
+		}
+		r.Rendered = true
+	} else {
+		text = strings.ToValidUTF8(string(body), "\uFFFD")
+	}
+	if final != rawURL {
+		r.ResolvedTo = final
+	}
+	max := d.MaxChars
+	if max == 0 {
+		max = DefaultMaxChars
+	}
+	r.OriginalChars = utf8.RuneCountInString(text)
+	r.Text, r.Truncated = sandbox.Truncate(text, max)
+	r.Chars = utf8.RuneCountInString(r.Text)
+	sum := sha256.Sum256([]byte(r.Text))
+	r.ContentHash = hex.EncodeToString(sum[:])
+	return r
+}
+
+// render loads u in the reader's tab and returns the reader view's Markdown.
+// A client-side redirect to a host off the allowlist is refused.
+func (d *Reader) render(ctx context.Context, u string, allow []string) (string, string, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.tab == nil {
+		opened, err := d.Manager.Open(ctx, "qs-docs", "", "about:blank", true, true)
+		if err != nil {
+			return "", "", err
+		}
+		d.tab = opened.Tab
+	}
+	nav, err := d.tab.Navigate(ctx, tabs.Navigation{URL: u})
+	if err != nil {
+		d.tab = nil // a broken tab is not reused
+		return "", "", err
+	}
+	if !task.URLHostMatches(nav.URL, allow) {
+		return "", "", &blockedErr{"redirect_outside_allowlist", nav.URL}
+	}
+	obs, err := observe.Capture(ctx, d.tab, observe.Options{Include: []string{"reader"}, MaxChars: observe.LimitMaxChars})
+	if err != nil {
+		return "", "", err
+	}
+	if obs.Reader == nil || strings.TrimSpace(obs.Reader.Markdown) == "" {
+		// No article found: the page's visible text is what a reader sees.
+		return obs.TextPreview, nav.URL, nil
+	}
+	md := obs.Reader.Markdown
+	if obs.Reader.Title != "" && !strings.HasPrefix(md, "# ") {
+		md = "# " + obs.Reader.Title + "\n\n" + md
+	}
+	return md, nav.URL, nil
+}

@@ -1,0 +1,238 @@
+// Package sandbox is the local backend: a fresh workspace per attempt, each
+// command in its own shell and process group, with a timeout that kills the
+// whole group and an output cap that keeps the head and the tail. It
+// enforces nothing about the network: results say so.
+package sandbox
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+	"unicode/utf8"
+)
+
+// Backend is this package's backend name.
+const Backend = "local"
+
+// Sandbox is one attempt's directories: Workspace (the commands' working
+// directory, empty at first) and, beside it, Home and Tmp.
+type Sandbox struct {
+	Base, Workspace, Home, Tmp string
+	adopted                    bool
+
+	mu     sync.Mutex
+	groups []int // process groups still to kill at Close
+	seq    int
+}
+
+// New makes a fresh sandbox under the system's temporary directory.
+func New() (*Sandbox, error) {
+	base, err := os.MkdirTemp("", "tabwright-qs-")
+	if err != nil {
+		return nil, err
+	}
+	s := &Sandbox{Base: base, Workspace: filepath.Join(base, "workspace"),
+		Home: filepath.Join(base, "support", "home"), Tmp: filepath.Join(base, "support", "tmp")}
+	for _, d := range []string{s.Workspace, s.Home, s.Tmp} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			os.RemoveAll(base)
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+// Adopt uses an existing workspace (qs check --sandbox DIR); its support
+// directories are made beside it, and nothing is deleted at Close.
+func Adopt(dir string) (*Sandbox, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	if st, err := os.Stat(abs); err != nil || !st.IsDir() {
+		return nil, fmt.Errorf("no such workspace: %s", dir)
+	}
+	s := &Sandbox{Base: filepath.Dir(abs), Workspace: abs, adopted: true,
+		Home: filepath.Join(filepath.Dir(abs), "support", "home"), Tmp: filepath.Join(filepath.Dir(abs), "support", "tmp")}
+	for _, d := range []string{s.Home, s.Tmp} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+// Env is the commands' environment, built from scratch: nothing of the
+// harness's own environment leaks in but PATH and the locale.
+func (s *Sandbox) Env(extra ...string) []string {
+	path := os.Getenv("PATH")
+	if path == "" {
+		path = "/usr/bin:/bin"
+	}
+	lang := os.Getenv("LANG")
+	if lang == "" {
+		lang = "C.UTF-8"
+	}
+	lcAll := os.Getenv("LC_ALL")
+	if lcAll == "" {
+		lcAll = lang
+	}
+	env := []string{"PATH=" + path, "HOME=" + s.Home, "TMPDIR=" + s.Tmp, "LANG=" + lang, "LC_ALL=" + lcAll, "TERM=dumb", "NO_COLOR=1"}
+	return append(env, extra...)
+}
+
+// Result is one command's outcome.
+type Result struct {
+	ExitCode      int
+	Output        string // stdout and stderr merged, capped
+	OriginalChars int
+	Truncated     bool
+	TimedOut      bool
+	Duration      time.Duration
+}
+
+// Options bound one command.
+type Options struct {
+	Timeout   time.Duration // kills the command's process group; exit 124
+	MaxChars  int           // 0: no cap
+	Env       []string      // added to Env()
+	KillGroup bool          // kill the process group as soon as the command exits (checks)
+}
+
+// Run runs command with bash -c in the workspace, in a process group of its
+// own. What the command leaves running in the background lives until the
+// command times out, or KillGroup is set, or Close.
+func (s *Sandbox) Run(ctx context.Context, command string, opt Options) Result {
+	start := time.Now()
+	s.mu.Lock()
+	s.seq++
+	outPath := filepath.Join(s.Tmp, fmt.Sprintf(".qs-out-%d", s.seq))
+	s.mu.Unlock()
+	out, err := os.Create(outPath)
+	if err != nil {
+		return Result{ExitCode: 127, Output: "cannot record output: " + err.Error(), Duration: time.Since(start)}
+	}
+	defer os.Remove(outPath)
+	defer out.Close()
+	cmd := exec.Command("bash", "-c", command)
+	cmd.Dir = s.Workspace
+	cmd.Env = s.Env(opt.Env...)
+	cmd.Stdin = nil
+	cmd.Stdout = out // a file, not a pipe: Wait returns when bash does, even if children hold it
+	cmd.Stderr = out
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		return Result{ExitCode: 127, Output: "cannot start bash: " + err.Error(), Duration: time.Since(start)}
+	}
+	pgid := cmd.Process.Pid
+	s.mu.Lock()
+	s.groups = append(s.groups, pgid)
+	s.mu.Unlock()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	var timer <-chan time.Time
+	if opt.Timeout > 0 {
+		t := time.NewTimer(opt.Timeout)
+		defer t.Stop()
+		timer = t.C
+	}
+	res := Result{}
+	var werr error
+	select {
+	case werr = <-done:
+	case <-timer:
+		res.TimedOut = true
+	case <-ctx.Done():
+		res.TimedOut = true
+	}
+	if res.TimedOut || opt.KillGroup {
+		killGroup(pgid)
+	}
+	if res.TimedOut {
+		werr = <-done
+		res.ExitCode = 124
+	} else if werr != nil {
+		if ee, ok := werr.(*exec.ExitError); ok {
+			res.ExitCode = ee.ExitCode()
+			if res.ExitCode < 0 {
+				res.ExitCode = 128 + int(ee.Sys().(syscall.WaitStatus).Signal())
+			}
+		} else {
+			res.ExitCode = 127
+		}
+	}
+	res.Duration = time.Since(start)
+	text := readCapped(out, opt.MaxChars)
+	if res.TimedOut {
+		why := fmt.Sprintf("\n[command timed out after %s; its process group was killed]", opt.Timeout)
+		if ctx.Err() != nil && (opt.Timeout == 0 || res.Duration < opt.Timeout) {
+			why = "\n[command stopped: the run's deadline passed or it was interrupted; its process group was killed]"
+		}
+		text += why
+	}
+	res.OriginalChars = utf8.RuneCountInString(text)
+	res.Output, res.Truncated = Truncate(text, opt.MaxChars)
+	return res
+}
+
+// readCapped reads the output file; past a generous multiple of the cap it
+// reads the head and the tail only, so a command that printed gigabytes does
+// not cost the harness gigabytes.
+func readCapped(f *os.File, max int) string {
+	st, err := f.Stat()
+	if err != nil {
+		return ""
+	}
+	size := st.Size()
+	limit := int64(max)*8 + 1<<16
+	if max <= 0 || size <= limit {
+		b, _ := os.ReadFile(f.Name())
+		return strings.ToValidUTF8(string(b), "\uFFFD")
+	}
+	half := limit / 2
+	head := make([]byte, half)
+	tail := make([]byte, half)
+	f.ReadAt(head, 0)
+	f.ReadAt(tail, size-half)
+	return strings.ToValidUTF8(string(head), "\uFFFD") + fmt.Sprintf("\n[... %d bytes not read ...]\n", size-2*half) + strings.ToValidUTF8(string(tail), "\uFFFD")
+}
+
+// TruncMarker sits between the head and the tail of cut text.
+const TruncMarker = "\n[... output truncated by tabwright ...]\n"
+
+// Truncate keeps the first and last max/2 characters of s, joined by
+// TruncMarker, when s is longer than max characters.
+func Truncate(s string, max int) (string, bool) {
+	if max <= 0 || utf8.RuneCountInString(s) <= max {
+		return s, false
+	}
+	r := []rune(s)
+	h := max / 2
+	return string(r[:h]) + TruncMarker + string(r[len(r)-(max-h):]), true
+}
+
+func killGroup(pgid int) {
+	syscall.Kill(-pgid, syscall.SIGKILL)
+}
+
+// Close kills every process group a command left, then removes the sandbox
+// unless keep is set or it was adopted.
+func (s *Sandbox) Close(keep bool) error {
+	s.mu.Lock()
+	groups := s.groups
+	s.groups = nil
+	s.mu.Unlock()
+	for _, g := range groups {
+		killGroup(g)
+	}
+	if keep || s.adopted {
+		return nil
+	}
+	return os.RemoveAll(s.Base)
+}
