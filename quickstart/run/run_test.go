@@ -9,7 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-		"testing"
+	"testing"
 	"time"
 
 	"github.com/tabwright/tabwright/engine/tabs"

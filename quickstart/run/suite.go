@@ -413,7 +413,9 @@ func PrintSummary(w io.Writer, s *Suite, ntasks int) {
 		for p, n := range st.SuspectPages {
 			pages = append(pages, pc{p, n})
 		}
-		sort.Slice(pages, func(i, j int) bool { return pages[i].n > pages[j].n || pages[i].n == pages[j].n && pages[i].p < pages[j].p })
+		sort.Slice(pages, func(i, j int) bool {
+			return pages[i].n > pages[j].n || pages[i].n == pages[j].n && pages[i].p < pages[j].p
+		})
 		for i, p := range pages {
 			if i == 3 {
 				break
