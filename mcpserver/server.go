@@ -4,10 +4,10 @@ package mcpserver
 
 import (
 	"context"
-	"errors"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"strings"
 	"sync"
 	"time"
@@ -109,6 +109,8 @@ type failure struct {
 }
 
 func (f *failure) Error() string { return f.err.Error() }
+
+func (f *failure) Unwrap() error { return f.err }
 
 // errorResult reports a failed call as a tool error the agent can read and
 // branch on: {"error": {code, message, path, hint}}.

@@ -28,6 +28,7 @@ Usage:
   tabwright observe --diff a.json b.json                   compare two saved observations
   tabwright batch --url URL --steps steps.json [--observe SEL]
                                                            run browser_batch steps in a fresh tab, print the result
+  tabwright qs validate|run|check ...                        run quickstart tasks: can a reader get through the docs?
   tabwright demo                                           run the server on a bundled page and show what an agent sees
   tabwright doctor                                         check this machine: browser, version, fixes
   tabwright version                                        print the version
@@ -51,6 +52,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		err = runMCP(ctx, args[1:], stderr)
 	case "observe":
 		err = runObserve(ctx, args[1:], stdout)
+	case "qs":
+		return runQS(ctx, args[1:], stdout, stderr)
 	case "batch":
 		err = runBatch(ctx, args[1:], stdout)
 	case "demo":

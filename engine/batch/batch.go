@@ -79,20 +79,32 @@ var batchObserveFields = []string{"selector", "selector_type", "name", "nth", "r
 // each with its path (steps[4].settle_ms), never only the first.
 func Prevalidate(raw json.RawMessage) (*Request, []*errs.Error) {
 	var top struct {
-		TabHandle    string          `json:"tab_handle"`
-		Steps        json.RawMessage `json:"steps"`
-		Observe      json.RawMessage `json:"observe"`
-		StartAt      *int            `json:"start_at"`
-		TimeoutMS    *int            `json:"timeout_ms"`
-		DialogPolicy string          `json:"dialog_policy"`
+		TabHandle    string `json:"tab_handle"`
+		StartAt      *int   `json:"start_at"`
+		TimeoutMS    *int   `json:"timeout_ms"`
+		DialogPolicy string `json:"dialog_policy"`
 	}
-	if err := input.Decode(raw, &top); err != nil {
+	fields, keys, err := input.Fields(raw)
+	if err != nil {
 		return nil, []*errs.Error{errs.As(err)}
 	}
 	var v []*errs.Error
 	add := func(path, format string, args ...any) { v = append(v, errs.Input(path, format, args...)) }
+	// Each field on its own, so that one bad field hides no other problem.
+	for _, k := range keys {
+		switch k {
+		case "steps", "observe":
+		case "tab_handle", "start_at", "timeout_ms", "dialog_policy":
+			one, _ := json.Marshal(map[string]json.RawMessage{k: fields[k]})
+			if err := input.DecodeOnly(one, &top, []string{k}); err != nil {
+				v = append(v, errs.As(err))
+			}
+		default:
+			add(input.FieldPath(k), "unknown field %q", k)
+		}
+	}
 	req := &Request{TabHandle: top.TabHandle, StartAt: top.StartAt, TimeoutMS: top.TimeoutMS, DialogPolicy: top.DialogPolicy}
-	if top.TabHandle == "" {
+	if _, given := fields["tab_handle"]; !given {
 		add("tab_handle", "is required")
 	}
 	if top.TimeoutMS != nil && (*top.TimeoutMS < MinTimeoutMS || *top.TimeoutMS > MaxTimeoutMS) {
@@ -104,10 +116,13 @@ func Prevalidate(raw json.RawMessage) (*Request, []*errs.Error) {
 		add("dialog_policy", "must be one of ask, accept, dismiss; got %q", top.DialogPolicy)
 	}
 
-	if len(top.Steps) == 0 {
+	steps, given := fields["steps"]
+	switch {
+	case !given:
 		add("steps", "is required: a list of 1 to %d steps", MaxSteps)
-	} else if err := json.Unmarshal(top.Steps, &req.RawSteps); err != nil {
-		add("steps", "must be a list of step objects")
+	case string(steps) == "null" || json.Unmarshal(steps, &req.RawSteps) != nil:
+		add("steps", "must be a list of 1 to %d step objects", MaxSteps)
+		req.RawSteps = nil
 	}
 	switch n := len(req.RawSteps); {
 	case req.RawSteps != nil && n == 0: // a list, but empty ("steps": [])
@@ -128,9 +143,9 @@ func Prevalidate(raw json.RawMessage) (*Request, []*errs.Error) {
 			add("start_at", "is %d but the batch has %d steps (indexes 0 to %d)", *top.StartAt, len(req.RawSteps), len(req.RawSteps)-1)
 		}
 	}
-	if len(top.Observe) > 0 {
+	if obs, given := fields["observe"]; given {
 		var o act.ObserveSpec
-		if err := input.DecodeOnlyAt("observe.", top.Observe, &o, batchObserveFields); err != nil {
+		if err := input.DecodeOnlyAt("observe.", obs, &o, batchObserveFields); err != nil {
 			v = append(v, errs.As(err))
 		} else {
 			req.Observe = &o
@@ -150,18 +165,21 @@ func Prevalidate(raw json.RawMessage) (*Request, []*errs.Error) {
 // prevalidateStep decodes step i against its variant and checks its rules.
 func prevalidateStep(i int, raw json.RawMessage) (*act.Step, []*errs.Error) {
 	at := fmt.Sprintf("steps[%d]", i)
-	var head struct {
-		Action *string `json:"action"`
+	members, _, err := input.Fields(raw)
+	if err != nil || string(raw) == "null" {
+		return nil, []*errs.Error{errs.Input(at, "must be a step object with an action")}
 	}
-	if err := json.Unmarshal(raw, &head); err != nil {
-		return nil, []*errs.Error{errs.Input(at, "must be an object with an action")}
-	}
-	if head.Action == nil {
+	rawAction, given := members["action"]
+	if !given {
 		return nil, []*errs.Error{errs.Input(at+".action", "is required: one of %s", strings.Join(stepActions(), ", "))}
 	}
-	fields, ok := stepFields()[*head.Action]
+	var action string
+	if json.Unmarshal(rawAction, &action) != nil {
+		return nil, []*errs.Error{errs.Input(at+".action", "must be a string: one of %s", strings.Join(stepActions(), ", "))}
+	}
+	fields, ok := stepFields()[action]
 	if !ok {
-		return nil, []*errs.Error{errs.Input(at+".action", "must be one of %s; got %q", strings.Join(stepActions(), ", "), *head.Action)}
+		return nil, []*errs.Error{errs.Input(at+".action", "must be one of %s; got %q", strings.Join(stepActions(), ", "), action)}
 	}
 	s := &act.Step{}
 	if err := input.DecodeOnlyAt(at+".", raw, s, fields); err != nil {

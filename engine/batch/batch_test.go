@@ -470,7 +470,7 @@ func TestPrevalidate(t *testing.T) {
 		{"steps minItems", `{"tab_handle":"h","steps":[]}`, []violation{{"steps", "must hold at least one step"}}},
 		{"steps minItems without a handle", `{"steps":[]}`, []violation{{"tab_handle", "is required"}, {"steps", "must hold at least one step"}}},
 		{"steps maxItems", `{"tab_handle":"h","steps":[` + strings.TrimSuffix(strings.Repeat(click+",", 31), ",") + `]}`, []violation{{"steps", "holds 31 steps; at most 30"}}},
-		{"steps not a list", `{"tab_handle":"h","steps":{"action":"click"}}`, []violation{{"steps", "must be a list of step objects"}}},
+		{"steps not a list", `{"tab_handle":"h","steps":{"action":"click"}}`, []violation{{"steps", "must be a list of 1 to 30 step objects"}}},
 		{"empty tab_handle", `{"tab_handle":"","steps":[` + click + `]}`, []violation{{"tab_handle", "must not be empty"}}},
 		{"tab_handle wrong type", `{"tab_handle":7,"steps":[` + click + `]}`, []violation{{"tab_handle", "must be a string"}}},
 		{"unknown batch field", `{"tab_handle":"h","steps":[` + click + `],"retry":true}`, []violation{{"retry", "unknown field"}}},
@@ -484,7 +484,7 @@ func TestPrevalidate(t *testing.T) {
 		{"start_at minimum", `{"tab_handle":"h","steps":[` + click + `],"start_at":-1}`, []violation{{"start_at", "must be between 0 and 29; got -1"}}},
 
 		// step shape
-		{"step not an object", step(`"click #a"`), []violation{{"steps[0]", "must be an object with an action"}}},
+		{"step not an object", step(`"click #a"`), []violation{{"steps[0]", "must be a step object with an action"}}},
 		{"step without action", step(`{"selector":"#a"}`), []violation{{"steps[0].action", "is required: one of click, fill, hover, press_key, scroll, select_option, type, wait"}}},
 		{"unknown action", step(click + `,{"action":"navigate","url":"x"}`), []violation{{"steps[1].action", `must be one of click, fill, hover, press_key, scroll, select_option, type, wait; got "navigate"`}}},
 		{"drag is not a batch step", step(`{"action":"drag","selector":"#a","dx":5}`), []violation{{"steps[0].action", `got "drag"`}}},

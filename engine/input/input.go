@@ -270,3 +270,16 @@ func kindName(t reflect.Type) string {
 		return "a " + t.Kind().String()
 	}
 }
+
+// FieldPath is the error path for an argument key (see fieldPath).
+func FieldPath(key string) string { return fieldPath(key) }
+
+// Fields splits a JSON object into its members and their keys in sorted
+// order, refusing anything that is not an object and any key given twice.
+func Fields(raw json.RawMessage) (map[string]json.RawMessage, []string, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
+		raw = []byte("{}")
+	}
+	return objectFields(raw)
+}
