@@ -78,7 +78,7 @@ func resolve(ctx context.Context, t *tabs.Tab, loc locate.Locator, need locate.N
 // eval runs a page-side act call in frame f (nil: the main frame) and
 // decodes its result.
 func eval(ctx context.Context, t *tabs.Tab, f *tabs.Frame, call string, out any) error {
-	err := t.EvalIn(ctx, f, locate.Program(call), out)
+	err := locate.Eval(ctx, t, f, call, out)
 	if err != nil && strings.Contains(err.Error(), "detached during action") {
 		return errs.New(errs.NotActionable, "the element left the page during the action (the page replaced it, or navigated)").
 			WithHint("observe the page again and act on what is there now")

@@ -43,7 +43,7 @@ func (c *frameChain) frame() *tabs.Frame {
 func (c *frameChain) origin(ctx context.Context, t *tabs.Tab) (x, y float64, err error) {
 	for _, h := range c.hops {
 		var o struct{ X, Y float64 }
-		if err := t.EvalIn(ctx, h.parent, Program("globalThis.__tabwright.frameOrigin("+quote(h.iframe)+")"), &o); err != nil {
+		if err := Eval(ctx, t, h.parent, "globalThis.__tabwright.frameOrigin("+quote(h.iframe)+")", &o); err != nil {
 			return 0, 0, err
 		}
 		x += o.X
@@ -91,7 +91,7 @@ func framePath(ctx context.Context, t *tabs.Tab, path []string) (*frameChain, er
 			Reason     string           `json:"reason"`
 			Candidates []map[string]any `json:"candidates"`
 		}
-		if err := t.EvalIn(ctx, cur, Program("globalThis.__tabwright.frameStep("+quote(sel)+")"), &step); err != nil {
+		if err := Eval(ctx, t, cur, "globalThis.__tabwright.frameStep("+quote(sel)+")", &step); err != nil {
 			return nil, err
 		}
 		at := fmt.Sprintf("frame.path[%d]", i)
@@ -137,7 +137,7 @@ type info struct {
 
 func frameInfo(ctx context.Context, t *tabs.Tab, f *tabs.Frame) (info, error) {
 	var i info
-	err := t.EvalIn(ctx, f, Program("globalThis.__tabwright.frameInfo()"), &i)
+	err := Eval(ctx, t, f, "globalThis.__tabwright.frameInfo()", &i)
 	return i, err
 }
 
@@ -164,7 +164,7 @@ func frameSearch(ctx context.Context, t *tabs.Tab, loc Locator) (*frameChain, er
 		queue = queue[1:]
 		parent := n.chain.frame()
 		var handles []string
-		if err := t.EvalIn(ctx, parent, Program("globalThis.__tabwright.frameElements()"), &handles); err != nil {
+		if err := Eval(ctx, t, parent, "globalThis.__tabwright.frameElements()", &handles); err != nil {
 			continue // a frame that went away while we walked
 		}
 		for _, h := range handles {

@@ -106,7 +106,7 @@ type Target struct {
 
 // Eval runs a page-side act call in the target's frame.
 func (tg *Target) Eval(ctx context.Context, t *tabs.Tab, call string, out any) error {
-	return t.EvalIn(ctx, tg.Frame, Program(call), out)
+	return Eval(ctx, t, tg.Frame, call, out)
 }
 
 type pageLocator struct {
@@ -131,6 +131,38 @@ type pageResult struct {
 
 // Program returns a page-side expression with the act helpers installed.
 func Program(call string) string { return injected.Program(call, injected.Act) }
+
+// notInstalled is what a short call answers in a document whose isolated
+// world does not have the act helpers yet.
+const notInstalled = "__tabwright_not_installed__"
+
+// actVersion must match act.js's actVersion.
+const actVersion = 1
+
+// Eval runs a page-side act call in frame f (nil: the main frame). It sends
+// only the call while the helpers are installed (the usual case: one round
+// trip, no 30 KB script to parse again), and the whole program once per
+// document otherwise.
+func Eval(ctx context.Context, t *tabs.Tab, f *tabs.Frame, call string, out any) error {
+	short := fmt.Sprintf("(globalThis.__tabwright && globalThis.__tabwright.actVersion === %d) ? (%s) : %q", actVersion, call, notInstalled)
+	var raw json.RawMessage
+	if err := t.EvalIn(ctx, f, short, &raw); err != nil {
+		return err
+	}
+	if string(raw) == `"`+notInstalled+`"` {
+		raw = nil
+		if err := t.EvalIn(ctx, f, Program(call), &raw); err != nil {
+			return err
+		}
+	}
+	if out == nil || len(raw) == 0 {
+		return nil
+	}
+	if err := json.Unmarshal(raw, out); err != nil {
+		return errs.Wrap(errs.Internal, err, "decoding the page-side result")
+	}
+	return nil
+}
 
 // Resolve finds the one element loc names and waits until it passes need,
 // within ctx's deadline. Errors: not_found (what was searched),
@@ -176,7 +208,7 @@ func resolvePage(ctx context.Context, t *tabs.Tab, fr *frameChain, loc Locator, 
 	needJSON, _ := json.Marshal(need)
 	call := fmt.Sprintf("globalThis.__tabwright.resolve(%s,%s,%d)", locJSON, needJSON, budget.Milliseconds())
 	var res pageResult
-	if err := t.EvalIn(ctx, fr.frame(), Program(call), &res); err != nil {
+	if err := Eval(ctx, t, fr.frame(), call, &res); err != nil {
 		return nil, err
 	}
 	target, err := res.target(loc)
@@ -278,7 +310,19 @@ func resolveRole(ctx context.Context, t *tabs.Tab, fr *frameChain, loc Locator, 
 		if err != nil {
 			return nil, err
 		}
-		res, err := cdproto.Call(ctx, sess, accessibility.QueryAXTree, accessibility.QueryAXTreeParams{ObjectID: doc, Role: loc.Selector})
+		q := accessibility.QueryAXTreeParams{ObjectID: doc, Role: loc.Selector}
+		if loc.Name != nil && *loc.Name != "" {
+			q.AccessibleName = *loc.Name // let the browser filter; "" would mean any name
+		}
+		// The query gets the same margin as page-side waits, so running out
+		// of time reads as "not found", not as a browser that stopped answering.
+		qctx, cancel := context.WithDeadline(ctx, deadline.Add(-PageMargin(time.Until(deadline))))
+		res, err := cdproto.Call(qctx, sess, accessibility.QueryAXTree, q)
+		cancel()
+		if errs.Code(err) == errs.Timeout {
+			return nil, errs.New(errs.NotFound, "nothing matches %s in the accessibility tree before the timeout", loc).
+				WithHint("roles are ARIA roles (button, link, textbox, checkbox…); name must equal the accessible name exactly")
+		}
 		if err != nil {
 			return nil, err
 		}
