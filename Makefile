@@ -33,3 +33,5 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzDecodeObservation -fuzztime 30s ./engine/observe
 	$(GO) test -run '^$$' -fuzz FuzzValidate -fuzztime 30s ./engine/act
 	$(GO) test -run '^$$' -fuzz FuzzParseChord -fuzztime 30s ./engine/act
+	$(GO) test -run '^$$' -fuzz FuzzPrevalidate -fuzztime 30s ./engine/batch
+	$(GO) test -run '^$$' -fuzz FuzzLoadTask -fuzztime 30s ./quickstart/task
