@@ -5,14 +5,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"strings"
 	"time"
 
 	"github.com/tabwright/tabwright/engine/launch"
-	"github.com/tabwright/tabwright/engine/observe"
 	"github.com/tabwright/tabwright/engine/tabs"
 	"github.com/tabwright/tabwright/quickstart/check"
 	"github.com/tabwright/tabwright/quickstart/docs"
@@ -214,7 +211,7 @@ func qsRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	defer m.Close()
 	reader := &docs.Reader{Manager: m}
-	endpoint := browserExpectServer(m)
+	endpoint := docs.ExpectServer(m)
 	defer endpoint.Close()
 
 	multi := len(tasks) > 1 || *workers > 1
@@ -285,40 +282,6 @@ func progressLine(ev map[string]any, verbose bool) string {
 		return fmt.Sprintf("check exited %v", ev["exit_code"])
 	}
 	return ""
-}
-
-// browserExpectServer answers qs_browser_expect on loopback: it renders the
-// URL in the engine and says whether the page shows the text.
-func browserExpectServer(m *tabs.Manager) *httptest.Server {
-	return httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		u, text := r.URL.Query().Get("url"), r.URL.Query().Get("text")
-		if tabs.CheckURL("url", u) != nil || text == "" {
-			http.Error(w, "give url and text", http.StatusBadRequest)
-			return
-		}
-		ctx, cancel := context.WithTimeout(r.Context(), 45*time.Second)
-		defer cancel()
-		opened, err := m.Open(ctx, "qs-check", "", "about:blank", false, true)
-		if err != nil {
-			fmt.Fprintf(w, "error: %v", err)
-			return
-		}
-		defer m.CloseTab(context.Background(), "qs-check", opened.Tab.Handle())
-		if _, err := opened.Tab.Navigate(ctx, tabs.Navigation{URL: u}); err != nil {
-			fmt.Fprintf(w, "error: %v", err)
-			return
-		}
-		obs, err := observe.Capture(ctx, opened.Tab, observe.Options{MaxChars: observe.LimitMaxChars})
-		if err != nil {
-			fmt.Fprintf(w, "error: %v", err)
-			return
-		}
-		if strings.Contains(strings.Join(strings.Fields(obs.TextPreview), " "), strings.Join(strings.Fields(text), " ")) {
-			fmt.Fprintf(w, "ok: %s shows %q", u, text)
-			return
-		}
-		fmt.Fprintf(w, "the page (title %q) shows: %.300s", obs.Title, obs.TextPreview)
-	}))
 }
 
 func qsCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int {

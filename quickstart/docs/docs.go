@@ -12,6 +12,8 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"net/url"
+	"regexp"
 	"strings"
 	"sync"
 	"time"
@@ -126,6 +128,16 @@ func (d *Reader) Get(ctx context.Context, rawURL string, allow []string) *Read {
 	ctype, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	var text string
 	if strings.Contains(ctype, "html") || ctype == "" && strings.Contains(strings.ToLower(string(body[:min(len(body), 512)])), "<html") {
+		// A client-side redirect stub (meta refresh) is followed here, not
+		// left to the browser's timer, and checked like any other hop.
+		if target := metaRefresh(body, resp.Request.URL); target != "" && target != final {
+			r.Redirects = append(r.Redirects, target)
+			if !task.URLHostMatches(target, allow) {
+				r.Blocked, r.ResolvedTo = "redirect_outside_allowlist", target
+				return r
+			}
+			final = target
+		}
 		text, final, err = d.render(ctx, final, allow)
 		if err != nil {
 			var be *blockedErr
@@ -189,4 +201,36 @@ func (d *Reader) render(ctx context.Context, u string, allow []string) (string, 
 		md = "# " + obs.Reader.Title + "\n\n" + md
 	}
 	return md, nav.URL, nil
+}
+
+var (
+	metaTagRe     = regexp.MustCompile(`(?is)<meta\b[^>]*>`)
+	refreshRe     = regexp.MustCompile(`(?i)http-equiv\s*=\s*["']?refresh`)
+	refreshContRe = regexp.MustCompile(`(?is)content\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))`)
+	refreshURLRe  = regexp.MustCompile(`(?i)^\s*[0-9.]*\s*[;,]?\s*url\s*=\s*['"]?([^'"]+)`)
+)
+
+// metaRefresh returns the absolute target of the first meta refresh tag in
+// an HTML body, or "".
+func metaRefresh(body []byte, base *url.URL) string {
+	for _, tag := range metaTagRe.FindAll(body[:min(len(body), 64<<10)], -1) {
+		if !refreshRe.Match(tag) {
+			continue
+		}
+		m := refreshContRe.FindSubmatch(tag)
+		if m == nil {
+			return ""
+		}
+		content := string(m[1]) + string(m[2]) + string(m[3])
+		u := refreshURLRe.FindStringSubmatch(content)
+		if u == nil {
+			return ""
+		}
+		ref, err := url.Parse(strings.TrimSpace(u[1]))
+		if err != nil {
+			return ""
+		}
+		return base.ResolveReference(ref).String()
+	}
+	return ""
 }
