@@ -13,6 +13,7 @@ import (
 	"github.com/tabwright/tabwright/engine/tabs"
 	"github.com/tabwright/tabwright/quickstart/check"
 	"github.com/tabwright/tabwright/quickstart/docs"
+	"github.com/tabwright/tabwright/quickstart/examples"
 	qsrun "github.com/tabwright/tabwright/quickstart/run"
 	"github.com/tabwright/tabwright/quickstart/sandbox"
 	"github.com/tabwright/tabwright/quickstart/task"
@@ -26,6 +27,7 @@ Usage:
                    [--keep-sandbox] [--quiet] [--verbose] [--strict-inconclusive]
                                                           run tasks with the replay agent (local backend)
   tabwright qs check TASK (--sandbox DIR | --show)        re-run only the success check in a kept workspace
+  tabwright qs examples                                   list the bundled examples (qs run --example NAME)
 
 With no TASK: tasks/*.yaml, else ./*.yaml. tabwright.yaml or quickstarted.yaml (here or in a
 parent) gives tasks: defaults merged under every task.
@@ -47,6 +49,8 @@ func runQS(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return qsRun(ctx, args[1:], stdout, stderr)
 	case "check":
 		return qsCheck(ctx, args[1:], stdout, stderr)
+	case "examples":
+		return qsExamples(stdout)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, qsUsage)
 		return 0
@@ -72,8 +76,25 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 }
 
 // loadTasks resolves paths (or discovers tasks), loads the config, and
-// loads every task; invalid ones are printed.
-func loadTasks(paths []string, stdout, stderr io.Writer) (tasks []*task.Task, invalid int, code int) {
+// loads every task; invalid ones are printed. With example (a comma list of
+// bundled examples) the paths must be empty, and the examples' docs are at
+// docsURL.
+func loadTasks(paths []string, example, docsURL string, stdout, stderr io.Writer) (tasks []*task.Task, invalid int, code int) {
+	if example != "" {
+		if len(paths) > 0 {
+			fmt.Fprintln(stderr, "give either --example or task files, not both")
+			return nil, 0, 3
+		}
+		for _, name := range strings.Split(example, ",") {
+			t, err := examples.Load(strings.TrimSpace(name), docsURL)
+			if err != nil {
+				fmt.Fprintln(stderr, err)
+				return nil, 0, 3
+			}
+			tasks = append(tasks, t)
+		}
+		return tasks, 0, 0
+	}
 	cfg, err := task.FindConfig(".")
 	if err != nil {
 		fmt.Fprintf(stderr, "config: %v\n", err)
@@ -83,6 +104,7 @@ func loadTasks(paths []string, stdout, stderr io.Writer) (tasks []*task.Task, in
 		paths = task.Discover(".")
 		if len(paths) == 0 {
 			fmt.Fprintln(stderr, "no task files given, and none found in tasks/ or the current directory.")
+			fmt.Fprintln(stderr, "Write one with `tabwright qs init DOCS-URL`, or try `tabwright qs run --example hello --allow-unenforced`.")
 			return nil, 0, 3
 		}
 	} else {
@@ -117,11 +139,18 @@ func qsValidate(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	fs := newFlags("qs validate")
 	fs.SetOutput(stderr)
 	checkURLs := fs.Bool("check-urls", false, "read every route page through read_docs and report what cannot be read")
+	example := fs.String("example", "", "validate a bundled example (see qs examples)")
 	paths, err := parseInterspersed(fs, args)
 	if err != nil {
 		return 3
 	}
-	tasks, invalid, code := loadTasks(paths, stdout, stderr)
+	docsURL := ""
+	if *example != "" && *checkURLs {
+		srv := examples.Server()
+		defer srv.Close()
+		docsURL = srv.URL
+	}
+	tasks, invalid, code := loadTasks(paths, *example, docsURL, stdout, stderr)
 	if code != 0 {
 		return code
 	}
@@ -177,6 +206,7 @@ func qsRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	quiet := fs.Bool("quiet", false, "no progress lines")
 	verbose := fs.Bool("verbose", false, "progress lines also show every command")
 	strict := fs.Bool("strict-inconclusive", false, "exit 1 instead of 2 when a task produced no evidence")
+	example := fs.String("example", "", "run bundled examples (comma-separated; see qs examples), their docs served locally")
 	paths, err := parseInterspersed(fs, args)
 	if err != nil {
 		return 3
@@ -192,7 +222,13 @@ func qsRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "--repeat and --workers must be at least 1")
 		return 3
 	}
-	tasks, invalid, code := loadTasks(paths, stdout, stderr)
+	docsURL := ""
+	if *example != "" {
+		srv := examples.Server()
+		defer srv.Close()
+		docsURL = srv.URL
+	}
+	tasks, invalid, code := loadTasks(paths, *example, docsURL, stdout, stderr)
 	if code != 0 {
 		return code
 	}
@@ -328,4 +364,22 @@ func qsCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "[FAIL] %s check exited %d (local)\n", t.Name, r.ExitCode)
 	return 1
+}
+
+func qsExamples(stdout io.Writer) int {
+	fmt.Fprintln(stdout, "Example tasks bundled with tabwright, their docs served by the harness on loopback (no network needed):")
+	for _, name := range examples.Names() {
+		t, err := examples.Load(name, "")
+		if err != nil {
+			fmt.Fprintf(stdout, "  %-13s INVALID %v\n", name, err)
+			continue
+		}
+		fmt.Fprintf(stdout, "  %-13s %s  (%s)\n", name, t.Route[0], t.Mode())
+		for _, page := range t.Route[1:] {
+			fmt.Fprintf(stdout, "  %-13s %s\n", "", page)
+		}
+		fmt.Fprintf(stdout, "  %-13s goal: %s\n", "", t.Goal)
+	}
+	fmt.Fprintln(stdout, "\n  tabwright qs run --example hello --allow-unenforced")
+	return 0
 }

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func qsTaskDir(t *testing.T, docsURL string) string {
@@ -66,5 +67,38 @@ func TestQSValidateAndRun(t *testing.T) {
 	}
 	if code := runQS(context.Background(), []string{"check", good, "--sandbox", filepath.Join(ws, "nope")}, &out, &errb); code != 3 {
 		t.Errorf("check missing sandbox: %d", code)
+	}
+}
+
+func TestQSExamples(t *testing.T) {
+	ctx := context.Background()
+	var out, errb bytes.Buffer
+	if code := runQS(ctx, []string{"examples"}, &out, &errb); code != 0 || !strings.Contains(out.String(), "hello ") ||
+		!strings.Contains(out.String(), "http://docs.example.test/greeter/usage.html") || !strings.Contains(out.String(), "qs run --example hello --allow-unenforced") {
+		t.Errorf("examples: %d\n%s", code, out.String())
+	}
+	out.Reset()
+	if code := runQS(ctx, []string{"validate", "--example", "web-page"}, &out, &errb); code != 0 || !strings.HasPrefix(out.String(), "ok       example:web-page (web-page-example, replay+agent)") {
+		t.Errorf("validate --example: %d %s", code, out.String())
+	}
+	errb.Reset()
+	if code := runQS(ctx, []string{"run", "--example", "nope", "--allow-unenforced"}, &out, &errb); code != 3 || !strings.Contains(errb.String(), "available: hello, missing-step, web-page") {
+		t.Errorf("unknown example: %d %s", code, errb.String())
+	}
+	if code := runQS(ctx, []string{"run", "--example", "hello", "x.yaml", "--allow-unenforced"}, &out, &errb); code != 3 {
+		t.Errorf("example and a path: %d", code)
+	}
+	out.Reset()
+	start := time.Now()
+	code := runQS(ctx, []string{"run", "--example", "hello,missing-step,web-page", "--allow-unenforced", "--workers", "3"}, &out, &errb)
+	t.Logf("three examples, three workers: %s", time.Since(start))
+	for _, want := range []string{"[PASS] hello-example (replay)", "[FAIL] missing-step-example (replay)", "[PASS] web-page-example (replay)",
+		"stop reason: command_failed (replay step 2 failed: ./greet.sh World)", "greeter-old/ (1x)"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("missing %q", want)
+		}
+	}
+	if code != 1 {
+		t.Errorf("a docs gap exits 1, got %d\n%s", code, out.String())
 	}
 }
