@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -14,6 +15,7 @@ import (
 	"github.com/tabwright/tabwright/quickstart/check"
 	"github.com/tabwright/tabwright/quickstart/docs"
 	"github.com/tabwright/tabwright/quickstart/examples"
+	"github.com/tabwright/tabwright/quickstart/report"
 	qsrun "github.com/tabwright/tabwright/quickstart/run"
 	"github.com/tabwright/tabwright/quickstart/sandbox"
 	"github.com/tabwright/tabwright/quickstart/task"
@@ -24,10 +26,15 @@ const qsUsage = `tabwright qs: can a reader get through the quickstart using onl
 Usage:
   tabwright qs validate [TASK|DIR ...] [--check-urls]     check task files, strictly, and lint them
   tabwright qs run [TASK|DIR ...] --allow-unenforced [--out DIR] [--repeat N] [--workers N]
-                   [--keep-sandbox] [--quiet] [--verbose] [--strict-inconclusive]
+                   [--junit PATH] [--example NAME] [--keep-sandbox] [--quiet] [--verbose]
+                   [--strict-inconclusive]
                                                           run tasks with the replay agent (local backend)
   tabwright qs check TASK (--sandbox DIR | --show)        re-run only the success check in a kept workspace
   tabwright qs examples                                   list the bundled examples (qs run --example NAME)
+  tabwright qs report RESULTS [--out PATH] [--markdown]   an HTML page (or Markdown) from results.json or its directory
+  tabwright qs diff BEFORE AFTER [--fail-on-regression]   per-task change between two results, with Fisher's exact test
+  tabwright qs init DOCS-URL [--name N] [--out PATH] [--force]
+                                                          write a starter task file for a docs page
 
 With no TASK: tasks/*.yaml, else ./*.yaml. tabwright.yaml or quickstarted.yaml (here or in a
 parent) gives tasks: defaults merged under every task.
@@ -51,6 +58,12 @@ func runQS(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return qsCheck(ctx, args[1:], stdout, stderr)
 	case "examples":
 		return qsExamples(stdout)
+	case "report":
+		return qsReport(args[1:], stdout, stderr)
+	case "diff":
+		return qsDiff(args[1:], stdout, stderr)
+	case "init":
+		return qsInit(args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, qsUsage)
 		return 0
@@ -200,6 +213,7 @@ func qsRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	backend := fs.String("backend", "local", "execution backend: local (unenforced; the only one in this version)")
 	allow := fs.Bool("allow-unenforced", false, "permit the local backend, which enforces no network policy")
 	out := fs.String("out", "", "write results.json and per-run files here")
+	junit := fs.String("junit", "", "write JUnit XML here (with or without --out)")
 	repeat := fs.Int("repeat", 1, "attempts per task")
 	workers := fs.Int("workers", 1, "attempts run at once")
 	keep := fs.Bool("keep-sandbox", false, "keep each workspace and print its path")
@@ -279,6 +293,16 @@ func qsRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return 3
 		}
 		fmt.Fprintf(stdout, "  results written to %s/\n", strings.TrimRight(*out, "/"))
+	}
+	if *junit != "" {
+		err := os.MkdirAll(filepath.Dir(*junit), 0o755)
+		if err == nil {
+			err = os.WriteFile(*junit, report.JUnit(suite), 0o644)
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "could not write %s: %v\n", *junit, err)
+			return 3
+		}
 	}
 	if code == 130 {
 		return 130
@@ -381,5 +405,106 @@ func qsExamples(stdout io.Writer) int {
 		fmt.Fprintf(stdout, "  %-13s goal: %s\n", "", t.Goal)
 	}
 	fmt.Fprintln(stdout, "\n  tabwright qs run --example hello --allow-unenforced")
+	return 0
+}
+
+func qsReport(args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("qs report")
+	fs.SetOutput(stderr)
+	out := fs.String("out", "", "the page to write (default: the results path with .html, or .md with --markdown)")
+	md := fs.Bool("markdown", false, "write Markdown instead of HTML")
+	paths, err := parseInterspersed(fs, args)
+	if err != nil || len(paths) != 1 {
+		fmt.Fprintln(stderr, "usage: tabwright qs report RESULTS [--out PATH] [--markdown]")
+		return 3
+	}
+	s, resultsPath, err := report.Load(paths[0])
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return 3
+	}
+	ext := ".html"
+	if *md {
+		ext = ".md"
+	}
+	dest := *out
+	if dest == "" {
+		base := strings.TrimRight(paths[0], "/")
+		dest = strings.TrimSuffix(base, filepath.Ext(base)) + ext
+	}
+	var data []byte
+	if *md {
+		data = []byte(report.Markdown(s))
+	} else {
+		data = report.HTML(s, report.Transcripts(resultsPath))
+	}
+	if err := os.WriteFile(dest, data, 0o644); err != nil {
+		fmt.Fprintf(stderr, "could not write %s: %v\n", dest, err)
+		return 3
+	}
+	fmt.Fprintf(stdout, "wrote %s\n", dest)
+	return 0
+}
+
+func qsDiff(args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("qs diff")
+	fs.SetOutput(stderr)
+	failOn := fs.Bool("fail-on-regression", false, "exit 1 when a task regressed significantly (p < 0.05)")
+	paths, err := parseInterspersed(fs, args)
+	if err != nil || len(paths) != 2 {
+		fmt.Fprintln(stderr, "usage: tabwright qs diff BEFORE AFTER [--fail-on-regression]")
+		return 3
+	}
+	before, _, err := report.Load(paths[0])
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return 3
+	}
+	after, _, err := report.Load(paths[1])
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return 3
+	}
+	d := report.Compare(before, after)
+	d.Print(stdout)
+	if *failOn && len(d.Regressions) > 0 {
+		fmt.Fprintf(stderr, "regression: %s\n", strings.Join(d.Regressions, ", "))
+		return 1
+	}
+	return 0
+}
+
+func qsInit(args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("qs init")
+	fs.SetOutput(stderr)
+	name := fs.String("name", "", "the task name (default: from the docs host)")
+	out := fs.String("out", "", "the file to write (default: tasks/NAME.yaml)")
+	force := fs.Bool("force", false, "overwrite an existing file")
+	paths, err := parseInterspersed(fs, args)
+	if err != nil || len(paths) != 1 {
+		fmt.Fprintln(stderr, "usage: tabwright qs init DOCS-URL [--name N] [--out PATH] [--force]")
+		return 3
+	}
+	n, text, err := task.Scaffold(paths[0], *name)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return 3
+	}
+	dest := *out
+	if dest == "" {
+		dest = filepath.Join("tasks", n+".yaml")
+	}
+	if _, err := os.Stat(dest); err == nil && !*force {
+		fmt.Fprintf(stderr, "%s already exists; pass --force to overwrite\n", dest)
+		return 3
+	}
+	if err := os.MkdirAll(filepath.Dir(dest), 0o755); err == nil {
+		err = os.WriteFile(dest, []byte(text), 0o644)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "could not write %s: %v\n", dest, err)
+		return 3
+	}
+	fmt.Fprintf(stdout, "wrote %s\nNext: write the goal, the replay commands and the success check, then\n  tabwright qs validate %s --check-urls\n", dest, dest)
 	return 0
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -100,5 +101,87 @@ func TestQSExamples(t *testing.T) {
 	}
 	if code != 1 {
 		t.Errorf("a docs gap exits 1, got %d\n%s", code, out.String())
+	}
+}
+
+func TestQSReportDiffInit(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	res, junit := filepath.Join(dir, "res"), filepath.Join(dir, "ci", "junit.xml")
+	var out, errb bytes.Buffer
+	if code := runQS(ctx, []string{"run", "--example", "hello,missing-step", "--allow-unenforced", "--quiet", "--out", res, "--junit", junit}, &out, &errb); code != 1 {
+		t.Fatalf("run: %d\n%s%s", code, out.String(), errb.String())
+	}
+	if b, err := os.ReadFile(junit); err != nil || !strings.Contains(string(b), `tests="2" failures="1" errors="0"`) {
+		t.Errorf("junit: %v\n%s", err, b)
+	}
+	out.Reset()
+	if code := runQS(ctx, []string{"report", res}, &out, &errb); code != 0 || out.String() != "wrote "+res+".html\n" {
+		t.Fatalf("report: %d %s %s", code, out.String(), errb.String())
+	}
+	page, _ := os.ReadFile(res + ".html")
+	for _, want := range []string{"<svg", "hello-example", "<summary>missing-step-example</summary>", "Where it failed", "greeter-old/", "check failed: nothing the run printed matched: Hello, World!"} {
+		if !strings.Contains(string(page), want) {
+			t.Errorf("report page lacks %q", want)
+		}
+	}
+	out.Reset()
+	md := filepath.Join(dir, "r.md")
+	if code := runQS(ctx, []string{"report", filepath.Join(res, "results.json"), "--markdown", "--out", md}, &out, &errb); code != 0 {
+		t.Errorf("report --markdown: %d %s", code, errb.String())
+	}
+	if b, _ := os.ReadFile(md); !strings.Contains(string(b), "| missing-step-example | replay | 0% | 0/1 | none |") {
+		t.Errorf("markdown:\n%s", b)
+	}
+	errb.Reset()
+	if code := runQS(ctx, []string{"report", filepath.Join(dir, "nope")}, &out, &errb); code != 3 || !strings.Contains(errb.String(), "no such file") {
+		t.Errorf("report missing: %d %s", code, errb.String())
+	}
+
+	// diff: the same results are unchanged; a regression made by hand fails
+	// with --fail-on-regression.
+	out.Reset()
+	if code := runQS(ctx, []string{"diff", res, res, "--fail-on-regression"}, &out, &errb); code != 0 || !strings.Contains(out.String(), "1/1 (100%)  ->  1/1 (100%)") {
+		t.Errorf("diff same: %d\n%s", code, out.String())
+	}
+	mk := func(name string, passes, n int) string {
+		runs := []map[string]any{}
+		p := filepath.Join(dir, name+".json")
+		b, _ := json.Marshal(map[string]any{"schema_version": "2.0", "tasks": []map[string]any{{"task": "t", "agent": "replay", "passes": passes, "evidential_runs": n, "attempts": n, "runs": runs}}})
+		os.WriteFile(p, b, 0o644)
+		return p
+	}
+	before, after := mk("before", 10, 10), mk("after", 0, 10)
+	out.Reset()
+	errb.Reset()
+	if code := runQS(ctx, []string{"diff", before, after}, &out, &errb); code != 0 || !strings.Contains(out.String(), "regressed, p=0.000") {
+		t.Errorf("diff without the flag: %d\n%s", code, out.String())
+	}
+	if code := runQS(ctx, []string{"diff", before, after, "--fail-on-regression"}, &out, &errb); code != 1 || !strings.Contains(errb.String(), "regression: t") {
+		t.Errorf("diff --fail-on-regression: %d %s", code, errb.String())
+	}
+
+	// init writes a task that validates, and refuses to overwrite it.
+	wd, _ := os.Getwd()
+	os.Chdir(dir)
+	defer os.Chdir(wd)
+	out.Reset()
+	if code := runQS(ctx, []string{"init", "https://docs.streamlit.io/get-started"}, &out, &errb); code != 0 || !strings.HasPrefix(out.String(), "wrote tasks/streamlit-quickstart.yaml") {
+		t.Fatalf("init: %d %s %s", code, out.String(), errb.String())
+	}
+	out.Reset()
+	if code := runQS(ctx, []string{"validate", "tasks/streamlit-quickstart.yaml"}, &out, &errb); code != 0 || strings.Contains(out.String(), "warning") {
+		t.Errorf("the scaffold validates cleanly: %d %s", code, out.String())
+	}
+	errb.Reset()
+	if code := runQS(ctx, []string{"init", "https://docs.streamlit.io/get-started"}, &out, &errb); code != 3 || !strings.Contains(errb.String(), "--force") {
+		t.Errorf("second init: %d %s", code, errb.String())
+	}
+	if code := runQS(ctx, []string{"init", "https://docs.streamlit.io/get-started", "--force"}, &out, &errb); code != 0 {
+		t.Errorf("init --force: %d", code)
+	}
+	errb.Reset()
+	if code := runQS(ctx, []string{"init", "docs.streamlit.io"}, &out, &errb); code != 3 || !strings.Contains(errb.String(), "absolute http(s) URL") {
+		t.Errorf("init bad url: %d %s", code, errb.String())
 	}
 }
