@@ -16,6 +16,9 @@ chromium:
 
 demo: build chromium
 	./$(BIN) demo
+	@echo
+	@echo "and a quickstart task, replayed against bundled docs served on loopback:"
+	./$(BIN) qs run --example hello --allow-unenforced
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
