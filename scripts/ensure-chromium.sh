@@ -19,7 +19,7 @@ command -v chromium-headless-shell >/dev/null 2>&1 && have_shell=yes
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
   echo "installing Debian's chromium and chromium-headless-shell packages" >&2
   apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-headless-shell
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-headless-shell bubblewrap
   exit 0
 fi
 [ "$have_browser" = yes ] && exit 0 # the full browser runs headless too, only slower to start
