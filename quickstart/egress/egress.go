@@ -1,0 +1,322 @@
+// Package egress is the harness's forward proxy: the only way out of the
+// enforced sandbox. It speaks HTTP CONNECT (tunnels, for HTTPS) and plain
+// HTTP with absolute URLs, decides by host name, and reports every decision.
+//
+// Policy, first match wins:
+//
+//  1. a host named by hand under network.allow or network.only: allowed
+//     (explicit_network_override);
+//  2. a docs host: refused (docs_host_requires_read_docs): pages are read
+//     through read_docs, where they are recorded;
+//  3. the registry list (the defaults plus network.allow, or network.only):
+//     allowed (allowlisted);
+//  4. anything else: refused (not_allowlisted).
+//
+// The proxy is not a security product: for HTTPS it sees only the CONNECT
+// host name, and a client that follows a redirect asks the proxy again for
+// the new host, which is how a redirect to a refused host is refused.
+package egress
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/tabwright/tabwright/quickstart/task"
+)
+
+// Reasons recorded with each decision.
+const (
+	ReasonExplicit    = "explicit_network_override"
+	ReasonDocsHost    = "docs_host_requires_read_docs"
+	ReasonAllowlisted = "allowlisted"
+	ReasonNotListed   = "not_allowlisted"
+)
+
+// Policy is what the shell may reach.
+type Policy struct {
+	Explicit []string // named by hand (network.allow or network.only)
+	Docs     []string // docs hosts: readable only through read_docs
+	Allow    []string // the registry list: defaults plus network.allow, or network.only
+}
+
+// ForTask is t's policy.
+func ForTask(t *task.Task) Policy {
+	return Policy{Explicit: t.NetworkExplicit, Docs: t.DocsAllow, Allow: t.NetworkAllow}
+}
+
+// Decide says whether host may be reached, and why.
+func (p Policy) Decide(host string) (bool, string) {
+	switch {
+	case task.HostMatches(host, p.Explicit):
+		return true, ReasonExplicit
+	case task.HostMatches(host, p.Docs):
+		return false, ReasonDocsHost
+	case task.HostMatches(host, p.Allow):
+		return true, ReasonAllowlisted
+	}
+	return false, ReasonNotListed
+}
+
+// Proxy is one attempt's egress proxy.
+type Proxy struct {
+	Policy Policy
+	// OnEvent receives every decision: egress_allowed {host, port, method
+	// [, path]}, egress_blocked {host, reason, method}, egress_error {host,
+	// error, method}. It may be called from several goroutines at once.
+	OnEvent func(typ string, fields map[string]any)
+	// Dial reaches an allowed upstream; nil dials the network with a 30 s
+	// timeout. Tests point it at loopback servers.
+	Dial func(ctx context.Context, network, addr string) (net.Conn, error)
+	// IdleTimeout ends a tunnel with no traffic either way (default 60 s).
+	IdleTimeout time.Duration
+
+	mu     sync.Mutex
+	lns    []net.Listener
+	conns  map[net.Conn]struct{}
+	closed bool
+	wg     sync.WaitGroup
+}
+
+func (p *Proxy) event(typ string, fields map[string]any) {
+	if p.OnEvent != nil {
+		p.OnEvent(typ, fields)
+	}
+}
+
+func (p *Proxy) dial(ctx context.Context, addr string) (net.Conn, error) {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	if p.Dial != nil {
+		return p.Dial(ctx, "tcp", addr)
+	}
+	var d net.Dialer
+	return d.DialContext(ctx, "tcp", addr)
+}
+
+// Serve accepts connections on ln until Close; it returns nil after Close.
+func (p *Proxy) Serve(ln net.Listener) error {
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		ln.Close()
+		return nil
+	}
+	p.lns = append(p.lns, ln)
+	if p.conns == nil {
+		p.conns = map[net.Conn]struct{}{}
+	}
+	p.mu.Unlock()
+	for {
+		c, err := ln.Accept()
+		if err != nil {
+			p.mu.Lock()
+			closed := p.closed
+			p.mu.Unlock()
+			if closed {
+				return nil
+			}
+			var ne net.Error
+			if errors.As(err, &ne) && ne.Timeout() {
+				continue
+			}
+			return fmt.Errorf("egress: accept: %w", err)
+		}
+		if !p.track(c, true) {
+			c.Close()
+			return nil
+		}
+		p.wg.Add(1)
+		go func() {
+			defer p.wg.Done()
+			defer p.track(c, false)
+			defer c.Close()
+			p.handle(c)
+		}()
+	}
+}
+
+func (p *Proxy) track(c net.Conn, add bool) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if add {
+		if p.closed {
+			return false
+		}
+		p.conns[c] = struct{}{}
+	} else {
+		delete(p.conns, c)
+	}
+	return true
+}
+
+// Close stops the listeners, ends every open connection and waits for
+// their handlers.
+func (p *Proxy) Close() error {
+	p.mu.Lock()
+	p.closed = true
+	for _, ln := range p.lns {
+		ln.Close()
+	}
+	for c := range p.conns {
+		c.Close()
+	}
+	p.mu.Unlock()
+	p.wg.Wait()
+	return nil
+}
+
+// Refusal is the body of a 403, the same words the shell's user sees.
+func Refusal(host, reason string) string {
+	if reason == ReasonDocsHost {
+		return fmt.Sprintf("blocked from the shell: %s is a documentation host; read its pages with read_docs, which records them\n", host)
+	}
+	return fmt.Sprintf("blocked from the shell: %s is not on this task's network allowlist (network.allow / network.only)\n", host)
+}
+
+func (p *Proxy) handle(c net.Conn) {
+	c.SetReadDeadline(time.Now().Add(30 * time.Second))
+	br := bufio.NewReader(c)
+	req, err := http.ReadRequest(br)
+	if err != nil {
+		return
+	}
+	c.SetReadDeadline(time.Time{})
+	if req.Method == http.MethodConnect {
+		p.connect(c, br, req)
+		return
+	}
+	p.plain(c, req)
+}
+
+func splitHostPort(hostport, defPort string) (string, string) {
+	if h, port, err := net.SplitHostPort(hostport); err == nil {
+		return strings.Trim(h, "[]"), port
+	}
+	return strings.Trim(hostport, "[]"), defPort
+}
+
+func reply(c net.Conn, status int, body string) {
+	fmt.Fprintf(c, "HTTP/1.1 %d %s\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s",
+		status, http.StatusText(status), len(body), body)
+}
+
+func (p *Proxy) refuse(c net.Conn, host, reason, method string) {
+	p.event("egress_blocked", map[string]any{"host": host, "reason": reason, "method": method})
+	reply(c, http.StatusForbidden, Refusal(host, reason))
+}
+
+func (p *Proxy) connect(c net.Conn, br *bufio.Reader, req *http.Request) {
+	host, port := splitHostPort(req.Host, "443")
+	if ok, reason := p.Policy.Decide(host); !ok {
+		p.refuse(c, host, reason, "CONNECT")
+		return
+	}
+	up, err := p.dial(context.Background(), net.JoinHostPort(host, port))
+	if err != nil {
+		p.event("egress_error", map[string]any{"host": host, "error": err.Error(), "method": "CONNECT"})
+		reply(c, http.StatusBadGateway, fmt.Sprintf("tabwright proxy: upstream connection to %s failed: %v\n", host, err))
+		return
+	}
+	defer up.Close()
+	p.track(up, true)
+	defer p.track(up, false)
+	n, _ := strconv.Atoi(port)
+	p.event("egress_allowed", map[string]any{"host": host, "port": n, "method": "CONNECT"})
+	io.WriteString(c, "HTTP/1.1 200 Connection established\r\n\r\n")
+	// Bytes the client sent after the request line are already buffered.
+	if k := br.Buffered(); k > 0 {
+		b, _ := br.Peek(k)
+		if _, err := up.Write(b); err != nil {
+			return
+		}
+	}
+	p.relay(c, up)
+}
+
+// relay copies both ways until either side closes or the tunnel idles.
+func (p *Proxy) relay(a, b net.Conn) {
+	idle := p.IdleTimeout
+	if idle <= 0 {
+		idle = 60 * time.Second
+	}
+	done := make(chan struct{}, 2)
+	cp := func(dst, src net.Conn) {
+		buf := make([]byte, 32<<10)
+		for {
+			src.SetReadDeadline(time.Now().Add(idle))
+			n, err := src.Read(buf)
+			if n > 0 {
+				if _, werr := dst.Write(buf[:n]); werr != nil {
+					break
+				}
+			}
+			if err != nil {
+				break
+			}
+		}
+		if cw, ok := dst.(interface{ CloseWrite() error }); ok {
+			cw.CloseWrite()
+		}
+		done <- struct{}{}
+	}
+	go cp(a, b)
+	go cp(b, a)
+	<-done
+	// One side finished; give the other a moment to drain, then end both.
+	select {
+	case <-done:
+	case <-time.After(idle):
+	}
+}
+
+var hopHeaders = []string{"Connection", "Proxy-Connection", "Keep-Alive", "Proxy-Authorization", "Proxy-Authenticate", "Te", "Trailer", "Transfer-Encoding", "Upgrade"}
+
+func (p *Proxy) plain(c net.Conn, req *http.Request) {
+	if req.URL == nil || req.URL.Host == "" {
+		p.refuse(c, "(relative-url)", ReasonNotListed, req.Method)
+		return
+	}
+	if req.URL.Scheme != "http" {
+		reply(c, http.StatusBadRequest, fmt.Sprintf("tabwright proxy: only http:// is proxied as a plain request, not %s://; HTTPS goes through CONNECT\n", req.URL.Scheme))
+		return
+	}
+	host, port := splitHostPort(req.URL.Host, "80")
+	if ok, reason := p.Policy.Decide(host); !ok {
+		p.refuse(c, host, reason, req.Method)
+		return
+	}
+	up, err := p.dial(req.Context(), net.JoinHostPort(host, port))
+	if err != nil {
+		p.event("egress_error", map[string]any{"host": host, "error": err.Error(), "method": req.Method})
+		reply(c, http.StatusBadGateway, fmt.Sprintf("tabwright proxy: upstream connection to %s failed: %v\n", host, err))
+		return
+	}
+	defer up.Close()
+	p.track(up, true)
+	defer p.track(up, false)
+	n, _ := strconv.Atoi(port)
+	p.event("egress_allowed", map[string]any{"host": host, "port": n, "method": req.Method, "path": req.URL.RequestURI()})
+	for _, h := range hopHeaders {
+		req.Header.Del(h)
+	}
+	req.Host = req.URL.Host
+	req.Close = true
+	req.RequestURI = ""
+	// Write in origin form: the path, with Host carrying the authority.
+	out := req.Clone(context.Background())
+	if err := out.Write(up); err != nil {
+		reply(c, http.StatusBadGateway, fmt.Sprintf("tabwright proxy: sending the request to %s failed: %v\n", host, err))
+		return
+	}
+	// The response goes back byte for byte; the upstream closes after it.
+	io.Copy(c, up)
+}
