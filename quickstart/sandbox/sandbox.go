@@ -1,7 +1,15 @@
-// Package sandbox is the local backend: a fresh workspace per attempt, each
-// command in its own shell and process group, with a timeout that kills the
-// whole group and an output cap that keeps the head and the tail. It
-// enforces nothing about the network: results say so.
+// Package sandbox runs an attempt's commands: a fresh workspace per attempt,
+// each command in its own shell and process group, with a timeout that kills
+// the whole group and an output cap that keeps the head and the tail.
+//
+// Two backends. "local" runs commands as the harness's user and enforces
+// nothing about the network: results say so. "sandbox" (Linux, bubblewrap)
+// runs every command in its own namespaces: no network but the harness's
+// egress proxy, the filesystem read-only but for the workspace and its
+// support directories, a private /tmp, the home directory hidden, no
+// capabilities and no new privileges, and a PID namespace that ends every
+// process the command started when the command ends or times out. See
+// isolated.go.
 package sandbox
 
 import (
@@ -17,8 +25,14 @@ import (
 	"unicode/utf8"
 )
 
-// Backend is this package's backend name.
-const Backend = "local"
+// Backend names.
+const (
+	Local    = "local"
+	Isolated = "sandbox"
+	// Backend is the local backend's name (kept for callers of the first
+	// version).
+	Backend = Local
+)
 
 // Sandbox is one attempt's directories: Workspace (the commands' working
 // directory, empty at first) and, beside it, Home and Tmp.
@@ -29,7 +43,21 @@ type Sandbox struct {
 	mu     sync.Mutex
 	groups []int // process groups still to kill at Close
 	seq    int
+
+	iso *isolation // nil: the local backend
 }
+
+// BackendName is the backend that runs this sandbox's commands.
+func (s *Sandbox) BackendName() string {
+	if s.iso != nil {
+		return Isolated
+	}
+	return Local
+}
+
+// Enforced reports whether the network policy and the filesystem limits
+// bind the commands (the sandbox backend) or are advisory (local).
+func (s *Sandbox) Enforced() bool { return s.iso != nil }
 
 // New makes a fresh sandbox under the system's temporary directory.
 func New() (*Sandbox, error) {
@@ -121,6 +149,9 @@ func (s *Sandbox) Run(ctx context.Context, command string, opt Options) Result {
 	defer os.Remove(outPath)
 	defer out.Close()
 	cmd := exec.Command("bash", "-c", command)
+	if s.iso != nil {
+		cmd = s.iso.command(s, command)
+	}
 	cmd.Dir = s.Workspace
 	cmd.Env = s.Env(opt.Env...)
 	cmd.Stdin = nil
@@ -128,7 +159,7 @@ func (s *Sandbox) Run(ctx context.Context, command string, opt Options) Result {
 	cmd.Stderr = out
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
-		return Result{ExitCode: 127, Output: "cannot start bash: " + err.Error(), Duration: time.Since(start)}
+		return Result{ExitCode: 127, Output: fmt.Sprintf("cannot start %s: %v", cmd.Path, err), Duration: time.Since(start)}
 	}
 	pgid := cmd.Process.Pid
 	s.mu.Lock()
@@ -230,6 +261,9 @@ func (s *Sandbox) Close(keep bool) error {
 	s.mu.Unlock()
 	for _, g := range groups {
 		killGroup(g)
+	}
+	if s.iso != nil {
+		s.iso.close()
 	}
 	if keep || s.adopted {
 		return nil
