@@ -1,0 +1,305 @@
+// Package hub is the loopback end of attach mode: the tabwright extension,
+// loaded in the user's own Chrome or Edge, connects here over a WebSocket
+// and relays DevTools commands for the tabs an agent claims.
+//
+// Design. Each paired browser profile (one extension instance) is a Profile.
+// A Profile hands the engine one cdp.Transport (Open) that speaks plain CDP,
+// exactly like a browser's DevTools WebSocket: the engine's tabs, locators,
+// actions, batch and observation run on it unchanged. The hub forwards the
+// engine's messages to the extension byte for byte; the extension answers
+// the few browser-level commands the engine sends (Target.getTargets,
+// Target.attachToTarget, Browser.getVersion, ...) from chrome.tabs and
+// chrome.debugger and passes every session command to chrome.debugger.
+//
+// The transport outlives the extension's WebSocket: Chrome stops the
+// extension's service worker now and then, and it reconnects (woken by an
+// alarm) with the same profile id and its claims kept in session storage.
+// While it is away, commands fail at once with a clear error, and commands
+// that were in flight are answered with an error instead of hanging; only
+// when the extension stays away longer than the grace period does the
+// transport fail, and with it the engine's connection and claims.
+//
+// Security: the listener is loopback only; the upgrade must come from the
+// origin chrome-extension://<our id> and carry the pairing key (a 256-bit
+// random secret, compared in constant time) as a WebSocket subprotocol;
+// anything else is refused before the upgrade and logged.
+package hub
+
+import (
+	"context"
+	"crypto/subtle"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"github.com/tabwright/tabwright/engine/errs"
+)
+
+// Protocol is the WebSocket subprotocol of the relay.
+const Protocol = "tabwright-relay-1"
+
+// keyPrefix marks the subprotocol entry that carries the pairing key.
+const keyPrefix = "tabwright-key-"
+
+// maxMessage bounds one relayed message, as for a DevTools WebSocket.
+const maxMessage = 512 << 20
+
+// Options configure a Hub.
+type Options struct {
+	Addr        string        // loopback host:port; port 0 picks a free one
+	Key         []byte        // the pairing key, 32 bytes
+	ExtensionID string        // the only origin accepted is chrome-extension://ExtensionID
+	Log         io.Writer     // refusals and connections; nil discards
+	Heartbeat   time.Duration // ping interval; default 20 s (Chrome idles a worker at 30 s)
+	Grace       time.Duration // how long a profile may be away before its transport fails; default 75 s
+}
+
+// Hub accepts extension connections and keeps one Profile per paired
+// browser profile.
+type Hub struct {
+	opt Options
+	ln  net.Listener
+	srv *http.Server
+
+	mu       sync.Mutex
+	profiles map[string]*Profile
+	closed   bool
+	changed  chan struct{} // closed and replaced whenever a profile connects or leaves
+}
+
+// Start listens on opt.Addr, which must be a loopback address, and serves
+// until Close.
+func Start(opt Options) (*Hub, error) {
+	if len(opt.Key) != 32 {
+		return nil, errs.Input("key", "the pairing key must be 32 bytes, got %d", len(opt.Key))
+	}
+	if opt.ExtensionID == "" {
+		return nil, errs.Input("extension_id", "no extension id to accept")
+	}
+	if opt.Heartbeat <= 0 {
+		opt.Heartbeat = 20 * time.Second
+	}
+	if opt.Grace <= 0 {
+		opt.Grace = 75 * time.Second
+	}
+	if opt.Log == nil {
+		opt.Log = io.Discard
+	}
+	if err := CheckLoopback(opt.Addr); err != nil {
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", opt.Addr)
+	if err != nil {
+		return nil, errs.Wrap(errs.BrowserUnavailable, err, "the attach hub cannot listen on "+opt.Addr).
+			WithHint("another tabwright may hold the port; stop it, or run `tabwright setup --port N` for another port")
+	}
+	h := &Hub{opt: opt, ln: ln, profiles: map[string]*Profile{}, changed: make(chan struct{})}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/relay", h.accept)
+	h.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	go h.srv.Serve(ln)
+	return h, nil
+}
+
+// CheckLoopback refuses an address that is not on the loopback interface.
+func CheckLoopback(addr string) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return errs.Input("addr", "%q is not host:port", addr)
+	}
+	if ip := net.ParseIP(host); ip == nil || !ip.IsLoopback() {
+		return errs.Input("addr", "%q is not a loopback address", addr).
+			WithHint("the hub hands out control of the user's browser; it listens on 127.0.0.1 only")
+	}
+	return nil
+}
+
+// Addr returns the address the hub listens on.
+func (h *Hub) Addr() string { return h.ln.Addr().String() }
+
+// Port returns the port the hub listens on.
+func (h *Hub) Port() int { return h.ln.Addr().(*net.TCPAddr).Port }
+
+// Close stops listening and drops every extension connection; open
+// transports fail.
+func (h *Hub) Close() error {
+	h.mu.Lock()
+	h.closed = true
+	list := make([]*Profile, 0, len(h.profiles))
+	for _, p := range h.profiles {
+		list = append(list, p)
+	}
+	h.mu.Unlock()
+	err := h.srv.Close()
+	for _, p := range list {
+		p.shutdown(errors.New("the hub stopped"))
+	}
+	return err
+}
+
+// Profiles returns every profile that paired since the hub started, sorted
+// by name then id; Connected tells which are there now.
+func (h *Hub) Profiles() []*Profile {
+	h.mu.Lock()
+	out := make([]*Profile, 0, len(h.profiles))
+	for _, p := range h.profiles {
+		out = append(out, p)
+	}
+	h.mu.Unlock()
+	sort.Slice(out, func(i, j int) bool {
+		a, b := out[i].Name(), out[j].Name()
+		if a != b {
+			return a < b
+		}
+		return out[i].id < out[j].id
+	})
+	return out
+}
+
+// Profile returns the profile with the id, or nil.
+func (h *Hub) Profile(id string) *Profile {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.profiles[id]
+}
+
+// WaitProfile waits until a connected profile satisfies match.
+func (h *Hub) WaitProfile(ctx context.Context, match func(*Profile) bool) (*Profile, error) {
+	for {
+		h.mu.Lock()
+		ch := h.changed
+		h.mu.Unlock()
+		for _, p := range h.Profiles() {
+			if p.Connected() && match(p) {
+				return p, nil
+			}
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return nil, errs.New(errs.Timeout, "no paired browser profile connected to the hub in time").
+				WithHint("check that the extension is loaded and shows \"connected\" on its options page")
+		}
+	}
+}
+
+func (h *Hub) notify() {
+	h.mu.Lock()
+	close(h.changed)
+	h.changed = make(chan struct{})
+	h.mu.Unlock()
+}
+
+func (h *Hub) logf(format string, args ...any) {
+	fmt.Fprintf(h.opt.Log, "tabwright hub: "+format+"\n", args...)
+}
+
+// accept checks a connection before upgrading it: loopback peer, our
+// extension's origin, the pairing key.
+func (h *Hub) accept(w http.ResponseWriter, r *http.Request) {
+	peer, _, _ := net.SplitHostPort(r.RemoteAddr)
+	if ip := net.ParseIP(peer); ip == nil || !ip.IsLoopback() {
+		h.logf("refused %s: not a loopback peer", r.RemoteAddr)
+		http.Error(w, "loopback only", http.StatusForbidden)
+		return
+	}
+	want := "chrome-extension://" + h.opt.ExtensionID
+	if origin := r.Header.Get("Origin"); origin != want {
+		h.logf("refused %s: origin %q is not the tabwright extension", r.RemoteAddr, origin)
+		http.Error(w, "origin refused", http.StatusForbidden)
+		return
+	}
+	var key []byte
+	relay := false
+	for _, field := range r.Header.Values("Sec-WebSocket-Protocol") {
+		for _, proto := range strings.Split(field, ",") {
+			proto = strings.TrimSpace(proto)
+			if proto == Protocol {
+				relay = true
+			}
+			if k, ok := strings.CutPrefix(proto, keyPrefix); ok {
+				key, _ = hex.DecodeString(k)
+			}
+		}
+	}
+	if !relay {
+		h.logf("refused %s: no %s subprotocol", r.RemoteAddr, Protocol)
+		http.Error(w, "unsupported protocol", http.StatusBadRequest)
+		return
+	}
+	if len(key) != len(h.opt.Key) || subtle.ConstantTimeCompare(key, h.opt.Key) != 1 {
+		if key == nil {
+			h.logf("refused %s: no pairing key", r.RemoteAddr)
+		} else {
+			h.logf("refused %s: wrong pairing key", r.RemoteAddr)
+		}
+		http.Error(w, "pairing key refused", http.StatusUnauthorized)
+		return
+	}
+	conn, err := websocket.Accept(w, r, &websocket.AcceptOptions{
+		Subprotocols:       []string{Protocol},
+		InsecureSkipVerify: true, // the origin was checked above, exactly
+		CompressionMode:    websocket.CompressionDisabled,
+	})
+	if err != nil {
+		h.logf("upgrade of %s failed: %v", r.RemoteAddr, err)
+		return
+	}
+	conn.SetReadLimit(maxMessage)
+	h.serve(conn)
+}
+
+// serve runs one extension connection: hello first, then the relay.
+func (h *Hub) serve(conn *websocket.Conn) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	s := &socket{conn: conn, ctx: ctx}
+	hctx, hcancel := context.WithTimeout(ctx, 10*time.Second)
+	_, data, err := conn.Read(hctx)
+	hcancel()
+	if err != nil {
+		conn.Close(websocket.StatusPolicyViolation, "no hello")
+		return
+	}
+	hello, err := parseHello(data)
+	if err != nil {
+		h.logf("refused a connection: %v", err)
+		conn.Close(websocket.StatusPolicyViolation, err.Error())
+		return
+	}
+	h.mu.Lock()
+	if h.closed {
+		h.mu.Unlock()
+		conn.Close(websocket.StatusGoingAway, "hub stopping")
+		return
+	}
+	p := h.profiles[hello.Profile.ID]
+	if p == nil {
+		p = &Profile{h: h, id: hello.Profile.ID}
+		h.profiles[p.id] = p
+	}
+	h.mu.Unlock()
+	p.plug(s, hello)
+	if len(hello.Claims) > 0 && !p.hasLink() {
+		// claims of an engine connection that no longer exists (the
+		// previous tabwright stopped): nothing may stay attached
+		s.write(releaseAllMsg)
+	}
+	h.logf("profile %q (%s, %s) connected", hello.Profile.Name, hello.Profile.ID, hello.Product)
+	h.notify()
+
+	go s.heartbeat(h.opt.Heartbeat)
+	why := s.readLoop(p, 3*h.opt.Heartbeat)
+	p.unplug(s, why)
+	h.logf("profile %q (%s) disconnected: %v", p.Name(), p.id, why)
+	h.notify()
+}

@@ -1,0 +1,300 @@
+package hub
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"github.com/tabwright/tabwright/engine/cdp"
+	"github.com/tabwright/tabwright/engine/errs"
+)
+
+const testExtID = "fdblnkdnocfaepcaikfpoankifcokefa"
+
+type logBuf struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *logBuf) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *logBuf) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+func startHub(t *testing.T, grace time.Duration) (*Hub, string, *logBuf) {
+	t.Helper()
+	key := NewKey()
+	c := &Config{Key: key}
+	kb, err := c.KeyBytes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := &logBuf{}
+	h, err := Start(Options{Addr: "127.0.0.1:0", Key: kb, ExtensionID: testExtID, Log: log, Grace: grace, Heartbeat: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Close() })
+	return h, key, log
+}
+
+// dial connects as the extension would, with the given origin and key.
+func dial(t *testing.T, h *Hub, origin, key string) (*websocket.Conn, *http.Response, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	protos := []string{Protocol}
+	if key != "" {
+		protos = append(protos, keyPrefix+key)
+	}
+	hdr := http.Header{}
+	if origin != "" {
+		hdr.Set("Origin", origin)
+	}
+	return websocket.Dial(ctx, "ws://"+h.Addr()+"/relay", &websocket.DialOptions{Subprotocols: protos, HTTPHeader: hdr})
+}
+
+func TestRefusals(t *testing.T) {
+	h, key, log := startHub(t, time.Minute)
+	good := "chrome-extension://" + testExtID
+	cases := []struct {
+		name, origin, key string
+		status            int
+		logged            string
+	}{
+		{"wrong key", good, NewKey(), http.StatusUnauthorized, "wrong pairing key"},
+		{"short key", good, "abcd", http.StatusUnauthorized, "wrong pairing key"},
+		{"missing key", good, "", http.StatusUnauthorized, "no pairing key"},
+		{"wrong origin", "chrome-extension://aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", key, http.StatusForbidden, "is not the tabwright extension"},
+		{"web origin", "http://evil.example", key, http.StatusForbidden, "is not the tabwright extension"},
+		{"no origin", "", key, http.StatusForbidden, "is not the tabwright extension"},
+	}
+	for _, c := range cases {
+		conn, resp, err := dial(t, h, c.origin, c.key)
+		if err == nil {
+			conn.CloseNow()
+			t.Fatalf("%s: accepted", c.name)
+		}
+		if resp == nil || resp.StatusCode != c.status {
+			t.Fatalf("%s: got %v %v, want HTTP %d", c.name, resp, err, c.status)
+		}
+		if !strings.Contains(log.String(), c.logged) {
+			t.Fatalf("%s: refusal not logged: %s", c.name, log.String())
+		}
+	}
+	if len(h.Profiles()) != 0 {
+		t.Fatal("a refused client became a profile")
+	}
+	for _, addr := range []string{"0.0.0.0:0", "192.0.2.1:0", ":0"} {
+		if _, err := Start(Options{Addr: addr, Key: make([]byte, 32), ExtensionID: testExtID}); errs.Code(err) != errs.InvalidInput {
+			t.Fatalf("listening on %s: %v", addr, err)
+		}
+	}
+}
+
+// fakeExtension answers Browser.getVersion and echoes other commands, after
+// an optional delay.
+type fakeExtension struct {
+	conn *websocket.Conn
+	hold chan struct{} // when not nil, commands wait for it
+}
+
+func connectFake(t *testing.T, h *Hub, key, id, name string) *fakeExtension {
+	t.Helper()
+	conn, _, err := dial(t, h, "chrome-extension://"+testExtID, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hello, _ := json.Marshal(map[string]any{"type": "hello", "profile": map[string]string{"id": id, "name": name}, "product": "Chrome/156.0.1.2"})
+	if err := conn.Write(context.Background(), websocket.MessageText, hello); err != nil {
+		t.Fatal(err)
+	}
+	f := &fakeExtension{conn: conn}
+	go f.run()
+	return f
+}
+
+func (f *fakeExtension) run() {
+	ctx := context.Background()
+	for {
+		_, data, err := f.conn.Read(ctx)
+		if err != nil {
+			return
+		}
+		var m struct {
+			ID        int64  `json:"id"`
+			SessionID string `json:"sessionId"`
+			Method    string `json:"method"`
+			Type      string `json:"type"`
+		}
+		json.Unmarshal(data, &m)
+		if m.Type == "ping" {
+			f.conn.Write(ctx, websocket.MessageText, []byte(`{"type":"pong"}`))
+			continue
+		}
+		if f.hold != nil && m.Method == "Slow.call" {
+			continue // never answered
+		}
+		var out []byte
+		if m.Method == "Browser.getVersion" {
+			out, _ = json.Marshal(map[string]any{"id": m.ID, "result": map[string]string{"product": "Chrome/156.0.1.2"}})
+		} else {
+			ev, _ := json.Marshal(map[string]any{"method": "Test.event", "sessionId": m.SessionID, "params": map[string]string{"for": m.Method}})
+			f.conn.Write(ctx, websocket.MessageText, ev)
+			out, _ = json.Marshal(map[string]any{"id": m.ID, "sessionId": m.SessionID, "result": map[string]string{"echo": m.Method}})
+		}
+		f.conn.Write(ctx, websocket.MessageText, out)
+	}
+}
+
+func TestRelayAcrossReconnects(t *testing.T) {
+	h, key, _ := startHub(t, 3*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+
+	f := connectFake(t, h, key, "p1", "Work")
+	connectFake(t, h, key, "p2", "Home")
+	p, err := h.WaitProfile(ctx, func(p *Profile) bool { return p.Name() == "Work" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.WaitProfile(ctx, func(p *Profile) bool { return p.Name() == "Home" }); err != nil {
+		t.Fatal(err)
+	}
+	if p.Product() != "Chrome/156.0.1.2" || p.ID() != "p1" {
+		t.Fatalf("profile %s %s", p.ID(), p.Product())
+	}
+	tr, err := p.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Open(); err == nil {
+		t.Fatal("a second transport opened on one profile")
+	}
+	conn := cdp.New(tr)
+	defer conn.Close()
+
+	var v struct {
+		Product string `json:"product"`
+	}
+	if err := conn.Browser().Call(ctx, "Browser.getVersion", nil, &v); err != nil || v.Product != "Chrome/156.0.1.2" {
+		t.Fatalf("getVersion: %v %+v", err, v)
+	}
+	sess := conn.SessionByID("s1")
+	events, stop := sess.Subscribe("Test.event")
+	defer stop()
+	var echo struct {
+		Echo string `json:"echo"`
+	}
+	if err := sess.Call(ctx, "Page.enable", map[string]any{}, &echo); err != nil || echo.Echo != "Page.enable" {
+		t.Fatalf("session call: %v %+v", err, echo)
+	}
+	select {
+	case <-events:
+	case <-time.After(2 * time.Second):
+		t.Fatal("the event of the session did not arrive")
+	}
+
+	// A command in flight when the extension goes away fails at once.
+	f.hold = make(chan struct{})
+	errc := make(chan error, 1)
+	go func() { errc <- sess.Call(ctx, "Slow.call", nil, nil) }()
+	time.Sleep(100 * time.Millisecond)
+	f.conn.CloseNow()
+	select {
+	case err := <-errc:
+		if err == nil || !strings.Contains(err.Error(), "disconnected before answering") {
+			t.Fatalf("in-flight call: %v", err)
+		}
+	case <-time.After(2 * time.Second):
+		t.Fatal("the in-flight call hung after the extension left")
+	}
+	// While away, calls fail fast, and the connection lives on.
+	waitFor(t, func() bool { return !p.Connected() })
+	if err := sess.Call(ctx, "Page.enable", nil, nil); err == nil || !strings.Contains(err.Error(), "reconnecting") {
+		t.Fatalf("call while away: %v", err)
+	}
+	if conn.Err() != nil {
+		t.Fatalf("the connection died while the extension was away: %v", conn.Err())
+	}
+
+	// Back within the grace period: the same connection works again.
+	connectFake(t, h, key, "p1", "Work")
+	waitFor(t, p.Connected)
+	if err := sess.Call(ctx, "Page.enable", nil, &echo); err != nil {
+		t.Fatalf("after reconnecting: %v", err)
+	}
+
+	// Away for longer than the grace period: the connection fails.
+	h.Profile("p1").mu.Lock()
+	s := h.Profile("p1").sock
+	h.Profile("p1").mu.Unlock()
+	s.conn.CloseNow()
+	select {
+	case <-conn.Done():
+		if errs.Code(conn.Err()) != errs.BrowserUnavailable {
+			t.Fatalf("after the grace period: %v", conn.Err())
+		}
+	case <-time.After(6 * time.Second):
+		t.Fatal("the connection outlived the grace period")
+	}
+}
+
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	for end := time.Now().Add(5 * time.Second); !cond(); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(end) {
+			t.Fatal("condition not met in 5s")
+		}
+	}
+}
+
+func TestCommandID(t *testing.T) {
+	cases := []struct {
+		in  string
+		id  int64
+		sid string
+	}{
+		{`{"id":12,"sessionId":"AB","method":"X"}`, 12, "AB"},
+		{`{"id":7,"method":"X"}`, 7, ""},
+		{`{"method":"X","id":9,"sessionId":"Q"}`, 9, "Q"},
+		{`{"id":3}`, 3, ""},
+	}
+	for _, c := range cases {
+		id, sid := commandID([]byte(c.in))
+		if id != c.id || sid != c.sid {
+			t.Fatalf("%s: %d %q", c.in, id, sid)
+		}
+	}
+}
+
+func TestConfig(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := LoadConfig(dir); errs.Code(err) != errs.InvalidInput {
+		t.Fatalf("missing config: %v", err)
+	}
+	c := &Config{Port: DefaultPort, Key: NewKey()}
+	if err := SaveConfig(dir, c); err != nil {
+		t.Fatal(err)
+	}
+	got, err := LoadConfig(dir)
+	if err != nil || *got != *c {
+		t.Fatalf("%v %+v", err, got)
+	}
+	if err := InstallExtension(dir+"/ext", c, "Test"); err != nil {
+		t.Fatal(err)
+	}
+}
