@@ -25,10 +25,11 @@ const qsUsage = `tabwright qs: can a reader get through the quickstart using onl
 
 Usage:
   tabwright qs validate [TASK|DIR ...] [--check-urls]     check task files, strictly, and lint them
-  tabwright qs run [TASK|DIR ...] --allow-unenforced [--out DIR] [--repeat N] [--workers N]
-                   [--junit PATH] [--example NAME] [--keep-sandbox] [--quiet] [--verbose]
-                   [--strict-inconclusive]
-                                                          run tasks with the replay agent (local backend)
+  tabwright qs run [TASK|DIR ...] [--backend auto|sandbox|local] [--allow-unenforced] [--out DIR]
+                   [--repeat N] [--workers N] [--junit PATH] [--example NAME] [--keep-sandbox]
+                   [--quiet] [--verbose] [--strict-inconclusive]
+                                                          run tasks with the replay agent (sandbox backend
+                                                          where bubblewrap works; local needs --allow-unenforced)
   tabwright qs check TASK (--sandbox DIR | --show)        re-run only the success check in a kept workspace
   tabwright qs examples                                   list the bundled examples (qs run --example NAME)
   tabwright qs report RESULTS [--out PATH] [--markdown]   an HTML page (or Markdown) from results.json or its directory
@@ -210,7 +211,7 @@ func qsRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("qs run")
 	fs.SetOutput(stderr)
 	agent := fs.String("agent", "replay", "the agent: replay (the only one in this version)")
-	backend := fs.String("backend", "local", "execution backend: local (unenforced; the only one in this version)")
+	backend := fs.String("backend", "auto", "execution backend: auto (sandbox when this machine can enforce, else local), sandbox (bubblewrap, enforced) or local (unenforced)")
 	allow := fs.Bool("allow-unenforced", false, "permit the local backend, which enforces no network policy")
 	out := fs.String("out", "", "write results.json and per-run files here")
 	junit := fs.String("junit", "", "write JUnit XML here (with or without --out)")
@@ -229,8 +230,8 @@ func qsRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case *agent != "replay":
 		fmt.Fprintf(stderr, "unknown agent %q: this version has replay only\n", *agent)
 		return 3
-	case *backend != "local":
-		fmt.Fprintf(stderr, "unknown backend %q: this version has local only\n", *backend)
+	case *backend != "auto" && *backend != sandbox.Isolated && *backend != sandbox.Local:
+		fmt.Fprintf(stderr, "unknown backend %q: auto, sandbox or local\n", *backend)
 		return 3
 	case *repeat < 1 || *workers < 1:
 		fmt.Fprintln(stderr, "--repeat and --workers must be at least 1")
@@ -249,10 +250,9 @@ func qsRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(tasks) == 0 {
 		return 3
 	}
-	if !*allow {
-		fmt.Fprintln(stderr, "REFUSING: the local backend enforces no network policy, so the docs allowlist and the page-read record cannot be guaranteed.")
-		fmt.Fprintln(stderr, "Pass --allow-unenforced if you wrote the tasks and the project under test yourself.")
-		return 3
+	chosen, code := chooseBackend(ctx, *backend, *allow, stdout, stderr)
+	if code != 0 {
+		return code
 	}
 	m, err := tabs.New(tabs.Options{Launch: launch.Options{}})
 	if err != nil {
@@ -266,7 +266,7 @@ func qsRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 	multi := len(tasks) > 1 || *workers > 1
 	opt := qsrun.SuiteOptions{Repeat: *repeat, Workers: *workers, Version: version, Options: qsrun.Options{
-		Docs: reader, KeepSandbox: *keep, BrowserEndpoint: endpoint.URL + "/expect",
+		Docs: reader, KeepSandbox: *keep, BrowserEndpoint: endpoint.URL + "/expect", Backend: chosen,
 	}}
 	if !*quiet {
 		opt.OnEvent = func(t *task.Task, attempt int, ev map[string]any, el time.Duration) {
@@ -320,10 +320,46 @@ func qsRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	return code
 }
 
+// chooseBackend resolves --backend: auto is the sandbox when this machine
+// can enforce (Probe), else local; local needs --allow-unenforced. It says
+// which backend runs and whether it is enforced.
+func chooseBackend(ctx context.Context, want string, allow bool, stdout, stderr io.Writer) (string, int) {
+	ok, why := false, ""
+	if want != sandbox.Local {
+		ok, why = sandbox.Probe(ctx)
+	}
+	switch {
+	case ok:
+		fmt.Fprintln(stdout, "backend: sandbox (enforced: bubblewrap namespaces; the shell's only way out is the harness's egress proxy)")
+		return sandbox.Isolated, 0
+	case want == sandbox.Isolated:
+		fmt.Fprintf(stderr, "the sandbox backend cannot run here: %s\n", why)
+		return "", 3
+	case !allow:
+		if why != "" {
+			fmt.Fprintf(stderr, "no enforced backend on this machine: %s\n", why)
+		}
+		fmt.Fprintln(stderr, "REFUSING: the local backend enforces no network policy, so the docs allowlist and the page-read record cannot be guaranteed.")
+		fmt.Fprintln(stderr, "Pass --allow-unenforced if you wrote the tasks and the project under test yourself.")
+		return "", 3
+	}
+	if why != "" {
+		fmt.Fprintf(stdout, "backend: local (UNENFORCED; the sandbox cannot run here: %s)\n", why)
+	} else {
+		fmt.Fprintln(stdout, "backend: local (UNENFORCED)")
+	}
+	return sandbox.Local, 0
+}
+
 func progressLine(ev map[string]any, verbose bool) string {
 	switch ev["type"] {
 	case "run_start":
+		if ev["enforced"] == true {
+			return fmt.Sprintf("started on %v (enforced)", ev["backend"])
+		}
 		return fmt.Sprintf("started on %v (unenforced)", ev["backend"])
+	case "egress_blocked":
+		return fmt.Sprintf("blocked from the shell: %v", ev["host"])
 	case "docs_read":
 		return fmt.Sprintf("read %v", ev["url"])
 	case "docs_read_blocked":
@@ -372,7 +408,18 @@ func qsCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(stdout, check.Script(t.Name, t.SuccessScript))
 		return 0
 	}
-	sb, err := sandbox.Adopt(*dir)
+	backend := sandbox.Local
+	if ok, _ := sandbox.Probe(ctx); ok {
+		backend = sandbox.Isolated
+	}
+	var sb *sandbox.Sandbox
+	if *dir != "" {
+		sb, err = qsrun.NewSandbox(t, qsrun.SandboxOptions{Backend: backend, Adopt: *dir, OnEvent: func(typ string, f map[string]any) {
+			if typ == "egress_blocked" {
+				fmt.Fprintf(stdout, "blocked from the shell: %v\n", f["host"])
+			}
+		}})
+	}
 	if *dir == "" || err != nil {
 		fmt.Fprintf(stderr, "no such workspace: %s\nRun qs run with --keep-sandbox first; the path is printed after the run.\n", *dir)
 		return 3
@@ -383,10 +430,10 @@ func qsCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stdout, out)
 	}
 	if r.ExitCode == 0 {
-		fmt.Fprintf(stdout, "[PASS] %s check exited 0 (local)\n", t.Name)
+		fmt.Fprintf(stdout, "[PASS] %s check exited 0 (%s)\n", t.Name, sb.BackendName())
 		return 0
 	}
-	fmt.Fprintf(stdout, "[FAIL] %s check exited %d (local)\n", t.Name, r.ExitCode)
+	fmt.Fprintf(stdout, "[FAIL] %s check exited %d (%s)\n", t.Name, r.ExitCode, sb.BackendName())
 	return 1
 }
 

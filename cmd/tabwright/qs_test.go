@@ -38,12 +38,24 @@ func TestQSValidateAndRun(t *testing.T) {
 	out.Reset()
 	errb.Reset()
 	good := filepath.Join(dir, "good.yaml")
-	if code := runQS(context.Background(), []string{"run", good}, &out, &errb); code != 3 || !strings.Contains(errb.String(), "REFUSING") {
-		t.Errorf("run without --allow-unenforced: %d %s", code, errb.String())
+	if code := runQS(context.Background(), []string{"run", good, "--backend", "local"}, &out, &errb); code != 3 || !strings.Contains(errb.String(), "REFUSING") {
+		t.Errorf("local without --allow-unenforced: %d %s", code, errb.String())
+	}
+	// The default here (bubblewrap works; CI installs it) is the enforced
+	// sandbox, which needs no flag, says so, and records it.
+	out.Reset()
+	enf := filepath.Join(t.TempDir(), "enf")
+	if code := runQS(context.Background(), []string{"run", good, "--out", enf}, &out, &errb); code != 0 || !strings.Contains(out.String(), "backend: sandbox (enforced") ||
+		!strings.Contains(out.String(), "started on sandbox (enforced)") {
+		t.Errorf("default backend: %d %s %s", code, out.String(), errb.String())
+	}
+	if b, err := os.ReadFile(filepath.Join(enf, "results.json")); err != nil || !strings.Contains(string(b), `"backend": "sandbox",
+    "enforced": true`) || !strings.Contains(string(b), `"egress_blocked": 0`) {
+		t.Errorf("results.json: %v %s", err, b)
 	}
 	res := filepath.Join(t.TempDir(), "res")
 	out.Reset()
-	code := runQS(context.Background(), []string{"run", good, "--allow-unenforced", "--out", res}, &out, &errb)
+	code := runQS(context.Background(), []string{"run", good, "--backend", "local", "--allow-unenforced", "--out", res}, &out, &errb)
 	if code != 0 || !strings.Contains(out.String(), "[PASS] good (replay)") || !strings.Contains(out.String(), "read "+srv.URL+"/docs/") || !strings.Contains(out.String(), "check exited 0") {
 		t.Fatalf("run: %d\n%s\n%s", code, out.String(), errb.String())
 	}

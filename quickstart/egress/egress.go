@@ -76,6 +76,9 @@ type Proxy struct {
 	// Dial reaches an allowed upstream; nil dials the network with a 30 s
 	// timeout. Tests point it at loopback servers.
 	Dial func(ctx context.Context, network, addr string) (net.Conn, error)
+	// Harness answers plain HTTP requests for HarnessHost (the check's
+	// qs_browser_expect) instead of the network; nil refuses them.
+	Harness http.Handler
 	// IdleTimeout ends a tunnel with no traffic either way (default 60 s).
 	IdleTimeout time.Duration
 
@@ -173,6 +176,10 @@ func (p *Proxy) Close() error {
 	p.wg.Wait()
 	return nil
 }
+
+// HarnessHost is the name under which the proxy answers for the harness
+// itself (Proxy.Harness); .invalid never resolves anywhere else.
+const HarnessHost = "tabwright-harness.invalid"
 
 // Refusal is the body of a 403, the same words the shell's user sees.
 func Refusal(host, reason string) string {
@@ -290,6 +297,10 @@ func (p *Proxy) plain(c net.Conn, req *http.Request) {
 		return
 	}
 	host, port := splitHostPort(req.URL.Host, "80")
+	if host == HarnessHost && p.Harness != nil {
+		p.harness(c, req)
+		return
+	}
 	if ok, reason := p.Policy.Decide(host); !ok {
 		p.refuse(c, host, reason, req.Method)
 		return
@@ -319,4 +330,26 @@ func (p *Proxy) plain(c net.Conn, req *http.Request) {
 	}
 	// The response goes back byte for byte; the upstream closes after it.
 	io.Copy(c, up)
+}
+
+// harness answers one request with p.Harness.
+func (p *Proxy) harness(c net.Conn, req *http.Request) {
+	rw := &bufferedResponse{header: http.Header{}, status: http.StatusOK}
+	p.Harness.ServeHTTP(rw, req)
+	resp := &http.Response{StatusCode: rw.status, ProtoMajor: 1, ProtoMinor: 1, Header: rw.header, Close: true,
+		ContentLength: int64(len(rw.body)), Body: io.NopCloser(strings.NewReader(string(rw.body)))}
+	resp.Write(c)
+}
+
+type bufferedResponse struct {
+	header http.Header
+	status int
+	body   []byte
+}
+
+func (b *bufferedResponse) Header() http.Header  { return b.header }
+func (b *bufferedResponse) WriteHeader(code int) { b.status = code }
+func (b *bufferedResponse) Write(p []byte) (int, error) {
+	b.body = append(b.body, p...)
+	return len(p), nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"net"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/tabwright/tabwright/quickstart/check"
 	"github.com/tabwright/tabwright/quickstart/docs"
+	"github.com/tabwright/tabwright/quickstart/egress"
 	"github.com/tabwright/tabwright/quickstart/sandbox"
 	"github.com/tabwright/tabwright/quickstart/task"
 )
@@ -55,6 +57,8 @@ type Result struct {
 	SuccessCheck       *CheckResult `json:"success_check"`
 	Tokens             Tokens       `json:"tokens"`
 	Sandbox            string       `json:"sandbox,omitempty"`
+	// EgressBlocked counts the proxy's refusals in this run (every reason).
+	EgressBlocked int `json:"egress_blocked"`
 
 	Trace    *Trace        `json:"-"`
 	Duration time.Duration `json:"-"`
@@ -70,12 +74,18 @@ type Options struct {
 	BrowserEndpoint string
 	// OnEvent sees every trace event as it happens (progress lines).
 	OnEvent func(t *task.Task, attempt int, ev map[string]any, elapsed time.Duration)
+	// Backend is sandbox.Isolated (enforced) or sandbox.Local; empty is
+	// local. The caller chooses; this package does not fall back.
+	Backend string
+	// EgressDial, when set, is how the egress proxy reaches allowed hosts
+	// (tests point it at loopback servers); nil dials the network.
+	EgressDial func(ctx context.Context, network, addr string) (net.Conn, error)
 }
 
 // Attempt runs one attempt of t with the replay agent.
 func Attempt(ctx context.Context, t *task.Task, attempt int, opt Options) *Result {
 	start := time.Now()
-	res := &Result{Task: t.Name, Attempt: attempt, Agent: "replay", Backend: sandbox.Backend, Enforced: false,
+	res := &Result{Task: t.Name, Attempt: attempt, Agent: "replay", Backend: sandbox.Local, Enforced: false,
 		Image: t.Image, DocsPagesRead: []string{}, DocsReads: []*docs.Read{}, Source: t.Source}
 	res.Trace = newTrace(func(ev map[string]any, el time.Duration) {
 		if opt.OnEvent != nil {
@@ -94,8 +104,11 @@ func Attempt(ctx context.Context, t *task.Task, attempt int, opt Options) *Resul
 		res.Passed = res.Classification == Passed
 		res.Evidential = Evidential(res.Classification)
 		for _, ev := range tr.Events() {
-			if ev["type"] == "egress_blocked" && ev["reason"] == "docs_host_requires_read_docs" {
-				res.DocsBypassAttempts++
+			if ev["type"] == "egress_blocked" {
+				res.EgressBlocked++
+				if ev["reason"] == egress.ReasonDocsHost {
+					res.DocsBypassAttempts++
+				}
 			}
 		}
 		if !res.Passed && len(res.DocsPagesRead) > 0 {
@@ -108,7 +121,11 @@ func Attempt(ctx context.Context, t *task.Task, attempt int, opt Options) *Resul
 		return res
 	}
 
-	sb, err := sandbox.New()
+	if opt.Backend == sandbox.Isolated {
+		res.Backend, res.Enforced = sandbox.Isolated, true
+	}
+	sb, err := NewSandbox(t, SandboxOptions{Backend: opt.Backend, BrowserEndpoint: opt.BrowserEndpoint, EgressDial: opt.EgressDial,
+		OnEvent: func(typ string, f map[string]any) { tr.Add(typ, f) }})
 	if err != nil {
 		return finish(StopError, "could not create the sandbox: "+err.Error(), 0)
 	}
@@ -118,7 +135,7 @@ func Attempt(ctx context.Context, t *task.Task, attempt int, opt Options) *Resul
 			res.Sandbox = sb.Workspace
 		}
 	}()
-	tr.Add("run_start", map[string]any{"task": t.Name, "agent": "replay", "backend": sandbox.Backend, "enforced": false,
+	tr.Add("run_start", map[string]any{"task": t.Name, "agent": "replay", "backend": res.Backend, "enforced": res.Enforced,
 		"image": t.Image, "attempt": attempt, "source": t.Source})
 
 	b := t.Budgets
@@ -207,8 +224,17 @@ func Attempt(ctx context.Context, t *task.Task, attempt int, opt Options) *Resul
 // RunCheck runs t's check in sb's workspace; the check's process group
 // (servers included) is killed when it ends.
 func RunCheck(ctx context.Context, t *task.Task, sb *sandbox.Sandbox, browserEndpoint string) *CheckResult {
-	env := []string{"QS_PORT=" + strconv.Itoa(check.Port(t.Name)), "QS_SESSION_LOG=" + filepath.Join(sb.Workspace, check.SessionLogName)}
+	env := []string{"QS_SESSION_LOG=" + filepath.Join(sb.Workspace, check.SessionLogName)}
+	if !sb.Enforced() {
+		// In the sandbox the port is chosen inside, where the server runs.
+		env = append(env, "QS_PORT="+strconv.Itoa(check.Port(t.Name)))
+	}
 	if browserEndpoint != "" {
+		if sb.Enforced() {
+			// The harness's browser cannot see the sandbox's loopback: the
+			// check asks the proxy, which bridges the page in (bridge.go).
+			browserEndpoint = "http://" + egress.HarnessHost + "/expect"
+		}
 		env = append(env, "QS_BROWSER_ENDPOINT="+browserEndpoint)
 	}
 	r := sb.Run(ctx, check.Script(t.Name, t.SuccessScript), sandbox.Options{

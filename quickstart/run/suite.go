@@ -157,6 +157,9 @@ func Summarise(runs []*Result) *Suite {
 			s.Tasks = append(s.Tasks, st)
 		}
 		st.Runs = append(st.Runs, r)
+		if s.Totals.Runs == 0 {
+			s.Environment.Backend, s.Environment.Enforced = r.Backend, r.Enforced
+		}
 		st.Attempts++
 		switch {
 		case r.Classification == Skipped:
@@ -304,7 +307,13 @@ func Transcript(events []map[string]any) string {
 		line := ""
 		switch ev["type"] {
 		case "run_start":
-			line = fmt.Sprintf("%v on %v (UNENFORCED), agent %v, attempt %v", ev["task"], ev["backend"], ev["agent"], ev["attempt"])
+			enf := "UNENFORCED"
+			if ev["enforced"] == true {
+				enf = "enforced"
+			}
+			line = fmt.Sprintf("%v on %v (%s), agent %v, attempt %v", ev["task"], ev["backend"], enf, ev["agent"], ev["attempt"])
+		case "egress_blocked":
+			line = fmt.Sprintf("blocked from the shell: %v (%v)", ev["host"], ev["reason"])
 		case "setup":
 			line = fmt.Sprintf("setup: %v  -> exit %v", ev["command"], ev["exit_code"])
 		case "docs_read":
@@ -349,7 +358,14 @@ func PrintRun(w io.Writer, r *Result) {
 	}
 	fmt.Fprintf(w, "  stop reason: %s\n", stop)
 	fmt.Fprintf(w, "  turns: %d, duration: %.1fs\n", r.Turns, r.Duration.Seconds())
-	fmt.Fprintf(w, "  backend: %s  [UNENFORCED: policy is advisory here]\n", r.Backend)
+	if r.Enforced {
+		fmt.Fprintf(w, "  backend: %s  [enforced]\n", r.Backend)
+	} else {
+		fmt.Fprintf(w, "  backend: %s  [UNENFORCED: policy is advisory here]\n", r.Backend)
+	}
+	if r.EgressBlocked > 0 {
+		fmt.Fprintf(w, "  blocked from the shell: %d request(s)\n", r.EgressBlocked)
+	}
 	if n := len(r.DocsPagesRead); n > 0 {
 		fmt.Fprintf(w, "  docs pages read: %d\n", n)
 	}

@@ -168,19 +168,55 @@ func (iso *isolation) command(s *Sandbox, command string) *exec.Cmd {
 		binds = append(binds, iso.sock)
 	}
 	args := bwrapArgs(binds, []string{iso.self}, s.Workspace)
-	args = append(args, "--", iso.self, forwardArg, iso.sock, "--", "bash", "-c", command)
+	args = append(args, "--", iso.self, forwardArg, iso.sock, s.inboundSock(), "--", "bash", "-c", command)
 	return exec.Command(iso.bwrap, args...)
 }
 
-// forwardMain runs inside the sandbox: SOCK -- COMMAND... It relays a
-// loopback port to SOCK (when SOCK is not empty), points the proxy
-// variables at it, runs COMMAND and exits with its status.
+func (s *Sandbox) inboundSock() string { return filepath.Join(s.Tmp, ".qs-inbound.sock") }
+
+// DialInside connects to port on the loopback of the command running now in
+// the sandbox (the check's server), for the harness's browser, which cannot
+// see that loopback. It fails when no command runs.
+func (s *Sandbox) DialInside(port int) (net.Conn, error) {
+	if s.iso == nil {
+		return net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+	}
+	c, err := net.Dial("unix", s.inboundSock())
+	if err != nil {
+		return nil, fmt.Errorf("sandbox.inbound: no command is running to reach port %d inside: %v", port, err)
+	}
+	if _, err := fmt.Fprintf(c, "%d\n", port); err != nil {
+		c.Close()
+		return nil, err
+	}
+	return c, nil
+}
+
+// forwardMain runs inside the sandbox: SOCK INSOCK -- COMMAND... It relays
+// a loopback port to SOCK (when SOCK is not empty) and points the proxy
+// variables at it; it relays connections on INSOCK, each preceded by a
+// port line, to that loopback port; it runs COMMAND and exits with its
+// status.
 func forwardMain(args []string) int {
-	if len(args) < 3 || args[1] != "--" {
-		fmt.Fprintln(os.Stderr, "tabwright sandbox: usage: "+forwardArg+" SOCK -- COMMAND...")
+	if len(args) < 4 || args[2] != "--" {
+		fmt.Fprintln(os.Stderr, "tabwright sandbox: usage: "+forwardArg+" SOCK INSOCK -- COMMAND...")
 		return 125
 	}
-	sock, argv := args[0], args[2:]
+	sock, insock, argv := args[0], args[1], args[3:]
+	if insock != "" {
+		os.Remove(insock)
+		if ln, err := net.Listen("unix", insock); err == nil {
+			go func() {
+				for {
+					c, err := ln.Accept()
+					if err != nil {
+						return
+					}
+					go relayInbound(c)
+				}
+			}()
+		}
+	}
 	env := os.Environ()
 	if sock != "" {
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -217,6 +253,31 @@ func forwardMain(args []string) int {
 		return 127
 	}
 	return 0
+}
+
+func relayInbound(c net.Conn) {
+	defer c.Close()
+	var line []byte
+	b := make([]byte, 1)
+	for len(line) < 8 {
+		if _, err := c.Read(b); err != nil {
+			return
+		}
+		if b[0] == '\n' {
+			break
+		}
+		line = append(line, b[0])
+	}
+	t, err := net.Dial("tcp", "127.0.0.1:"+string(line))
+	if err != nil {
+		return
+	}
+	defer t.Close()
+	done := make(chan struct{}, 2)
+	go func() { io.Copy(t, c); t.(*net.TCPConn).CloseWrite(); done <- struct{}{} }()
+	go func() { io.Copy(c, t); c.(*net.UnixConn).CloseWrite(); done <- struct{}{} }()
+	<-done
+	<-done
 }
 
 func relayUnix(c net.Conn, sock string) {

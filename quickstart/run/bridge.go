@@ -1,0 +1,109 @@
+package run
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+
+	"github.com/tabwright/tabwright/quickstart/egress"
+	"github.com/tabwright/tabwright/quickstart/sandbox"
+	"github.com/tabwright/tabwright/quickstart/task"
+)
+
+// SandboxOptions choose and configure an attempt's sandbox.
+type SandboxOptions struct {
+	Backend         string // sandbox.Isolated or sandbox.Local ("" is local)
+	Adopt           string // an existing workspace (qs check --sandbox), or "" for a fresh one
+	BrowserEndpoint string // the harness's qs_browser_expect endpoint, or ""
+	EgressDial      func(ctx context.Context, network, addr string) (net.Conn, error)
+	OnEvent         func(typ string, fields map[string]any) // the proxy's decisions
+}
+
+// NewSandbox makes t's sandbox. Under the sandbox backend it owns an egress
+// proxy with t's policy, which also answers the check's qs_browser_expect.
+func NewSandbox(t *task.Task, o SandboxOptions) (*sandbox.Sandbox, error) {
+	if o.Backend != sandbox.Isolated {
+		if o.Adopt != "" {
+			return sandbox.Adopt(o.Adopt)
+		}
+		return sandbox.New()
+	}
+	p := &egress.Proxy{Policy: egress.ForTask(t), Dial: o.EgressDial, OnEvent: o.OnEvent}
+	var sb *sandbox.Sandbox
+	var err error
+	if o.Adopt != "" {
+		sb, err = sandbox.AdoptIsolated(o.Adopt, p)
+	} else {
+		sb, err = sandbox.NewIsolated(p)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if o.BrowserEndpoint != "" {
+		p.Harness = bridgeExpect(sb, o.BrowserEndpoint)
+	}
+	return sb, nil
+}
+
+// bridgeExpect answers qs_browser_expect from inside the sandbox. The page
+// is on the sandbox's own loopback, which the harness's browser cannot see:
+// a loopback listener on the harness's side relays each connection into the
+// sandbox (DialInside), the page URL is rewritten to that listener, and the
+// harness's endpoint renders it.
+func bridgeExpect(sb *sandbox.Sandbox, endpoint string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/expect" {
+			http.Error(w, "tabwright harness: only /expect is served here", http.StatusNotFound)
+			return
+		}
+		q := r.URL.Query()
+		u, err := url.Parse(q.Get("url"))
+		if err != nil || u.Hostname() != "127.0.0.1" && u.Hostname() != "localhost" {
+			http.Error(w, fmt.Sprintf("qs_browser_expect in the sandbox renders the sandbox's own pages (http://127.0.0.1:PORT/...), not %q", q.Get("url")), http.StatusBadRequest)
+			return
+		}
+		port := 80
+		if u.Port() != "" {
+			port, _ = strconv.Atoi(u.Port())
+		}
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			http.Error(w, "tabwright harness: cannot open the bridge: "+err.Error(), http.StatusBadGateway)
+			return
+		}
+		defer ln.Close()
+		go func() {
+			for {
+				c, err := ln.Accept()
+				if err != nil {
+					return
+				}
+				go func() {
+					defer c.Close()
+					in, err := sb.DialInside(port)
+					if err != nil {
+						return
+					}
+					defer in.Close()
+					go io.Copy(in, c)
+					io.Copy(c, in)
+				}()
+			}
+		}()
+		u.Host = ln.Addr().String()
+		q.Set("url", u.String())
+		req, _ := http.NewRequestWithContext(r.Context(), http.MethodGet, endpoint+"?"+q.Encode(), nil)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			http.Error(w, "tabwright harness: the browser endpoint did not answer: "+err.Error(), http.StatusBadGateway)
+			return
+		}
+		defer resp.Body.Close()
+		w.WriteHeader(resp.StatusCode)
+		io.Copy(w, resp.Body)
+	})
+}

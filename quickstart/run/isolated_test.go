@@ -1,0 +1,105 @@
+package run
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/tabwright/tabwright/quickstart/docs"
+	"github.com/tabwright/tabwright/quickstart/sandbox"
+)
+
+func isolatedOpts(t *testing.T) Options {
+	t.Helper()
+	if ok, why := sandbox.Probe(context.Background()); !ok {
+		t.Fatalf("the sandbox backend cannot run here: %s", why)
+	}
+	o := opts()
+	o.Backend = sandbox.Isolated
+	// *.test names reach the loopback server offSrv, on the harness's side.
+	o.EgressDial = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		if !strings.HasSuffix(strings.Split(addr, ":")[0], ".test") {
+			return nil, fmt.Errorf("tests reach only *.test names, not %s", addr)
+		}
+		var d net.Dialer
+		return d.DialContext(ctx, network, offSrv.Listener.Addr().String())
+	}
+	return o
+}
+
+func TestIsolatedAttemptAndCheckUnderTheSameRules(t *testing.T) {
+	u, _ := url.Parse(docsSrv.URL)
+	tk := newTask(t, strings.Replace(head, "NAME", "iso", 1)+`network: {allow: [registry.test]}
+replay:
+  - curl -fsS http://registry.test/pkg | grep -c elsewhere
+  - curl -sS --max-time 5 DOCS/docs/ && exit 1 || echo direct-dial-failed
+  - curl -sS --noproxy '' --proxy "$HTTP_PROXY" DOCS/docs/
+  - curl -fsS http://evil.test/ || echo refused
+  - echo done > done.txt
+success:
+  script: |
+    curl -fsS http://evil.test/check && qs_fail "the check reached evil.test"
+    curl -fsS http://registry.test/pkg >/dev/null || qs_fail "the check could not reach the registry"
+    test -z "$ANTHROPIC_API_KEY" || qs_fail "a harness variable leaked"
+    test -f done.txt || qs_fail "done.txt was never created"
+`)
+	t.Setenv("ANTHROPIC_API_KEY", "sk-leak")
+	r := Attempt(context.Background(), tk, 1, isolatedOpts(t))
+	ev := r.Trace.Events()
+	if r.Backend != sandbox.Isolated || !r.Enforced || ev[0]["backend"] != sandbox.Isolated || ev[0]["enforced"] != true {
+		t.Errorf("backend %s enforced %v, run_start %v", r.Backend, r.Enforced, ev[0])
+	}
+	// The docs host was read through read_docs, and refused from the shell.
+	if len(r.DocsPagesRead) != 1 || r.DocsBypassAttempts != 1 {
+		t.Errorf("pages read %v, bypass attempts %d", r.DocsPagesRead, r.DocsBypassAttempts)
+	}
+	var outs []string
+	var blocked []string
+	for _, e := range ev {
+		if e["type"] == "tool_result" {
+			outs = append(outs, fmt.Sprint(e["output"]))
+		}
+		if e["type"] == "egress_blocked" {
+			blocked = append(blocked, fmt.Sprint(e["host"], " ", e["reason"]))
+		}
+	}
+	host := u.Hostname()
+	want := []string{"1\n", "direct-dial-failed", "blocked from the shell: " + host, "refused\n"}
+	for i, w := range want {
+		if i >= len(outs) || !strings.Contains(outs[i], w) {
+			t.Errorf("step %d: want %q in %q", i+1, w, outs)
+		}
+	}
+	wantBlocked := []string{host + " docs_host_requires_read_docs", "evil.test not_allowlisted", "evil.test not_allowlisted"}
+	if strings.Join(blocked, ",") != strings.Join(wantBlocked, ",") || r.EgressBlocked != 3 {
+		t.Errorf("blocked %v (%d), want %v", blocked, r.EgressBlocked, wantBlocked)
+	}
+	if r.SuccessCheck == nil || r.SuccessCheck.ExitCode != 0 {
+		t.Errorf("check: %+v", r.SuccessCheck)
+	}
+	// The check passed: refusals are counted, and do not turn a pass into an error.
+	if r.Classification != Passed {
+		t.Errorf("classification %s", r.Classification)
+	}
+}
+
+func TestIsolatedServeAndBrowserExpect(t *testing.T) {
+	o := isolatedOpts(t)
+	srv := docs.ExpectServer(mgr)
+	defer srv.Close()
+	o.BrowserEndpoint = srv.URL + "/expect"
+	tk := newTask(t, strings.Replace(head, "NAME", "iso-web", 1)+`replay:
+  - mkdir site && printf '<title>t</title><div id=app></div><script>app.textContent="Rendered "+(1+1)</script>' > site/index.html
+success:
+  serve: python3 -m http.server "$QS_PORT" --bind 127.0.0.1 --directory site
+  wait_http: {path: /, contains: id=app, timeout: 20}
+  script: qs_browser_expect / --text "Rendered 2"
+`)
+	r := Attempt(context.Background(), tk, 1, o)
+	if r.Classification != Passed || !r.Enforced {
+		t.Fatalf("%s enforced=%v: %+v", r.Classification, r.Enforced, r.SuccessCheck)
+	}
+}
