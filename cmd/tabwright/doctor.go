@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/tabwright/tabwright/engine/launch"
+	"github.com/tabwright/tabwright/quickstart/sandbox"
 )
 
 // runDoctor reports whether this machine can run a managed browser, and the
@@ -49,6 +50,13 @@ func runDoctor(stdout io.Writer) int {
 		fmt.Fprintln(stdout, "sandbox:  Chromium's own sandbox is on")
 	}
 	fmt.Fprintf(stdout, "tmp dir:  %s (browser profiles live here and are removed at exit)\n", os.TempDir())
+	probe, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	if ok, why := sandbox.Probe(probe); ok {
+		fmt.Fprintln(stdout, "qs:       the sandbox backend can enforce isolation here (bubblewrap)")
+	} else {
+		fmt.Fprintf(stdout, "qs:       the sandbox backend cannot enforce isolation here: %s\n", why)
+	}
+	cancel()
 	if ok {
 		fmt.Fprintln(stdout, "ready:    yes — try: tabwright observe https://example.com/")
 		return 0
