@@ -19,6 +19,7 @@ const PROTOCOL = "tabwright-relay-1";
 const KEEPALIVE_MS = 20000; // Chrome stops an idle service worker after ~30 s
 const WAKE_ALARM = "tabwright-wake";
 const MAX_QUEUE = 2000;
+const BOOTED = Date.now(); // tells the hub a restarted worker from a reconnected one
 
 let ws = null;
 let connecting = false;
@@ -105,6 +106,7 @@ async function connect() {
         type: "hello",
         profile: { id: cfg.profileId, name: cfg.name },
         product,
+        booted: BOOTED,
         userAgent: navigator.userAgent,
         claims: [...roots.entries()].map(([tabId, r]) => ({ tabId, sessionId: r.sessionId, targetId: r.targetId })),
       }));

@@ -42,6 +42,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/tabwright/tabwright/engine/errs"
+	"github.com/tabwright/tabwright/engine/tabs"
 )
 
 // Protocol is the WebSocket subprotocol of the relay.
@@ -302,4 +303,14 @@ func (h *Hub) serve(conn *websocket.Conn) {
 	p.unplug(s, why)
 	h.logf("profile %q (%s) disconnected: %v", p.Name(), p.id, why)
 	h.notify()
+}
+
+// ExtensionProfiles lists the paired profiles for the engine (tabs.Options.Extensions).
+func (h *Hub) ExtensionProfiles() []tabs.ExtensionProfile {
+	list := h.Profiles()
+	out := make([]tabs.ExtensionProfile, len(list))
+	for i, p := range list {
+		out[i] = p
+	}
+	return out
 }

@@ -34,7 +34,7 @@ func (l *logBuf) String() string {
 	return l.b.String()
 }
 
-func startHub(t *testing.T, grace time.Duration) (*Hub, string, *logBuf) {
+func startHub(t testing.TB, grace time.Duration) (*Hub, string, *logBuf) {
 	t.Helper()
 	key := NewKey()
 	c := &Config{Key: key}

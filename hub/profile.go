@@ -24,6 +24,7 @@ type hello struct {
 		Name string `json:"name"`
 	} `json:"profile"`
 	Product   string `json:"product"`
+	Booted    int64  `json:"booted"` // when the service worker started, ms since the epoch
 	UserAgent string `json:"userAgent"`
 	Claims    []struct {
 		TabID     int    `json:"tabId"`
@@ -117,6 +118,7 @@ type Profile struct {
 	mu      sync.Mutex
 	name    string
 	product string
+	booted  int64
 	sock    *socket
 	link    *link
 	away    *time.Timer // fails the link when the extension stays away
@@ -149,7 +151,7 @@ func (p *Profile) Connected() bool {
 func (p *Profile) plug(s *socket, m *hello) {
 	p.mu.Lock()
 	old := p.sock
-	p.sock, p.name, p.product = s, m.Profile.Name, m.Product
+	p.sock, p.name, p.product, p.booted = s, m.Profile.Name, m.Product, m.Booted
 	if p.away != nil {
 		p.away.Stop()
 		p.away = nil

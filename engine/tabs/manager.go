@@ -23,6 +23,10 @@ import (
 type Options struct {
 	Launch launch.Options // the managed browser
 	CDPURL string         // attach here instead of launching; never killed
+
+	// Extensions, when set, adds one profile per browser profile paired
+	// through the attach hub (kind extension).
+	Extensions ExtensionSource
 }
 
 // Manager holds the browsers and every claim on their tabs.
@@ -34,12 +38,13 @@ type Manager struct {
 	handles map[string]*Tab               // handle -> claim
 	tombs   map[string]*errs.Error        // dead handle -> why it died
 	claims  map[string]map[target.ID]*Tab // profile id -> target -> claim
+	ext     map[string]*profile           // paired extension profiles by id
 	closed  bool
 }
 
 // New returns a manager. No browser starts until one is used.
 func New(opt Options) (*Manager, error) {
-	m := &Manager{opt: opt, handles: map[string]*Tab{}, tombs: map[string]*errs.Error{}, claims: map[string]map[target.ID]*Tab{}}
+	m := &Manager{opt: opt, handles: map[string]*Tab{}, tombs: map[string]*errs.Error{}, claims: map[string]map[target.ID]*Tab{}, ext: map[string]*profile{}}
 	if opt.CDPURL != "" {
 		hostPort, err := launch.Endpoint(opt.CDPURL)
 		if err != nil {
@@ -60,12 +65,18 @@ func (m *Manager) Close() {
 	for _, p := range m.profiles {
 		p.close()
 	}
+	for _, p := range m.extensionProfiles() {
+		p.close()
+	}
 }
 
 // Browsers lists the profiles without starting any browser.
 func (m *Manager) Browsers() []BrowserInfo {
 	out := make([]BrowserInfo, 0, len(m.profiles))
 	for _, p := range m.profiles {
+		out = append(out, p.info())
+	}
+	for _, p := range m.extensionProfiles() {
 		out = append(out, p.info())
 	}
 	return out
@@ -87,13 +98,14 @@ func (m *Manager) profile(id string) (*profile, error) {
 	if id == "" {
 		return m.profiles[0], nil
 	}
-	for _, p := range m.profiles {
+	all := append(append([]*profile{}, m.profiles...), m.extensionProfiles()...)
+	for _, p := range all {
 		if p.id == id {
 			return p, nil
 		}
 	}
-	known := make([]string, 0, len(m.profiles))
-	for _, p := range m.profiles {
+	known := make([]string, 0, len(all))
+	for _, p := range all {
 		known = append(known, p.id)
 	}
 	return nil, errs.Input("browser_id", "no browser %q; known: %v", id, known).

@@ -34,12 +34,14 @@ type profile struct {
 	managed *launch.Browser
 	version string
 	gen     int
+	ext     ExtensionProfile // kind extension only
 }
 
 // BrowserInfo describes a profile for discovery.
 type BrowserInfo struct {
 	BrowserID    string   `json:"browser_id"`
 	Kind         string   `json:"kind"`
+	Name         string   `json:"name,omitempty"` // the name the user gave a paired profile
 	Connected    bool     `json:"connected"`
 	Version      string   `json:"version,omitempty"`
 	Headless     bool     `json:"headless,omitempty"`
@@ -58,6 +60,11 @@ func (p *profile) info() BrowserInfo {
 		bi.Version = p.version
 	}
 	bi.Headless = p.kind == KindManaged && !p.m.opt.Launch.Headful
+	if p.ext != nil {
+		bi.Name, bi.Capabilities = p.ext.Name(), extensionCapabilities
+		bi.Connected = p.ext.Connected()
+		bi.Version = p.ext.Product()
+	}
 	return bi
 }
 
@@ -74,6 +81,9 @@ func (p *profile) environment() string {
 	}
 	major, _, _ := strings.Cut(ver, ".")
 	mode := "cdp"
+	if p.kind == KindExtension {
+		mode = "extension"
+	}
 	if p.kind == KindManaged {
 		mode = "headless"
 		if p.m.opt.Launch.Headful {
@@ -112,6 +122,17 @@ func (p *profile) connect(ctx context.Context) (*cdp.Conn, int, error) {
 			return nil, 0, err
 		}
 		managed, conn, version = b, b.Conn, b.Version
+	case KindExtension:
+		c, err := p.openExtension()
+		if err != nil {
+			return nil, 0, err
+		}
+		v, err := browserVersion(ctx, c)
+		if err != nil {
+			c.Close()
+			return nil, 0, err
+		}
+		conn, version = c, v
 	default:
 		c, err := launch.Attach(ctx, p.m.opt.CDPURL)
 		if err != nil {
