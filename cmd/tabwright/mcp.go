@@ -28,11 +28,21 @@ func runMCP(ctx context.Context, args []string, stderr io.Writer) error {
 	var bf browserFlags
 	bf.register(fs)
 	addr := fs.String("http", "", "serve streamable HTTP on this loopback address (e.g. 127.0.0.1:8931) instead of stdio")
+	attach := fs.Bool("attach", false, "also drive the user's own Chrome/Edge profiles paired through the extension (see tabwright setup)")
 	fs.SetOutput(stderr)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	m, err := newManager(bf)
+	opt := tabs.Options{Launch: launch.Options{Headful: bf.headful}, CDPURL: bf.cdpURL}
+	if *attach {
+		h, err := startAttachHub(stderr)
+		if err != nil {
+			return err
+		}
+		defer h.Close()
+		opt.Extensions = h
+	}
+	m, err := tabs.New(opt)
 	if err != nil {
 		return err
 	}
