@@ -78,7 +78,12 @@ func BenchmarkRelayOverhead(b *testing.B) {
 			return err
 		}
 	}
+	evalOp := func(t *tabs.Tab) func(ctx context.Context) error {
+		return func(ctx context.Context) error { var n int; return t.Eval(ctx, "1", &n) }
+	}
 	for i := 0; i < b.N; i++ {
+		evalDirect, _ := measure(viaDirect, evalOp(viaDirect))
+		evalRelay, _ := measure(viaRelay, evalOp(viaRelay))
 		obsDirect, obsCmds := measure(viaDirect, observeOp(viaDirect))
 		obsRelay, _ := measure(viaRelay, observeOp(viaRelay))
 		clickDirect, clickCmds := measure(viaDirect, clickOp(viaDirect))
@@ -88,8 +93,10 @@ func BenchmarkRelayOverhead(b *testing.B) {
 		b.ReportMetric(ms(obsRelay), "observe-relay-ms")
 		b.ReportMetric(ms(clickDirect), "click-direct-ms")
 		b.ReportMetric(ms(clickRelay), "click-relay-ms")
+		b.ReportMetric(ms(evalRelay-evalDirect), "eval-added-ms")
 		b.ReportMetric(ms(obsRelay-obsDirect)/obsCmds, "observe-added-ms/cmd")
 		b.ReportMetric(ms(clickRelay-clickDirect)/clickCmds, "click-added-ms/cmd")
+		b.Logf("evaluate 1: direct %v, relay %v", evalDirect, evalRelay)
 		b.Logf("observe: direct %v, relay %v (%.0f commands); click: direct %v, relay %v (%.0f commands)",
 			obsDirect, obsRelay, obsCmds, clickDirect, clickRelay, clickCmds)
 	}
