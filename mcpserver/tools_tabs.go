@@ -22,7 +22,7 @@ func (s *server) discoverTool() tool {
 	return tool{
 		def: &mcp.Tool{
 			Name: "browser_discover",
-			Description: `List what you can control. kind=browsers (default) returns each browser: browser_id, kind (managed = a headless Chromium this server starts on first use; cdp = an existing browser reached through its DevTools endpoint), whether it is running, its version and capabilities. It starts nothing.
+			Description: `List what you can control. kind=browsers (default) returns each browser: browser_id, kind (managed = a headless Chromium this server starts on first use; cdp = an existing browser reached through its DevTools endpoint; extension = a profile of the user's own Chrome/Edge paired through the tabwright extension, listed with the name the user gave it), whether it is running, its version and capabilities. It starts nothing.
 kind=tabs returns the page tabs of one browser (browser_id, default the first): tab_id, url, title, and claimed / claimed_by ("you" or "another session"). Listing tabs starts the managed browser if needed.
 Errors: invalid_input (unknown browser_id), browser_unavailable, browser_not_found.`,
 			InputSchema: object(nil, map[string]schema{
@@ -57,7 +57,11 @@ Errors: invalid_input (unknown browser_id), browser_unavailable, browser_not_fou
 					if br.Connected {
 						state = "running " + br.Version
 					}
-					fmt.Fprintf(&b, "%s (%s): %s\n", br.BrowserID, br.Kind, state)
+					name := ""
+					if br.Name != "" {
+						name = fmt.Sprintf(" %q", br.Name)
+					}
+					fmt.Fprintf(&b, "%s%s (%s): %s\n", br.BrowserID, name, br.Kind, state)
 				}
 				return map[string]any{"browsers": list}, b.String(), nil
 			}

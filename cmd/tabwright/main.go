@@ -30,6 +30,7 @@ Usage:
                                                            run browser_batch steps in a fresh tab, print the result
   tabwright qs validate|run|check ...                        run quickstart tasks: can a reader get through the docs?
   tabwright demo                                           run the server on a bundled page and show what an agent sees
+  tabwright setup [--name N] [--new-key]                    pair your own Chrome/Edge: the extension folder, key and MCP config
   tabwright doctor                                         check this machine: browser, version, fixes
   tabwright version                                        print the version
 `
@@ -52,6 +53,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		err = runMCP(ctx, args[1:], stderr)
 	case "observe":
 		err = runObserve(ctx, args[1:], stdout)
+	case "setup":
+		err = runSetup(ctx, args[1:], stdout)
 	case "qs":
 		return runQS(ctx, args[1:], stdout, stderr)
 	case "batch":
