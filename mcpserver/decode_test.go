@@ -181,6 +181,33 @@ func runNoManager(t testing.TB, tl tool, args string) (err error, touched bool) 
 	return err, false
 }
 
+// refusal is an input a tool must refuse, with the path and message of
+// its error.
+type refusal struct{ tool, args, path, message string }
+
+// checkRefusals runs each input through its tool on a server without a
+// manager: it must be refused as invalid_input at the path, before the
+// manager is reached.
+func checkRefusals(t *testing.T, tools map[string]tool, tests []refusal) {
+	t.Helper()
+	for _, tc := range tests {
+		t.Run(tc.tool+"/"+tc.args, func(t *testing.T) {
+			tl, ok := tools[tc.tool]
+			if !ok {
+				t.Fatalf("no tool %s", tc.tool)
+			}
+			err, touched := runNoManager(t, tl, tc.args)
+			if touched {
+				t.Fatalf("%s(%s) used the manager before refusing the input", tc.tool, tc.args)
+			}
+			e := inputError(t, err, tc.path)
+			if !strings.Contains(e.Message, tc.message) {
+				t.Errorf("message = %q, want it to contain %q", e.Message, tc.message)
+			}
+		})
+	}
+}
+
 func toolsByName(t testing.TB) map[string]tool {
 	t.Helper()
 	out := map[string]tool{}
@@ -197,9 +224,7 @@ func toolsByName(t testing.TB) map[string]tool {
 // fault, before the manager is used (the server here has none).
 func TestToolValidation(t *testing.T) {
 	tools := toolsByName(t)
-	tests := []struct {
-		tool, args, path, message string
-	}{
+	tests := []refusal{
 		// any tool: not an object, unknown field
 		{"browser_discover", `[]`, "arguments", "must be a JSON object"},
 		{"browser_discover", `"tabs"`, "arguments", "must be a JSON object"},
@@ -287,22 +312,7 @@ func TestToolValidation(t *testing.T) {
 		{"browser_batch", `{"tab_handle":"h","steps":[{"action":"click","ref":"e1"}],"observe":{"ref":"e2"}}`, "steps[0].ref", "2 problem(s)"},
 		{"browser_batch", `{"tab_handle":"h","steps":[{"action":"click","selector":"#a"}],"tabhandle":"h"}`, "tabhandle", "1 problem(s)"},
 	}
-	for _, tc := range tests {
-		t.Run(tc.tool+"/"+tc.args, func(t *testing.T) {
-			tl, ok := tools[tc.tool]
-			if !ok {
-				t.Fatalf("no tool %s", tc.tool)
-			}
-			err, touched := runNoManager(t, tl, tc.args)
-			if touched {
-				t.Fatalf("%s(%s) used the manager before refusing the input", tc.tool, tc.args)
-			}
-			e := inputError(t, err, tc.path)
-			if !strings.Contains(e.Message, tc.message) {
-				t.Errorf("message = %q, want it to contain %q", e.Message, tc.message)
-			}
-		})
-	}
+	checkRefusals(t, tools, tests)
 }
 
 // Inputs that pass validation do reach the manager: this is what makes

@@ -199,9 +199,7 @@ func TestActionToolsCoverContract(t *testing.T) {
 // before the manager is used.
 func TestActionToolValidation(t *testing.T) {
 	tools := toolsByName(t)
-	tests := []struct {
-		tool, args, path, message string
-	}{
+	tests := []refusal{
 		// decoding: unknown, not-yet-offered and other actions' fields
 		{"browser_click", `{}`, "tab_handle", "is required"},
 		{"browser_click", `{"selector":"#go"}`, "tab_handle", "is required"},
@@ -259,22 +257,7 @@ func TestActionToolValidation(t *testing.T) {
 		{"browser_dialog", `{"tab_handle":"h","action":"dismiss","prompt_text":"x"}`, "prompt_text", "only goes with action accept"},
 		{"browser_dialog", `{"tab_handle":"h","action":"accept","text":"x"}`, "text", "unknown field"},
 	}
-	for _, tc := range tests {
-		t.Run(tc.tool+"/"+tc.args, func(t *testing.T) {
-			tl, ok := tools[tc.tool]
-			if !ok {
-				t.Fatalf("no tool %s", tc.tool)
-			}
-			err, touched := runNoManager(t, tl, tc.args)
-			if touched {
-				t.Fatalf("%s(%s) used the manager before refusing the input", tc.tool, tc.args)
-			}
-			e := inputError(t, err, tc.path)
-			if !strings.Contains(e.Message, tc.message) {
-				t.Errorf("message = %q, want it to contain %q", e.Message, tc.message)
-			}
-		})
-	}
+	checkRefusals(t, tools, tests)
 }
 
 // Several problems in one input are all reported in one error, whose path is
