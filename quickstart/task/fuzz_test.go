@@ -6,18 +6,35 @@ import (
 	"testing"
 )
 
-// FuzzLoadTask: any bytes load to a task or to an *Error; never a panic.
-func FuzzLoadTask(f *testing.F) {
+// seeds are task documents to start fuzzing from: the bundled task shapes,
+// every case of TestRules, and a few odd ones.
+func seeds() [][]byte {
+	var out [][]byte
 	files, _ := filepath.Glob(filepath.Join(corpus, "*.yaml"))
 	for _, p := range files {
 		if b, err := os.ReadFile(p); err == nil {
-			f.Add(b)
+			out = append(out, b)
 		}
 	}
-	f.Add([]byte(base))
-	f.Add([]byte(`{"name":"j","goal":"g","docs":{"path":["https://a/x"]},"success":{"wait_http":{"path":"/","json":{"a":null}}}}`))
-	f.Add([]byte("name: &a [*a]\n"))
-	f.Add([]byte("success: {expect_output: {contains: [1, yes, ~]}}\n"))
+	for _, c := range ruleCases {
+		out = append(out, []byte(c.body))
+	}
+	for _, s := range []string{
+		base,
+		`{"name":"j","goal":"g","docs":{"path":["https://a/x"]},"success":{"wait_http":{"path":"/","json":{"a":null}}}}`,
+		"name: &a [*a]\n",
+		"success: {expect_output: {contains: [1, yes, ~]}}\n",
+	} {
+		out = append(out, []byte(s))
+	}
+	return out
+}
+
+// FuzzLoadTask: any bytes load to a task or to an *Error; never a panic.
+func FuzzLoadTask(f *testing.F) {
+	for _, s := range seeds() {
+		f.Add(s)
+	}
 	dir := f.TempDir()
 	os.WriteFile(filepath.Join(dir, "c.sh"), []byte("true\n"), 0o644)
 	f.Fuzz(func(t *testing.T, data []byte) {

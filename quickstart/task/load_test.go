@@ -104,60 +104,62 @@ func TestSample(t *testing.T) {
 	}
 }
 
-// TestRules: every rule, with the field it names and its message.
+// ruleCases: every rule, with the field it names and its message.
+var ruleCases = []struct {
+	name, body, field, rule, msg string
+}{
+	{"missing name", strings.Replace(base, "name: demo\n", "", 1), "", "schema.required", "name"},
+	{"missing goal", strings.Replace(base, "goal: Make done.txt.\n", "", 1), "", "schema.required", "goal"},
+	{"blank goal", strings.Replace(base, "goal: Make done.txt.", "goal: '  '", 1), "goal", "field.blank", "is empty"},
+	{"unknown top key", base + "colour: blue\n", "", "schema.additionalProperties", "colour"},
+	{"unknown docs key", strings.Replace(base, "  allow:", "  alow: [x]\n  allow:", 1), "docs", "schema.additionalProperties", "alow"},
+	{"ftp entrypoint", strings.Replace(base, "https://example.com/docs/", "ftp://example.com/", 1), "docs.entrypoint", "docs.http", "http(s) URL"},
+	{"path and entrypoint", strings.Replace(base, "  allow:", "  path: [https://example.com/a]\n  allow:", 1), "docs", "docs.route", "both 'path' and 'entrypoint'"},
+	{"no route", strings.Replace(base, "  entrypoint: https://example.com/docs/\n", "", 1), "docs", "docs.route", "needs 'path'"},
+	{"empty path", strings.Replace(base, "  entrypoint: https://example.com/docs/", "  path: []", 1), "docs.path", "docs.route", "is empty"},
+	{"relative page", strings.Replace(base, "  entrypoint: https://example.com/docs/", "  path: [/docs/a]", 1), "docs.path[0]", "docs.http", "http(s) URL"},
+	{"host-less page", strings.Replace(base, "  entrypoint: https://example.com/docs/", "  path: ['http://']", 1), "docs.path[0]", "docs.http", "with a host"},
+	{"duplicate page", strings.Replace(base, "  entrypoint: https://example.com/docs/", "  path: [https://a.com/x, https://a.com/x]", 1), "docs.path[1]", "docs.duplicate", "twice"},
+	{"not bare host", strings.Replace(base, "[pypi.org]", "['https://pypi.org/simple']", 1), "docs.allow[0]", "schema.pattern", "bare hostname"},
+	{"network host", base + "network: {only: ['a b']}\n", "network.only[0]", "schema.pattern", "bare hostname"},
+	{"unknown network key", base + "network: {deny: [x]}\n", "network", "schema.additionalProperties", "deny"},
+	{"yaml 1.1 boolean", strings.Replace(base, "replay: [echo hi]", "replay: [yes]", 1), "replay[0]", "schema.type", "quote it"},
+	{"on is boolean", strings.Replace(base, "replay: [echo hi]", "replay:\n  - on", 1), "replay[0]", "schema.type", "booleans"},
+	{"setup not list", base + "setup: pip install x\n", "setup", "schema.type", "array"},
+	{"unknown budget", base + "budgets: {max_bananas: 3}\n", "budgets", "schema.additionalProperties", "max_bananas"},
+	{"budget not int", base + "budgets: {max_seconds: '30'}\n", "budgets.max_seconds", "schema.type", "integer"},
+	{"budget zero", base + "budgets: {max_seconds: 0}\n", "budgets.max_seconds", "budgets.range", "at least 1"},
+	{"unknown success key", strings.Replace(base, "  script:", "  scrpit: x\n  script:", 1), "success", "schema.additionalProperties", "scrpit"},
+	{"script and file", strings.Replace(base, "  script:", "  file: c.sh\n  script:", 1), "success", "success.script-xor-file", "both 'script' and 'file'"},
+	{"no assertion", strings.Replace(base, "  script: test -f done.txt", "  {}", 1), "success", "success.assertion", "nothing to assert"},
+	{"success missing", strings.Replace(base, "success:\n  script: test -f done.txt\n", "", 1), "", "schema.required", "success"},
+	{"serve alone", strings.Replace(base, "  script: test -f done.txt", "  serve: python -m http.server $QS_PORT", 1), "success.serve", "success.serve-unchecked", "nothing checks it"},
+	{"serve not string", strings.Replace(base, "  script:", "  serve: [a]\n  script:", 1), "success.serve", "schema.type", "string"},
+	{"empty wait_http", strings.Replace(base, "  script:", "  wait_http:\n  script:", 1), "success.wait_http", "success.empty-block", "is empty"},
+	{"empty expect_output", strings.Replace(base, "  script:", "  expect_output: {}\n  script:", 1), "success.expect_output", "success.empty-block", "is empty"},
+	{"wait_http no target", strings.Replace(base, "  script:", "  wait_http: {status: 200}\n  script:", 1), "success.wait_http", "wait_http.target", "'path' (on $QS_PORT) or 'url'"},
+	{"wait_http bad url", strings.Replace(base, "  script:", "  wait_http: {url: localhost:3000}\n  script:", 1), "success.wait_http.url", "wait_http.target", "absolute http(s)"},
+	{"wait_http json not map", strings.Replace(base, "  script:", "  wait_http: {path: /, json: [a]}\n  script:", 1), "success.wait_http.json", "schema.type", "object"},
+	{"wait_http json nested", strings.Replace(base, "  script:", "  wait_http: {path: /, json: {a: {b: 1}}}\n  script:", 1), "success.wait_http.json.a", "wait_http.json-scalar", "nested"},
+	{"wait_http empty contains", strings.Replace(base, "  script:", "  wait_http: {path: /, contains: ''}\n  script:", 1), "success.wait_http.contains", "pattern.empty", "matches anything"},
+	{"expect empty string", strings.Replace(base, "  script:", "  expect_output: {contains: ['']}\n  script:", 1), "success.expect_output.contains[0]", "pattern.empty", "matches anything"},
+	{"expect multiline", strings.Replace(base, "  script:", "  expect_output:\n    contains: |\n      a\n      b\n  script:", 1), "success.expect_output.contains", "pattern.multiline", "several lines"},
+	{"expect no items", strings.Replace(base, "  script:", "  expect_output: {contains: []}\n  script:", 1), "success.expect_output", "expect_output.items", "'contains' or 'matches'"},
+	{"expect unknown key", strings.Replace(base, "  script:", "  expect_output: {equals: x}\n  script:", 1), "success.expect_output", "schema.additionalProperties", "equals"},
+	{"file absolute", strings.Replace(base, "  script: test -f done.txt", "  file: /etc/passwd", 1), "success.file", "success.file", "relative"},
+	{"file missing", strings.Replace(base, "  script: test -f done.txt", "  file: checks/nope.sh", 1), "success.file", "success.file", "does not exist"},
+	{"file blank", strings.Replace(base, "  script: test -f done.txt", "  file: blank.sh", 1), "success.file", "success.file", "is empty"},
+	{"file not string", strings.Replace(base, "  script: test -f done.txt", "  file: 3", 1), "success.file", "schema.type", "string"},
+	{"top not mapping", "- a\n- b\n", "", "file.mapping", "mapping"},
+	{"bad yaml", "name: [\n", "", "file.syntax", "invalid YAML"},
+	{"non-string key", base + "1: x\n", "", "file.syntax", "keys must be strings"},
+}
+
+// TestRules: each of ruleCases is found, with its field and message.
 func TestRules(t *testing.T) {
-	cases := []struct {
-		name, body, field, rule, msg string
-	}{
-		{"missing name", strings.Replace(base, "name: demo\n", "", 1), "", "schema.required", "name"},
-		{"missing goal", strings.Replace(base, "goal: Make done.txt.\n", "", 1), "", "schema.required", "goal"},
-		{"blank goal", strings.Replace(base, "goal: Make done.txt.", "goal: '  '", 1), "goal", "field.blank", "is empty"},
-		{"unknown top key", base + "colour: blue\n", "", "schema.additionalProperties", "colour"},
-		{"unknown docs key", strings.Replace(base, "  allow:", "  alow: [x]\n  allow:", 1), "docs", "schema.additionalProperties", "alow"},
-		{"ftp entrypoint", strings.Replace(base, "https://example.com/docs/", "ftp://example.com/", 1), "docs.entrypoint", "docs.http", "http(s) URL"},
-		{"path and entrypoint", strings.Replace(base, "  allow:", "  path: [https://example.com/a]\n  allow:", 1), "docs", "docs.route", "both 'path' and 'entrypoint'"},
-		{"no route", strings.Replace(base, "  entrypoint: https://example.com/docs/\n", "", 1), "docs", "docs.route", "needs 'path'"},
-		{"empty path", strings.Replace(base, "  entrypoint: https://example.com/docs/", "  path: []", 1), "docs.path", "docs.route", "is empty"},
-		{"relative page", strings.Replace(base, "  entrypoint: https://example.com/docs/", "  path: [/docs/a]", 1), "docs.path[0]", "docs.http", "http(s) URL"},
-		{"host-less page", strings.Replace(base, "  entrypoint: https://example.com/docs/", "  path: ['http://']", 1), "docs.path[0]", "docs.http", "with a host"},
-		{"duplicate page", strings.Replace(base, "  entrypoint: https://example.com/docs/", "  path: [https://a.com/x, https://a.com/x]", 1), "docs.path[1]", "docs.duplicate", "twice"},
-		{"not bare host", strings.Replace(base, "[pypi.org]", "['https://pypi.org/simple']", 1), "docs.allow[0]", "schema.pattern", "bare hostname"},
-		{"network host", base + "network: {only: ['a b']}\n", "network.only[0]", "schema.pattern", "bare hostname"},
-		{"unknown network key", base + "network: {deny: [x]}\n", "network", "schema.additionalProperties", "deny"},
-		{"yaml 1.1 boolean", strings.Replace(base, "replay: [echo hi]", "replay: [yes]", 1), "replay[0]", "schema.type", "quote it"},
-		{"on is boolean", strings.Replace(base, "replay: [echo hi]", "replay:\n  - on", 1), "replay[0]", "schema.type", "booleans"},
-		{"setup not list", base + "setup: pip install x\n", "setup", "schema.type", "array"},
-		{"unknown budget", base + "budgets: {max_bananas: 3}\n", "budgets", "schema.additionalProperties", "max_bananas"},
-		{"budget not int", base + "budgets: {max_seconds: '30'}\n", "budgets.max_seconds", "schema.type", "integer"},
-		{"budget zero", base + "budgets: {max_seconds: 0}\n", "budgets.max_seconds", "budgets.range", "at least 1"},
-		{"unknown success key", strings.Replace(base, "  script:", "  scrpit: x\n  script:", 1), "success", "schema.additionalProperties", "scrpit"},
-		{"script and file", strings.Replace(base, "  script:", "  file: c.sh\n  script:", 1), "success", "success.script-xor-file", "both 'script' and 'file'"},
-		{"no assertion", strings.Replace(base, "  script: test -f done.txt", "  {}", 1), "success", "success.assertion", "nothing to assert"},
-		{"success missing", strings.Replace(base, "success:\n  script: test -f done.txt\n", "", 1), "", "schema.required", "success"},
-		{"serve alone", strings.Replace(base, "  script: test -f done.txt", "  serve: python -m http.server $QS_PORT", 1), "success.serve", "success.serve-unchecked", "nothing checks it"},
-		{"serve not string", strings.Replace(base, "  script:", "  serve: [a]\n  script:", 1), "success.serve", "schema.type", "string"},
-		{"empty wait_http", strings.Replace(base, "  script:", "  wait_http:\n  script:", 1), "success.wait_http", "success.empty-block", "is empty"},
-		{"empty expect_output", strings.Replace(base, "  script:", "  expect_output: {}\n  script:", 1), "success.expect_output", "success.empty-block", "is empty"},
-		{"wait_http no target", strings.Replace(base, "  script:", "  wait_http: {status: 200}\n  script:", 1), "success.wait_http", "wait_http.target", "'path' (on $QS_PORT) or 'url'"},
-		{"wait_http bad url", strings.Replace(base, "  script:", "  wait_http: {url: localhost:3000}\n  script:", 1), "success.wait_http.url", "wait_http.target", "absolute http(s)"},
-		{"wait_http json not map", strings.Replace(base, "  script:", "  wait_http: {path: /, json: [a]}\n  script:", 1), "success.wait_http.json", "schema.type", "object"},
-		{"wait_http json nested", strings.Replace(base, "  script:", "  wait_http: {path: /, json: {a: {b: 1}}}\n  script:", 1), "success.wait_http.json.a", "wait_http.json-scalar", "nested"},
-		{"wait_http empty contains", strings.Replace(base, "  script:", "  wait_http: {path: /, contains: ''}\n  script:", 1), "success.wait_http.contains", "pattern.empty", "matches anything"},
-		{"expect empty string", strings.Replace(base, "  script:", "  expect_output: {contains: ['']}\n  script:", 1), "success.expect_output.contains[0]", "pattern.empty", "matches anything"},
-		{"expect multiline", strings.Replace(base, "  script:", "  expect_output:\n    contains: |\n      a\n      b\n  script:", 1), "success.expect_output.contains", "pattern.multiline", "several lines"},
-		{"expect no items", strings.Replace(base, "  script:", "  expect_output: {contains: []}\n  script:", 1), "success.expect_output", "expect_output.items", "'contains' or 'matches'"},
-		{"expect unknown key", strings.Replace(base, "  script:", "  expect_output: {equals: x}\n  script:", 1), "success.expect_output", "schema.additionalProperties", "equals"},
-		{"file absolute", strings.Replace(base, "  script: test -f done.txt", "  file: /etc/passwd", 1), "success.file", "success.file", "relative"},
-		{"file missing", strings.Replace(base, "  script: test -f done.txt", "  file: checks/nope.sh", 1), "success.file", "success.file", "does not exist"},
-		{"file blank", strings.Replace(base, "  script: test -f done.txt", "  file: blank.sh", 1), "success.file", "success.file", "is empty"},
-		{"file not string", strings.Replace(base, "  script: test -f done.txt", "  file: 3", 1), "success.file", "schema.type", "string"},
-		{"top not mapping", "- a\n- b\n", "", "file.mapping", "mapping"},
-		{"bad yaml", "name: [\n", "", "file.syntax", "invalid YAML"},
-		{"non-string key", base + "1: x\n", "", "file.syntax", "keys must be strings"},
-	}
 	dir := t.TempDir()
 	write(t, dir, "blank.sh", "  \n")
-	for i, c := range cases {
+	for i, c := range ruleCases {
 		t.Run(c.name, func(t *testing.T) {
 			p := write(t, dir, "t"+itoa(i)+".yaml", c.body)
 			_, err := Load(p, nil)

@@ -2,56 +2,247 @@ package task
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"math"
+	"math/big"
+	"net/netip"
+	"net/url"
+	"reflect"
+	"slices"
+	"sort"
 	"strings"
 	"sync"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
-	"golang.org/x/text/language"
-	"golang.org/x/text/message"
+	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/tabwright/tabwright/schemas"
 )
 
+// The task schema is checked with github.com/google/jsonschema-go, which the
+// MCP SDK links anyway and which costs nothing at start-up. That validator
+// stops at the first error, and a task file's author should see every
+// problem at once, so the schema is not validated whole: taskSchema descends
+// it (properties, additionalProperties, items, anyOf/oneOf branches) in step
+// with the document, and at every subschema each keyword is validated on its
+// own, as a one-keyword schema, so that one failure cannot hide another.
+// Messages, rule names (schema.<keyword>) and the order of checks within a
+// subschema follow the draft-07 validator this package used before (a test
+// holds the two to the same verdicts).
+
+const draft7 = "http://json-schema.org/draft-07/schema#"
+
+// node is one subschema, ready to check a value.
+type node struct {
+	checks []check           // this subschema's own keywords, in order
+	props  map[string]*node  // properties
+	extra  *node             // additionalProperties, when a schema
+	items  *node             // items
+	alts   []*node           // the branches of anyOf or oneOf
+	altsKw string            // "anyOf" or "oneOf"
+	want   map[string]string // per keyword, what the message says is wanted
+	s      *jsonschema.Schema
+}
+
+// check is one keyword of a subschema. A failed final check (type, const,
+// enum, format) ends the subschema's checks, as it does in a draft-07
+// validator: nothing more can be said usefully about a value of the wrong
+// type.
+type check struct {
+	kw    string
+	rs    *jsonschema.Resolved // nil for format, which jsonschema-go does not assert
+	final bool
+}
+
 var (
 	schemaOnce sync.Once
-	schemaVal  *jsonschema.Schema
+	schemaRoot *node
 	schemaErr  error
 )
 
-// compiled is the task schema with format assertions on. Two combinators are
-// taken out and enforced by loader rules instead, with messages that say
+// taskSchema is the task schema, with format assertions on. Two combinators
+// are taken out and enforced by loader rules instead, with messages that say
 // what to change: docs' oneOf (path xor entrypoint) and success's anyOf
 // (script xor file). The latter is also relaxed on purpose: a success block
 // whose only assertions are wait_http or expect_output is valid, as the
 // quickstarted loader has always accepted (its schema was stricter than its
 // loader; the reference lists that mismatch as a bug).
-func compiled() (*jsonschema.Schema, error) {
+func taskSchema() (*node, error) {
 	schemaOnce.Do(func() {
-		doc, err := jsonschema.UnmarshalJSON(strings.NewReader(string(schemas.Task)))
-		if err != nil {
+		var s jsonschema.Schema
+		if err := json.Unmarshal(schemas.Task, &s); err != nil {
 			schemaErr = err
 			return
 		}
-		props := doc.(map[string]any)["properties"].(map[string]any)
-		delete(props["docs"].(map[string]any), "oneOf")
-		delete(props["success"].(map[string]any), "anyOf")
-		c := jsonschema.NewCompiler()
-		c.AssertFormat()
-		if err := c.AddResource("task.schema.json", doc); err != nil {
-			schemaErr = err
+		if s.Schema != draft7 {
+			schemaErr = fmt.Errorf("the task schema is %q; this validator knows draft-07", s.Schema)
 			return
 		}
-		schemaVal, schemaErr = c.Compile("task.schema.json")
+		if d := s.Properties["docs"]; d != nil {
+			d.OneOf = nil
+		}
+		if sc := s.Properties["success"]; sc != nil {
+			sc.AnyOf = nil
+		}
+		schemaRoot, schemaErr = prepare(&s, "root")
 	})
-	return schemaVal, schemaErr
+	return schemaRoot, schemaErr
 }
 
-var printer = message.NewPrinter(language.English)
+// prepare builds the node for s, refusing any keyword it does not check:
+// a keyword added to the schema must not be ignored silently.
+func prepare(s *jsonschema.Schema, at string) (*node, error) {
+	return (&preparer{resolved: map[string]*jsonschema.Resolved{}}).node(s, at)
+}
 
-// schemaProblems validates doc and adds one problem per failing leaf.
+// preparer resolves each distinct one-keyword schema once: the task schema
+// says {"type": "string"} some twenty times.
+type preparer struct {
+	resolved map[string]*jsonschema.Resolved
+}
+
+func (pr *preparer) node(s *jsonschema.Schema, at string) (*node, error) {
+	rest := *s
+	// Annotations: nothing to check.
+	rest.ID, rest.Schema, rest.Title, rest.Description, rest.Default, rest.Examples, rest.Comment = "", "", "", "", nil, nil, ""
+	n := &node{s: s, props: map[string]*node{}}
+	// add resolves one as the check for kw; key, when not empty, names
+	// one's value so that an equal check is resolved once.
+	add := func(kw string, final bool, key string, one *jsonschema.Schema) error {
+		rs := pr.resolved[kw+"\x00"+key]
+		if key == "" || rs == nil {
+			one.Schema = draft7
+			var err error
+			if rs, err = one.Resolve(nil); err != nil {
+				return fmt.Errorf("%s: %s: %w", at, kw, err)
+			}
+			if key != "" {
+				pr.resolved[kw+"\x00"+key] = rs
+			}
+		}
+		n.checks = append(n.checks, check{kw: kw, rs: rs, final: final})
+		return nil
+	}
+	var err error
+	if s.Type != "" || s.Types != nil {
+		err = errors.Join(err, add("type", true, fmt.Sprint(s.Type, s.Types), &jsonschema.Schema{Type: s.Type, Types: s.Types}))
+		rest.Type, rest.Types = "", nil
+	}
+	if s.Const != nil {
+		err = errors.Join(err, add("const", true, "", &jsonschema.Schema{Const: s.Const}))
+		rest.Const = nil
+	}
+	if s.Enum != nil {
+		err = errors.Join(err, add("enum", true, "", &jsonschema.Schema{Enum: s.Enum}))
+		rest.Enum = nil
+	}
+	if s.Format != "" {
+		if s.Format != "uri" {
+			err = errors.Join(err, fmt.Errorf("%s: format %q is not checked", at, s.Format))
+		}
+		n.checks = append(n.checks, check{kw: "format", final: true})
+		rest.Format = ""
+	}
+	if s.MinProperties != nil {
+		err = errors.Join(err, add("minProperties", false, fmt.Sprint(*s.MinProperties), &jsonschema.Schema{MinProperties: s.MinProperties}))
+		rest.MinProperties = nil
+	}
+	if s.MaxProperties != nil {
+		err = errors.Join(err, add("maxProperties", false, fmt.Sprint(*s.MaxProperties), &jsonschema.Schema{MaxProperties: s.MaxProperties}))
+		rest.MaxProperties = nil
+	}
+	if s.Required != nil {
+		err = errors.Join(err, add("required", false, strings.Join(s.Required, "\x00"), &jsonschema.Schema{Required: s.Required}))
+		rest.Required = nil
+	}
+	for name, ps := range s.Properties {
+		c, e := pr.node(ps, at+"/properties/"+name)
+		n.props[name], err = c, errors.Join(err, e)
+	}
+	rest.Properties = nil
+	if a := s.AdditionalProperties; a != nil {
+		if isFalse(a) {
+			// The one-keyword schema needs the known names to say which
+			// others are unknown.
+			known := map[string]*jsonschema.Schema{}
+			for name := range s.Properties {
+				known[name] = &jsonschema.Schema{}
+			}
+			err = errors.Join(err, add("additionalProperties", false, "", &jsonschema.Schema{Properties: known, AdditionalProperties: &jsonschema.Schema{Not: &jsonschema.Schema{}}}))
+		} else {
+			var e error
+			n.extra, e = pr.node(a, at+"/additionalProperties")
+			err = errors.Join(err, e)
+		}
+		rest.AdditionalProperties = nil
+	}
+	if s.MinItems != nil {
+		err = errors.Join(err, add("minItems", false, fmt.Sprint(*s.MinItems), &jsonschema.Schema{MinItems: s.MinItems}))
+		rest.MinItems = nil
+	}
+	if s.MaxItems != nil {
+		err = errors.Join(err, add("maxItems", false, fmt.Sprint(*s.MaxItems), &jsonschema.Schema{MaxItems: s.MaxItems}))
+		rest.MaxItems = nil
+	}
+	if s.Items != nil {
+		var e error
+		n.items, e = pr.node(s.Items, at+"/items")
+		err = errors.Join(err, e)
+		rest.Items = nil
+	}
+	if s.MinLength != nil {
+		err = errors.Join(err, add("minLength", false, fmt.Sprint(*s.MinLength), &jsonschema.Schema{MinLength: s.MinLength}))
+		rest.MinLength = nil
+	}
+	if s.MaxLength != nil {
+		err = errors.Join(err, add("maxLength", false, fmt.Sprint(*s.MaxLength), &jsonschema.Schema{MaxLength: s.MaxLength}))
+		rest.MaxLength = nil
+	}
+	if s.Pattern != "" {
+		err = errors.Join(err, add("pattern", false, s.Pattern, &jsonschema.Schema{Pattern: s.Pattern}))
+		rest.Pattern = ""
+	}
+	for _, c := range []struct {
+		kw       string
+		branches []*jsonschema.Schema
+		one      *jsonschema.Schema
+	}{{"anyOf", s.AnyOf, &jsonschema.Schema{AnyOf: s.AnyOf}}, {"oneOf", s.OneOf, &jsonschema.Schema{OneOf: s.OneOf}}} {
+		if c.branches == nil {
+			continue
+		}
+		if n.alts != nil {
+			err = errors.Join(err, fmt.Errorf("%s: both anyOf and oneOf", at))
+			continue
+		}
+		err = errors.Join(err, add(c.kw, false, "", c.one))
+		n.altsKw = c.kw
+		for i, b := range c.branches {
+			bn, e := pr.node(b, fmt.Sprintf("%s/%s/%d", at, c.kw, i))
+			n.alts, err = append(n.alts, bn), errors.Join(err, e)
+		}
+	}
+	rest.AnyOf, rest.OneOf = nil, nil
+	if !reflect.ValueOf(rest).IsZero() {
+		left, _ := json.Marshal(&rest)
+		err = errors.Join(err, fmt.Errorf("%s: keywords not checked: %s", at, left))
+	}
+	return n, err
+}
+
+// isFalse reports whether s is the schema false, which jsonschema-go reads
+// as {"not": {}}.
+func isFalse(s *jsonschema.Schema) bool {
+	if s.Not == nil || !reflect.ValueOf(*s.Not).IsZero() {
+		return false
+	}
+	rest := *s
+	rest.Not = nil
+	return reflect.ValueOf(rest).IsZero()
+}
+
+// schemaProblems validates doc and adds one problem per failing keyword.
 func schemaProblems(doc map[string]any, ps *problems) {
-	s, err := compiled()
+	root, err := taskSchema()
 	if err != nil {
 		ps.add("", "schema.internal", "the task schema does not compile: %v", err)
 		return
@@ -62,51 +253,295 @@ func schemaProblems(doc map[string]any, ps *problems) {
 		ps.add("", "file.values", "holds a value JSON cannot carry: %v", err)
 		return
 	}
-	inst, err := jsonschema.UnmarshalJSON(strings.NewReader(string(raw)))
-	if err != nil {
+	var inst any
+	if err := jsonUnmarshal(raw, &inst); err != nil {
 		ps.add("", "file.values", "%v", err)
 		return
 	}
-	err = s.Validate(inst)
-	if err == nil {
-		return
+	inst = numbers(inst)
+	for _, f := range root.walk(inst, nil) {
+		ps.add(fieldPath(f.loc), f.rule, "%s", explain(f.rule, fieldPath(f.loc), f.msg, inst, f.loc))
 	}
-	ve, ok := err.(*jsonschema.ValidationError)
-	if !ok {
-		ps.add("", "schema.internal", "%v", err)
-		return
-	}
-	leaves(ve, inst, ps)
 }
 
-func leaves(ve *jsonschema.ValidationError, inst any, ps *problems) {
-	if len(ve.Causes) > 0 {
-		for _, c := range ve.Causes {
-			leaves(c, inst, ps)
+// jsonUnmarshal decodes with numbers kept as json.Number.
+func jsonUnmarshal(raw []byte, v *any) error {
+	dec := json.NewDecoder(strings.NewReader(string(raw)))
+	dec.UseNumber()
+	return dec.Decode(v)
+}
+
+// failure is one failing keyword at an instance location.
+type failure struct {
+	loc       []string
+	rule, msg string
+}
+
+// walk checks v against n and returns every failure, this subschema's
+// first, then its properties', items' and branches'.
+func (n *node) walk(v any, loc []string) []failure {
+	var out []failure
+	fail := func(kw, msg string) { out = append(out, failure{loc: loc, rule: "schema." + kw, msg: msg}) }
+	for _, c := range n.checks {
+		if c.rs == nil { // format
+			if s, ok := v.(string); ok {
+				if err := checkURI(s); err != nil {
+					fail(c.kw, fmt.Sprintf("%s is not valid %s: %v", display(s), n.s.Format, err))
+					return out
+				}
+			}
+			continue
 		}
-		return
+		if c.rs.Validate(v) == nil {
+			continue
+		}
+		if c.kw == "anyOf" || c.kw == "oneOf" {
+			out = append(out, n.branches(v, loc)...)
+			continue
+		}
+		fail(c.kw, n.message(c.kw, v))
+		if c.final {
+			return out
+		}
 	}
-	kw := ve.ErrorKind.KeywordPath()
-	rule := "schema"
-	if len(kw) > 0 {
-		rule += "." + kw[0]
+	switch x := v.(type) {
+	case map[string]any:
+		for _, k := range sortedKeys(x) {
+			if p := n.props[k]; p != nil {
+				out = append(out, p.walk(x[k], append(slices.Clip(loc), k))...)
+			} else if n.extra != nil {
+				out = append(out, n.extra.walk(x[k], append(slices.Clip(loc), k))...)
+			}
+		}
+	case []any:
+		if n.items != nil {
+			for i, e := range x {
+				out = append(out, n.items.walk(e, append(slices.Clip(loc), itoa(i)))...)
+			}
+		}
 	}
-	field := fieldPath(ve.InstanceLocation)
-	msg := ve.ErrorKind.LocalizedString(printer)
+	return out
+}
+
+// branches explains a failed anyOf or oneOf: when no branch holds, every
+// branch's failures; when two do (oneOf), which two.
+func (n *node) branches(v any, loc []string) []failure {
+	var all []failure
+	var held []int
+	for i, b := range n.alts {
+		f := b.walk(v, loc)
+		if len(f) == 0 {
+			held = append(held, i)
+		}
+		all = append(all, f...)
+	}
+	switch {
+	case len(held) == 0:
+		return all
+	case n.altsKw == "oneOf" && len(held) > 1:
+		return []failure{{loc: loc, rule: "schema.oneOf", msg: fmt.Sprintf("'oneOf' failed, subschemas %d, %d matched", held[0], held[1])}}
+	}
+	// The keyword failed, yet a branch holds on its own: say so rather
+	// than guess.
+	return []failure{{loc: loc, rule: "schema." + n.altsKw, msg: fmt.Sprintf("'%s' failed", n.altsKw)}}
+}
+
+// message says why v fails keyword kw of n's subschema.
+func (n *node) message(kw string, v any) string {
+	s := n.s
+	switch kw {
+	case "type":
+		want := s.Types
+		if s.Type != "" {
+			want = []string{s.Type}
+		}
+		return fmt.Sprintf("got %s, want %s", jsonTypeOf(v), strings.Join(want, " or "))
+	case "const":
+		if isComposite(*s.Const) {
+			return "'const' failed"
+		}
+		return "value must be " + display(*s.Const)
+	case "enum":
+		var want []string
+		for _, e := range s.Enum {
+			if isComposite(e) {
+				return "'enum' failed"
+			}
+			want = append(want, display(e))
+		}
+		if len(want) == 1 {
+			return "value must be " + want[0]
+		}
+		return "value must be one of " + strings.Join(want, ", ")
+	case "minProperties":
+		return fmt.Sprintf("minProperties: got %d, want %d", len(v.(map[string]any)), *s.MinProperties)
+	case "maxProperties":
+		return fmt.Sprintf("maxProperties: got %d, want %d", len(v.(map[string]any)), *s.MaxProperties)
+	case "required":
+		obj := v.(map[string]any)
+		var missing []string
+		for _, r := range s.Required {
+			if _, ok := obj[r]; !ok {
+				missing = append(missing, quote(r))
+			}
+		}
+		if len(missing) == 1 {
+			return "missing property " + missing[0]
+		}
+		return "missing properties " + strings.Join(missing, ", ")
+	case "additionalProperties":
+		var unknown []string
+		for _, k := range sortedKeys(v.(map[string]any)) {
+			if _, ok := s.Properties[k]; !ok {
+				unknown = append(unknown, quote(k))
+			}
+		}
+		return fmt.Sprintf("additional properties %s not allowed", strings.Join(unknown, ", "))
+	case "minItems":
+		return fmt.Sprintf("minItems: got %d, want %d", len(v.([]any)), *s.MinItems)
+	case "maxItems":
+		return fmt.Sprintf("maxItems: got %d, want %d", len(v.([]any)), *s.MaxItems)
+	case "minLength":
+		return fmt.Sprintf("minLength: got %d, want %d", len([]rune(v.(string))), *s.MinLength)
+	case "maxLength":
+		return fmt.Sprintf("maxLength: got %d, want %d", len([]rune(v.(string))), *s.MaxLength)
+	case "pattern":
+		return fmt.Sprintf("%s does not match pattern %s", quote(v.(string)), quote(s.Pattern))
+	}
+	return fmt.Sprintf("'%s' failed", kw)
+}
+
+// explain adds what a task author needs to a schema message: which names
+// are unknown, that YAML made a boolean of a bare yes, that a host is a
+// bare name.
+func explain(rule, field, msg string, inst any, loc []string) string {
 	if rule == "schema.additionalProperties" {
 		msg = strings.Replace(msg, "additional properties", "unknown field(s)", 1) + " (the schema allows no others; check the spelling)"
 	}
 	if rule == "schema.type" {
-		if v, ok := lookup(inst, ve.InstanceLocation); ok {
+		if v, ok := lookup(inst, loc); ok {
 			if _, isBool := v.(bool); isBool {
 				msg += "; YAML 1.1 reads unquoted yes/no/on/off/true/false as booleans, so quote it (\"true\")"
 			}
 		}
 	}
-	if rule == "schema.pattern" && strings.Contains(field, "allow") || rule == "schema.pattern" && strings.Contains(field, "only") {
+	if rule == "schema.pattern" && (strings.Contains(field, "allow") || strings.Contains(field, "only")) {
 		msg = "must be a bare hostname such as docs.example.com (no scheme, path or port): " + msg
 	}
-	ps.add(field, rule, "%s", msg)
+	return msg
+}
+
+// checkURI is draft-07's "uri" format: an absolute URI, with an IPv6 host
+// in brackets.
+func checkURI(s string) error {
+	u, err := url.Parse(s)
+	if err != nil {
+		return err
+	}
+	if h := u.Hostname(); strings.Contains(h, ":") {
+		if !strings.Contains(u.Host, "[") || !strings.Contains(u.Host, "]") {
+			return errors.New("ipv6 address not enclosed in brackets")
+		}
+		addr, err := netip.ParseAddr(h)
+		if err != nil {
+			return fmt.Errorf("invalid ipv6 address: %v", err)
+		}
+		if addr.Zone() != "" {
+			return errors.New("invalid ipv6 address: zone id is not a part of ipv6 address")
+		}
+	}
+	if !u.IsAbs() {
+		return errors.New("relative url")
+	}
+	return nil
+}
+
+// numbers replaces json.Number (which jsonschema-go would take for a
+// string) with a Go number of the same JSON type: int64 for an integer that
+// fits, else a float64 that is whole exactly when the number is an integer.
+// The schema has no numeric bounds (prepare refuses them), so only that
+// distinction matters.
+func numbers(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			x[k] = numbers(e)
+		}
+	case []any:
+		for i, e := range x {
+			x[i] = numbers(e)
+		}
+	case json.Number:
+		if i, err := x.Int64(); err == nil {
+			return i
+		}
+		r, ok := new(big.Rat).SetString(string(x))
+		if !ok {
+			return 0.5 // not a number big.Rat reads; not an integer either
+		}
+		f, _ := r.Float64()
+		if math.IsInf(f, 0) {
+			f = math.Copysign(math.MaxFloat64, f)
+		}
+		if _, frac := math.Modf(f); r.IsInt() != (frac == 0) {
+			f = math.Copysign(0.5, f) // a fraction float64 rounds away
+		}
+		return f
+	}
+	return v
+}
+
+// jsonTypeOf names v's JSON type as a draft-07 validator's messages do:
+// every number is a number.
+func jsonTypeOf(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "boolean"
+	case string:
+		return "string"
+	case []any:
+		return "array"
+	case map[string]any:
+		return "object"
+	case int64, float64, json.Number:
+		return "number"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+func isComposite(v any) bool {
+	switch v.(type) {
+	case []any, map[string]any:
+		return true
+	}
+	return false
+}
+
+// quote single-quotes s for a message.
+func quote(s string) string {
+	s = fmt.Sprintf("%q", s)
+	s = strings.ReplaceAll(s, `\"`, `"`)
+	s = strings.ReplaceAll(s, `'`, `\'`)
+	return "'" + s[1:len(s)-1] + "'"
+}
+
+// display shows a scalar for a message.
+func display(v any) string {
+	if s, ok := v.(string); ok {
+		return quote(s)
+	}
+	return fmt.Sprint(v)
+}
+
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }
 
 func fieldPath(loc []string) string {
