@@ -1,9 +1,9 @@
 package sandbox
 
 import (
+	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -16,40 +16,51 @@ import (
 	"github.com/tabwright/tabwright/quickstart/egress"
 )
 
-// The sandbox backend. Each command runs as
+// The sandbox backend. Each Sandbox starts one bubblewrap sandbox, once:
 //
-//	bwrap <namespaces and mounts> -- SELF __tabwright_qs_forward SOCK -- bash -c COMMAND
+//	bwrap <namespaces and mounts> --as-pid-1 -- SELF __tabwright_qs_keeper net|nonet
 //
-// bwrap gives the command a network namespace with only a loopback
-// interface, so nothing it dials leaves the namespace. SELF (this binary,
-// bound read-only) listens on an ephemeral loopback port inside and relays
-// each connection to SOCK, the Unix socket of the harness's egress proxy,
-// bound into the sandbox; it then runs bash with HTTP(S)_PROXY pointing at
-// that port. When bash exits the namespace's first process exits and the
-// kernel kills whatever is left; on a timeout the harness kills bwrap, which
-// ends the namespace the same way (--die-with-parent).
-
-// forwardArg is the hidden first argument that turns any binary linking this
-// package into the in-sandbox forwarder.
-const forwardArg = "__tabwright_qs_forward"
-
-func init() {
-	if len(os.Args) > 1 && os.Args[1] == forwardArg {
-		os.Exit(forwardMain(os.Args[2:]))
-	}
-}
+// bwrap gives it a network namespace with only a loopback interface, so
+// nothing dialled inside leaves it. SELF (this binary, bound read-only) is
+// the sandbox's PID 1, the keeper (keeper.go). It talks to the harness over
+// a socket pair inherited as fd 3, and does four small things:
+//
+//   - at start it listens on an ephemeral loopback port inside and hands
+//     that listening socket to the harness (SCM_RIGHTS), which serves the
+//     egress proxy on it: a socket belongs to the namespace it was made in,
+//     so the harness accepts the sandbox's connections without any relay
+//     inside, and no path to the proxy exists in the sandbox's filesystem;
+//   - per command it forks bash (its own session, stdin /dev/null, stdout
+//     and stderr the output file the harness passed) and reports its exit;
+//   - when the command ends or the harness says kill (a timeout), it sends
+//     SIGKILL to every other process in the PID namespace (kill(-1), which
+//     the kernel does under one lock, so nothing forks past it) and reaps
+//     them all before answering, so no daemon outlives its command;
+//   - it dials a loopback port inside and hands the connected socket out
+//     (DialInside, for the harness's browser).
+//
+// A command cannot kill the keeper: the kernel drops SIGKILL and SIGSTOP sent
+// to a namespace's PID 1 from inside, and the keeper catches every other
+// signal. If it ends anyway, bwrap ends and the kernel kills the namespace;
+// the next command starts a fresh sandbox. The harness serves commands one
+// at a time (a command's end kills everything in the sandbox). Starting the
+// sandbox costs one start of this binary (tens of milliseconds); each command
+// then costs a fork and exec of bash, as on the local backend.
 
 type isolation struct {
-	bwrap, self, sock string
-	proxy             *egress.Proxy
-	ln                net.Listener
-	once              sync.Once
+	bwrap, self string
+	proxy       *egress.Proxy
+
+	run sync.Mutex // held for a whole command
+
+	mu     sync.Mutex
+	k      *keeperConn // nil before the first start and after the sandbox ended
+	closed bool
 }
 
 // NewIsolated makes a fresh sandbox whose commands run under bubblewrap with
 // p as their only way out. p may be nil: the commands then have no network
-// at all. The proxy is served on a Unix socket in the sandbox's support
-// directory and closed with the sandbox.
+// at all. The sandbox starts here; the proxy is closed with the sandbox.
 func NewIsolated(p *egress.Proxy) (*Sandbox, error) {
 	s, err := New()
 	if err != nil {
@@ -81,38 +92,63 @@ func (s *Sandbox) isolate(p *egress.Proxy) error {
 	}
 	self, err := os.Executable()
 	if err != nil {
-		return fmt.Errorf("sandbox.self: cannot find this program's own path, which runs the in-sandbox forwarder: %v", err)
+		return fmt.Errorf("sandbox.self: cannot find this program's own path, which runs as the sandbox's first process: %v", err)
 	}
 	if self, err = filepath.EvalSymlinks(self); err != nil {
 		return fmt.Errorf("sandbox.self: %v", err)
 	}
-	iso := &isolation{bwrap: bw, self: self, proxy: p}
-	if p != nil {
-		iso.sock = filepath.Join(filepath.Dir(s.Home), "egress.sock")
-		if len(iso.sock) > 100 {
-			return fmt.Errorf("sandbox.socket_path: %s is too long for a Unix socket (%d bytes, at most 100); set TMPDIR to a shorter directory", iso.sock, len(iso.sock))
-		}
-		os.Remove(iso.sock)
-		ln, err := net.Listen("unix", iso.sock)
-		if err != nil {
-			return fmt.Errorf("sandbox.socket: cannot listen on %s: %v", iso.sock, err)
-		}
-		iso.ln = ln
-		go p.Serve(ln)
+	s.iso = &isolation{bwrap: bw, self: self, proxy: p}
+	if _, err := s.iso.keeper(s); err != nil {
+		s.iso.close()
+		s.iso = nil
+		return err
 	}
-	s.iso = iso
 	return nil
 }
 
+// keeper returns the running sandbox, starting one when there is none.
+func (iso *isolation) keeper(s *Sandbox) (*keeperConn, error) {
+	iso.mu.Lock()
+	defer iso.mu.Unlock()
+	if iso.closed {
+		return nil, fmt.Errorf("sandbox.closed: the sandbox was closed")
+	}
+	if iso.k != nil && !iso.k.ended() {
+		return iso.k, nil
+	}
+	if iso.k != nil {
+		iso.k.stop()
+	}
+	k, err := startKeeper(iso, s)
+	if err != nil {
+		return nil, err
+	}
+	iso.k = k
+	return k, nil
+}
+
+// drop stops k and forgets it, so that the next command starts afresh.
+func (iso *isolation) drop(k *keeperConn) {
+	iso.mu.Lock()
+	if iso.k == k {
+		iso.k = nil
+	}
+	iso.mu.Unlock()
+	k.stop()
+}
+
 func (iso *isolation) close() {
-	iso.once.Do(func() {
-		if iso.proxy != nil {
-			iso.proxy.Close()
-		}
-		if iso.sock != "" {
-			os.Remove(iso.sock)
-		}
-	})
+	iso.mu.Lock()
+	iso.closed = true
+	k := iso.k
+	iso.k = nil
+	iso.mu.Unlock()
+	if k != nil {
+		k.stop()
+	}
+	if iso.proxy != nil {
+		iso.proxy.Close()
+	}
 }
 
 // hiddenHomes are the directories replaced by an empty tmpfs: the harness's
@@ -162,136 +198,316 @@ func bwrapArgs(binds []string, roFiles []string, chdir string) []string {
 	return a
 }
 
-func (iso *isolation) command(s *Sandbox, command string) *exec.Cmd {
-	binds := []string{s.Workspace, s.Home, s.Tmp}
-	if iso.sock != "" {
-		binds = append(binds, iso.sock)
-	}
-	args := bwrapArgs(binds, []string{iso.self}, s.Workspace)
-	args = append(args, "--", iso.self, forwardArg, iso.sock, s.inboundSock(), "--", "bash", "-c", command)
-	return exec.Command(iso.bwrap, args...)
+// keeperConn is the harness's end of one running sandbox.
+type keeperConn struct {
+	cmd    *exec.Cmd
+	ctl    *net.UnixConn
+	addr   string       // the proxy's address inside ("" without a proxy)
+	ln     net.Listener // the proxy's listener, made inside
+	stderr *syncBuffer
+	exited chan struct{} // closed when bwrap has exited
+
+	mu    sync.Mutex
+	next  uint64
+	waits map[uint64]chan ctlReply
+	done  chan struct{} // closed when the control socket ends
+	once  sync.Once
 }
 
-func (s *Sandbox) inboundSock() string { return filepath.Join(s.Tmp, ".qs-inbound.sock") }
+type ctlReply struct {
+	m ctlMsg
+	f *os.File
+}
 
-// DialInside connects to port on the loopback of the command running now in
-// the sandbox (the check's server), for the harness's browser, which cannot
-// see that loopback. It fails when no command runs.
+// keeperStartTimeout bounds the start of a sandbox (bwrap plus this binary).
+const keeperStartTimeout = 20 * time.Second
+
+func startKeeper(iso *isolation, s *Sandbox) (*keeperConn, error) {
+	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_SEQPACKET|syscall.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return nil, fmt.Errorf("sandbox.socketpair: cannot make the control socket: %v", err)
+	}
+	mine, theirs := os.NewFile(uintptr(fds[0]), "control"), os.NewFile(uintptr(fds[1]), "control")
+	defer theirs.Close()
+	c, err := net.FileConn(mine)
+	mine.Close()
+	if err != nil {
+		return nil, fmt.Errorf("sandbox.socketpair: %v", err)
+	}
+	mode := "nonet"
+	if iso.proxy != nil {
+		mode = "net"
+	}
+	args := bwrapArgs([]string{s.Workspace, s.Home, s.Tmp}, []string{iso.self}, s.Workspace)
+	args = append(args, "--as-pid-1", "--", iso.self, keeperArg, mode)
+	k := &keeperConn{ctl: c.(*net.UnixConn), stderr: &syncBuffer{}, exited: make(chan struct{}),
+		waits: map[uint64]chan ctlReply{}, done: make(chan struct{})}
+	k.cmd = exec.Command(iso.bwrap, args...)
+	k.cmd.Env = s.Env() // the keeper's own environment: the allowlist, nothing of the harness's
+	k.cmd.ExtraFiles = []*os.File{theirs}
+	k.cmd.Stdout, k.cmd.Stderr = k.stderr, k.stderr
+	k.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := k.cmd.Start(); err != nil {
+		k.ctl.Close()
+		return nil, fmt.Errorf("sandbox.start: cannot start %s: %v", iso.bwrap, err)
+	}
+	go func() { k.cmd.Wait(); close(k.exited) }()
+	hello := make(chan ctlReply, 1)
+	go k.readLoop(hello)
+	var h ctlReply
+	select {
+	case h = <-hello:
+	case <-k.done:
+		k.stop()
+		return nil, fmt.Errorf("sandbox.start: the sandbox ended before it was ready: %s; run `tabwright doctor` to see whether this machine can enforce, or use --backend local --allow-unenforced", k.why())
+	case <-time.After(keeperStartTimeout):
+		k.stop()
+		return nil, fmt.Errorf("sandbox.start: the sandbox was not ready after %s: %s; the machine may be overloaded, retry", keeperStartTimeout, k.why())
+	}
+	if h.m.Error != "" {
+		if h.f != nil {
+			h.f.Close()
+		}
+		k.stop()
+		return nil, fmt.Errorf("sandbox.start: %s", h.m.Error)
+	}
+	if iso.proxy != nil {
+		if h.f == nil {
+			k.stop()
+			return nil, fmt.Errorf("sandbox.start: the sandbox sent no proxy listener")
+		}
+		ln, err := net.FileListener(h.f)
+		h.f.Close()
+		if err != nil {
+			k.stop()
+			return nil, fmt.Errorf("sandbox.start: the proxy listener: %v", err)
+		}
+		k.ln, k.addr = ln, h.m.Addr
+		go iso.proxy.Serve(ln)
+	}
+	return k, nil
+}
+
+func (k *keeperConn) why() string {
+	msg := strings.TrimSpace(k.stderr.String())
+	if msg == "" {
+		select {
+		case <-k.exited:
+			msg = "bwrap " + k.cmd.ProcessState.String()
+		default:
+			msg = "no message"
+		}
+	}
+	return msg
+}
+
+func (k *keeperConn) readLoop(hello chan<- ctlReply) {
+	defer func() {
+		k.once.Do(func() { close(k.done) })
+	}()
+	for {
+		m, f, err := recvCtl(k.ctl)
+		if err != nil {
+			return
+		}
+		if m.Op == "hello" {
+			hello <- ctlReply{m, f}
+			continue
+		}
+		k.mu.Lock()
+		ch := k.waits[m.ID]
+		delete(k.waits, m.ID)
+		k.mu.Unlock()
+		if ch == nil {
+			if f != nil {
+				f.Close()
+			}
+			continue
+		}
+		ch <- ctlReply{m, f}
+	}
+}
+
+func (k *keeperConn) ended() bool {
+	select {
+	case <-k.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// request sends m (with f, when not nil) and returns where its reply comes.
+func (k *keeperConn) request(m ctlMsg, f *os.File) (uint64, chan ctlReply, error) {
+	k.mu.Lock()
+	k.next++
+	m.ID = k.next
+	ch := make(chan ctlReply, 1)
+	k.waits[m.ID] = ch
+	k.mu.Unlock()
+	if err := sendCtl(k.ctl, m, f); err != nil {
+		k.mu.Lock()
+		delete(k.waits, m.ID)
+		k.mu.Unlock()
+		return 0, nil, err
+	}
+	return m.ID, ch, nil
+}
+
+// stop ends the sandbox: closing the control socket tells the keeper to
+// kill everything and exit; bwrap is killed if it lingers.
+func (k *keeperConn) stop() {
+	k.ctl.Close()
+	if k.ln != nil {
+		k.ln.Close()
+	}
+	select {
+	case <-k.exited:
+	case <-time.After(3 * time.Second):
+		syscall.Kill(-k.cmd.Process.Pid, syscall.SIGKILL)
+		<-k.exited
+	}
+}
+
+// kill ends the sandbox at once.
+func (k *keeperConn) kill() {
+	syscall.Kill(-k.cmd.Process.Pid, syscall.SIGKILL)
+	k.stop()
+}
+
+// keeperKillGrace bounds how long a kill may take before the harness ends
+// the whole sandbox instead.
+const keeperKillGrace = 5 * time.Second
+
+// runIsolated runs argv in the sandbox with its stdout and stderr on out.
+// It returns the exit code, whether it was stopped (timeout or ctx), and a
+// note for the output when the sandbox itself failed.
+func (iso *isolation) runIsolated(ctx context.Context, s *Sandbox, argv, env []string, out *os.File, timeout time.Duration) (int, bool, string) {
+	iso.run.Lock()
+	defer iso.run.Unlock()
+	k, err := iso.keeper(s)
+	if err != nil {
+		return 125, false, err.Error()
+	}
+	if k.addr != "" {
+		proxy := "http://" + k.addr
+		for _, v := range []string{"HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"} {
+			env = append(env, v+"="+proxy)
+		}
+		env = append(env, "NO_PROXY=localhost,127.0.0.1,::1", "no_proxy=localhost,127.0.0.1,::1")
+	}
+	id, ch, err := k.request(ctlMsg{Op: "run", Argv: argv, Env: dedupEnv(env), Dir: s.Workspace}, out)
+	if err != nil {
+		iso.drop(k)
+		return 125, false, fmt.Sprintf("sandbox.control: cannot send the command to the sandbox: %v; the next command starts a fresh sandbox", err)
+	}
+	var timer <-chan time.Time
+	if timeout > 0 {
+		t := time.NewTimer(timeout)
+		defer t.Stop()
+		timer = t.C
+	}
+	lost := func() (int, bool, string) {
+		iso.drop(k)
+		return 137, false, "sandbox.lost: the sandbox's first process ended during this command (" + k.why() + "); every process in it was killed, and the next command starts a fresh sandbox"
+	}
+	select {
+	case r := <-ch:
+		return exitOf(r.m), false, ""
+	case <-k.done:
+		return lost()
+	case <-timer:
+	case <-ctx.Done():
+	}
+	// Stopped: the keeper kills every process in the sandbox and answers.
+	if _, _, err := k.request(ctlMsg{Op: "kill", Target: id}, nil); err != nil {
+		iso.drop(k)
+		return 124, true, ""
+	}
+	select {
+	case <-ch:
+	case <-k.done:
+		iso.drop(k)
+	case <-time.After(keeperKillGrace):
+		iso.drop(k)
+		k.kill()
+	}
+	return 124, true, ""
+}
+
+func exitOf(m ctlMsg) int {
+	if m.Error != "" {
+		return 127
+	}
+	return m.Code
+}
+
+// dedupEnv keeps the last value of each variable, in first-seen order.
+func dedupEnv(env []string) []string {
+	idx := map[string]int{}
+	var out []string
+	for _, kv := range env {
+		k := kv
+		if i := strings.IndexByte(kv, '='); i >= 0 {
+			k = kv[:i]
+		}
+		if i, ok := idx[k]; ok {
+			out[i] = kv
+			continue
+		}
+		idx[k] = len(out)
+		out = append(out, kv)
+	}
+	return out
+}
+
+// DialInside connects to port on the sandbox's loopback (the check's
+// server), for the harness's browser, which cannot see that loopback.
 func (s *Sandbox) DialInside(port int) (net.Conn, error) {
 	if s.iso == nil {
 		return net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
 	}
-	c, err := net.Dial("unix", s.inboundSock())
+	k, err := s.iso.keeper(s)
 	if err != nil {
-		return nil, fmt.Errorf("sandbox.inbound: no command is running to reach port %d inside: %v", port, err)
-	}
-	if _, err := fmt.Fprintf(c, "%d\n", port); err != nil {
-		c.Close()
 		return nil, err
 	}
-	return c, nil
-}
-
-// forwardMain runs inside the sandbox: SOCK INSOCK -- COMMAND... It relays
-// a loopback port to SOCK (when SOCK is not empty) and points the proxy
-// variables at it; it relays connections on INSOCK, each preceded by a
-// port line, to that loopback port; it runs COMMAND and exits with its
-// status.
-func forwardMain(args []string) int {
-	if len(args) < 4 || args[2] != "--" {
-		fmt.Fprintln(os.Stderr, "tabwright sandbox: usage: "+forwardArg+" SOCK INSOCK -- COMMAND...")
-		return 125
-	}
-	sock, insock, argv := args[0], args[1], args[3:]
-	if insock != "" {
-		os.Remove(insock)
-		if ln, err := net.Listen("unix", insock); err == nil {
-			go func() {
-				for {
-					c, err := ln.Accept()
-					if err != nil {
-						return
-					}
-					go relayInbound(c)
-				}
-			}()
-		}
-	}
-	env := os.Environ()
-	if sock != "" {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			fmt.Fprintf(os.Stderr, "tabwright sandbox: the proxy forwarder cannot listen on loopback: %v\n", err)
-			return 125
-		}
-		go func() {
-			for {
-				c, err := ln.Accept()
-				if err != nil {
-					return
-				}
-				go relayUnix(c, sock)
-			}
-		}()
-		proxy := "http://" + ln.Addr().String()
-		for _, k := range []string{"HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"} {
-			env = append(env, k+"="+proxy)
-		}
-		env = append(env, "NO_PROXY=localhost,127.0.0.1,::1", "no_proxy=localhost,127.0.0.1,::1")
-	}
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Env = env
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
-	if err := cmd.Run(); err != nil {
-		if ee, ok := err.(*exec.ExitError); ok {
-			if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-				return 128 + int(ws.Signal())
-			}
-			return ee.ExitCode()
-		}
-		fmt.Fprintf(os.Stderr, "tabwright sandbox: cannot run %s: %v\n", argv[0], err)
-		return 127
-	}
-	return 0
-}
-
-func relayInbound(c net.Conn) {
-	defer c.Close()
-	var line []byte
-	b := make([]byte, 1)
-	for len(line) < 8 {
-		if _, err := c.Read(b); err != nil {
-			return
-		}
-		if b[0] == '\n' {
-			break
-		}
-		line = append(line, b[0])
-	}
-	t, err := net.Dial("tcp", "127.0.0.1:"+string(line))
+	_, ch, err := k.request(ctlMsg{Op: "dial", Port: port}, nil)
 	if err != nil {
-		return
+		return nil, fmt.Errorf("sandbox.inbound: cannot ask the sandbox to dial port %d: %v", port, err)
 	}
-	defer t.Close()
-	done := make(chan struct{}, 2)
-	go func() { io.Copy(t, c); t.(*net.TCPConn).CloseWrite(); done <- struct{}{} }()
-	go func() { io.Copy(c, t); c.(*net.UnixConn).CloseWrite(); done <- struct{}{} }()
-	<-done
-	<-done
+	select {
+	case r := <-ch:
+		if r.f == nil {
+			return nil, fmt.Errorf("sandbox.inbound: nothing answers on port %d inside the sandbox: %s", port, r.m.Error)
+		}
+		defer r.f.Close()
+		return net.FileConn(r.f)
+	case <-k.done:
+		return nil, fmt.Errorf("sandbox.inbound: the sandbox ended")
+	case <-time.After(15 * time.Second):
+		return nil, fmt.Errorf("sandbox.inbound: the sandbox did not dial port %d within 15 s", port)
+	}
 }
 
-func relayUnix(c net.Conn, sock string) {
-	defer c.Close()
-	u, err := net.Dial("unix", sock)
-	if err != nil {
-		return
+// syncBuffer is a bytes.Buffer safe for bwrap's output goroutine, capped.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.b.Len() < 64<<10 {
+		b.b.Write(p)
 	}
-	defer u.Close()
-	done := make(chan struct{}, 2)
-	go func() { io.Copy(u, c); u.(*net.UnixConn).CloseWrite(); done <- struct{}{} }()
-	go func() { io.Copy(c, u); c.(*net.TCPConn).CloseWrite(); done <- struct{}{} }()
-	<-done
-	<-done
+	return len(p), nil
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
 }
 
 // Probe reports whether this machine can run the sandbox backend, and why
@@ -303,7 +519,7 @@ func Probe(ctx context.Context) (enforceable bool, why string) {
 		return false, "bubblewrap (bwrap) is not on PATH; install it: apt-get install -y bubblewrap"
 	}
 	if _, err := os.Executable(); err != nil {
-		return false, "cannot find this program's own path, which the sandbox runs as its proxy forwarder: " + err.Error()
+		return false, "cannot find this program's own path, which runs as the sandbox's first process: " + err.Error()
 	}
 	dir, err := os.MkdirTemp("", "tabwright-probe-")
 	if err != nil {
@@ -312,7 +528,7 @@ func Probe(ctx context.Context) (enforceable bool, why string) {
 	defer os.RemoveAll(dir)
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	args := append(bwrapArgs([]string{dir}, nil, dir), "--", "sh", "-c", "echo ok > probe && cat probe")
+	args := append(bwrapArgs([]string{dir}, nil, dir), "--as-pid-1", "--", "sh", "-c", "echo ok > probe && cat probe")
 	out, err := exec.CommandContext(ctx, bw, args...).CombinedOutput()
 	if err != nil || strings.TrimSpace(string(out)) != "ok" {
 		msg := strings.TrimSpace(string(out))

@@ -3,6 +3,7 @@ package sandbox
 import (
 	"context"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -12,6 +13,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -169,10 +171,11 @@ echo "QS=$QS_EXTRA HOME=$HOME"
 test -e %q && echo host-tmp-visible || echo host-tmp-hidden
 touch /usr/tabwright-x 2>&1 | grep -c 'Read-only'
 echo w > $HOME/h && echo w > $TMPDIR/t && echo w > ws && echo writable
+tr '\0' '\n' < /proc/1/environ | grep -c -e ANTHROPIC -e TABWRIGHT_HARNESS
 grep NoNewPrivs /proc/self/status | tr -d '\t'
 grep CapEff /proc/self/status | tr -d '\t'
 `, secret.Name(), home, hostTmp.Name()), Options{Env: []string{"QS_EXTRA=1"}})
-	want := []string{"0", "0", "0", "QS=1 HOME=" + s.Home, "host-tmp-hidden", "1", "writable",
+	want := []string{"0", "0", "0", "QS=1 HOME=" + s.Home, "host-tmp-hidden", "1", "writable", "0",
 		"NoNewPrivs:1", "CapEff:0000000000000000"}
 	got := strings.Split(strings.TrimSpace(r.Output), "\n")
 	if r.ExitCode != 0 || strings.Join(got, "\n") != strings.Join(want, "\n") {
@@ -240,34 +243,198 @@ func TestQSIsolatedTimeoutLeavesNoProcess(t *testing.T) {
 	waitNoneMarked(t, mark2, "command end")
 }
 
-// BenchmarkQSCommandOverhead runs `true` per iteration on each backend; the
-// sandbox's overhead is the difference of the medians (target <= 15 ms).
+// BenchmarkQSCommandOverhead measures what the sandbox backend adds to a
+// command: each iteration runs `true` once on a local sandbox and once on an
+// isolated one, interleaved so that a loaded machine slows both alike. It
+// reports both medians and overhead-ms, the difference of the medians (the
+// target is <= 15 ms; run with -benchtime 50x for the median of 50).
 func BenchmarkQSCommandOverhead(b *testing.B) {
-	for _, backend := range []string{Local, Isolated} {
-		b.Run(backend, func(b *testing.B) {
-			var s *Sandbox
-			var err error
-			if backend == Local {
-				s, err = New()
+	requireBwrap(b)
+	local, err := New()
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer local.Close(false)
+	iso, err := NewIsolated(&egress.Proxy{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer iso.Close(false)
+	ctx := context.Background()
+	// One untimed command each: the first one pays for cold caches.
+	local.Run(ctx, "true", Options{})
+	iso.Run(ctx, "true", Options{})
+	var dl, di []time.Duration
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for _, s := range []*Sandbox{local, iso} {
+			t0 := time.Now()
+			if r := s.Run(ctx, "true", Options{}); r.ExitCode != 0 {
+				b.Fatalf("%s: %+v", s.BackendName(), r)
+			}
+			if s == local {
+				dl = append(dl, time.Since(t0))
 			} else {
-				requireBwrap(b)
-				s, err = NewIsolated(&egress.Proxy{})
+				di = append(di, time.Since(t0))
 			}
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer s.Close(false)
-			var ds []time.Duration
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				t0 := time.Now()
-				if r := s.Run(context.Background(), "true", Options{}); r.ExitCode != 0 {
-					b.Fatalf("%+v", r)
-				}
-				ds = append(ds, time.Since(t0))
-			}
-			sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] })
-			b.ReportMetric(float64(ds[len(ds)/2].Microseconds())/1000, "median-ms")
-		})
+		}
+	}
+	b.StopTimer()
+	ml, mi := medianMS(dl), medianMS(di)
+	b.ReportMetric(ml, "local-ms")
+	b.ReportMetric(mi, "sandbox-ms")
+	b.ReportMetric(mi-ml, "overhead-ms")
+}
+
+// BenchmarkQSSandboxStart measures what a sandbox costs once, when it is
+// made (bwrap and this binary's start as its first process) and closed.
+func BenchmarkQSSandboxStart(b *testing.B) {
+	requireBwrap(b)
+	var ds []time.Duration
+	for i := 0; i < b.N; i++ {
+		t0 := time.Now()
+		s, err := NewIsolated(&egress.Proxy{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		s.Close(false)
+		ds = append(ds, time.Since(t0))
+	}
+	b.ReportMetric(medianMS(ds), "start-ms")
+}
+
+func medianMS(ds []time.Duration) float64 {
+	s := append([]time.Duration(nil), ds...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	return float64(s[len(s)/2].Microseconds()) / 1000
+}
+
+// keeperPID is the host's pid of s's keeper (the sandbox's PID 1).
+func keeperPID(t *testing.T, s *Sandbox) int {
+	t.Helper()
+	s.iso.mu.Lock()
+	bw := s.iso.k.cmd.Process.Pid
+	s.iso.mu.Unlock()
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		st, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		f := strings.Fields(string(st[strings.LastIndexByte(string(st), ')')+1:]))
+		cmd, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if len(f) > 1 && f[1] == fmt.Sprint(bw) && strings.Contains(string(cmd), keeperArg) {
+			var pid int
+			fmt.Sscan(e.Name(), &pid)
+			return pid
+		}
+	}
+	t.Fatalf("no keeper under bwrap %d", bw)
+	return 0
+}
+
+func TestQSIsolatedKeeperHoldsAndRecovers(t *testing.T) {
+	requireBwrap(t)
+	s, err := NewIsolated(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close(false)
+	ctx := context.Background()
+	mark := fmt.Sprintf("qs-tmp-%d", time.Now().UnixNano())
+	// A command cannot stop the sandbox's first process, and no descriptor
+	// leaks into a command: only stdin, stdout and stderr are open.
+	// (The signals go only to the keeper, and only after checking that PID 1
+	// is the keeper: on a broken sandbox they would reach the host's init.)
+	r := s.Run(ctx, `echo kept > /tmp/`+mark+`
+grep -q `+keeperArg+` /proc/1/cmdline || exit 3
+for sig in KILL TERM STOP HUP INT QUIT USR1 PIPE; do kill -s $sig 1; done
+ls /proc/$$/fd | tr '\n' ' '; echo; echo survived`, Options{Timeout: 20 * time.Second})
+	if r.ExitCode != 0 || r.Output != "0 1 2 \nsurvived\n" {
+		t.Fatalf("%d %q", r.ExitCode, r.Output)
+	}
+	// /tmp is the sandbox's own: kept between its commands, seen nowhere else.
+	if r := s.Run(ctx, "cat /tmp/"+mark, Options{}); r.ExitCode != 0 || r.Output != "kept\n" {
+		t.Errorf("the sandbox was restarted, or /tmp is not kept: %d %q", r.ExitCode, r.Output)
+	}
+	if _, err := os.Stat("/tmp/" + mark); !os.IsNotExist(err) {
+		t.Errorf("the sandbox's /tmp is the host's: %v", err)
+	}
+	other, err := NewIsolated(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := other.Run(ctx, "test -e /tmp/"+mark+" && echo shared || echo private", Options{}); r.Output != "private\n" {
+		t.Errorf("two sandboxes share /tmp: %q", r.Output)
+	}
+	other.Close(false)
+	// If the first process dies anyway (killed from outside), the command
+	// running says so, and the next command gets a fresh sandbox.
+	done := make(chan Result, 1)
+	go func() { done <- s.Run(ctx, "echo started; sleep 30", Options{Timeout: time.Minute}) }()
+	deadline := time.Now().Add(10 * time.Second)
+	for len(marked("sleep 30")) == 0 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	syscall.Kill(keeperPID(t, s), syscall.SIGKILL)
+	select {
+	case r := <-done:
+		if r.ExitCode != 137 || !strings.Contains(r.Output, "sandbox.lost") || !strings.Contains(r.Output, "fresh sandbox") {
+			t.Errorf("lost sandbox: %d %q", r.ExitCode, r.Output)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the command did not end with its sandbox")
+	}
+	if r := s.Run(ctx, "cat /tmp/"+mark+" 2>/dev/null || echo fresh; pwd", Options{}); r.ExitCode != 0 || r.Output != "fresh\n"+s.Workspace+"\n" {
+		t.Errorf("after a lost sandbox: %d %q", r.ExitCode, r.Output)
+	}
+}
+
+func TestQSIsolatedDialInside(t *testing.T) {
+	requireBwrap(t)
+	s, err := NewIsolated(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close(false)
+	if _, err := s.DialInside(1); err == nil || !strings.Contains(err.Error(), "sandbox.inbound") {
+		t.Errorf("nothing listens: %v", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	os.WriteFile(filepath.Join(s.Workspace, "page.txt"), []byte("inside"), 0o644)
+	done := make(chan Result, 1)
+	go func() {
+		done <- s.Run(ctx, "exec python3 -m http.server 8765 --bind 127.0.0.1", Options{Timeout: time.Minute})
+	}()
+	var c net.Conn
+	deadline := time.Now().Add(15 * time.Second)
+	for c == nil && time.Now().Before(deadline) {
+		if c, err = s.DialInside(8765); err != nil {
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	if c == nil {
+		t.Fatalf("the server inside never answered: %v", err)
+	}
+	fmt.Fprint(c, "GET /page.txt HTTP/1.0\r\n\r\n")
+	b, _ := io.ReadAll(c)
+	c.Close()
+	if !strings.HasPrefix(string(b), "HTTP/1.0 200") || !strings.HasSuffix(string(b), "\r\n\r\ninside") {
+		t.Errorf("%q", b)
+	}
+	// The host's own loopback has no such server: the port was inside.
+	if hc, err := net.Dial("tcp", "127.0.0.1:8765"); err == nil {
+		hc.Close()
+		t.Errorf("port 8765 answers on the host too; this test needs it free there")
+	}
+	cancel()
+	select {
+	case r := <-done:
+		if !r.TimedOut || r.ExitCode != 124 || !strings.Contains(r.Output, "every process in the sandbox was killed") {
+			t.Errorf("%+v", r)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("cancelling did not stop the command")
 	}
 }

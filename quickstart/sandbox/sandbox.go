@@ -127,15 +127,17 @@ type Result struct {
 
 // Options bound one command.
 type Options struct {
-	Timeout   time.Duration // kills the command's process group; exit 124
+	Timeout   time.Duration // kills the command's processes; exit 124
 	MaxChars  int           // 0: no cap
 	Env       []string      // added to Env()
 	KillGroup bool          // kill the process group as soon as the command exits (checks)
 }
 
-// Run runs command with bash -c in the workspace, in a process group of its
-// own. What the command leaves running in the background lives until the
-// command times out, or KillGroup is set, or Close.
+// Run runs command with bash -c in the workspace. On the local backend it
+// runs in a process group of its own, and what it leaves running in the
+// background lives until the command times out, or KillGroup is set, or
+// Close. On the sandbox backend every process the command started ends with
+// it, and commands run one at a time.
 func (s *Sandbox) Run(ctx context.Context, command string, opt Options) Result {
 	start := time.Now()
 	s.mu.Lock()
@@ -148,10 +150,44 @@ func (s *Sandbox) Run(ctx context.Context, command string, opt Options) Result {
 	}
 	defer os.Remove(outPath)
 	defer out.Close()
-	cmd := exec.Command("bash", "-c", command)
+	res := Result{}
 	if s.iso != nil {
-		cmd = s.iso.command(s, command)
+		code, stopped, note := s.iso.runIsolated(ctx, s, []string{"bash", "-c", command}, s.Env(opt.Env...), out, opt.Timeout)
+		res.ExitCode, res.TimedOut = code, stopped
+		if note != "" {
+			fmt.Fprintf(out, "\n[%s]\n", note)
+		}
+	} else if r, ok := s.runLocal(ctx, command, out, opt); !ok {
+		r.Duration = time.Since(start)
+		return r
+	} else {
+		res = r
 	}
+	res.Duration = time.Since(start)
+	text := readCapped(out, opt.MaxChars)
+	if res.TimedOut {
+		why := fmt.Sprintf("\n[command timed out after %s; %s]", opt.Timeout, s.killedWhat())
+		if ctx.Err() != nil && (opt.Timeout == 0 || res.Duration < opt.Timeout) {
+			why = "\n[command stopped: the run's deadline passed or it was interrupted; " + s.killedWhat() + "]"
+		}
+		text += why
+	}
+	res.OriginalChars = utf8.RuneCountInString(text)
+	res.Output, res.Truncated = Truncate(text, opt.MaxChars)
+	return res
+}
+
+func (s *Sandbox) killedWhat() string {
+	if s.iso != nil {
+		return "every process in the sandbox was killed"
+	}
+	return "its process group was killed"
+}
+
+// runLocal runs command as the harness's user; ok is false when it could not
+// start (the result then says why).
+func (s *Sandbox) runLocal(ctx context.Context, command string, out *os.File, opt Options) (Result, bool) {
+	cmd := exec.Command("bash", "-c", command)
 	cmd.Dir = s.Workspace
 	cmd.Env = s.Env(opt.Env...)
 	cmd.Stdin = nil
@@ -159,7 +195,7 @@ func (s *Sandbox) Run(ctx context.Context, command string, opt Options) Result {
 	cmd.Stderr = out
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
-		return Result{ExitCode: 127, Output: fmt.Sprintf("cannot start %s: %v", cmd.Path, err), Duration: time.Since(start)}
+		return Result{ExitCode: 127, Output: fmt.Sprintf("cannot start %s: %v", cmd.Path, err)}, false
 	}
 	pgid := cmd.Process.Pid
 	s.mu.Lock()
@@ -186,7 +222,7 @@ func (s *Sandbox) Run(ctx context.Context, command string, opt Options) Result {
 		killGroup(pgid)
 	}
 	if res.TimedOut {
-		werr = <-done
+		<-done
 		res.ExitCode = 124
 	} else if werr != nil {
 		if ee, ok := werr.(*exec.ExitError); ok {
@@ -198,18 +234,7 @@ func (s *Sandbox) Run(ctx context.Context, command string, opt Options) Result {
 			res.ExitCode = 127
 		}
 	}
-	res.Duration = time.Since(start)
-	text := readCapped(out, opt.MaxChars)
-	if res.TimedOut {
-		why := fmt.Sprintf("\n[command timed out after %s; its process group was killed]", opt.Timeout)
-		if ctx.Err() != nil && (opt.Timeout == 0 || res.Duration < opt.Timeout) {
-			why = "\n[command stopped: the run's deadline passed or it was interrupted; its process group was killed]"
-		}
-		text += why
-	}
-	res.OriginalChars = utf8.RuneCountInString(text)
-	res.Output, res.Truncated = Truncate(text, opt.MaxChars)
-	return res
+	return res, true
 }
 
 // readCapped reads the output file; past a generous multiple of the cap it
