@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // Lint is a finding that does not make a task invalid but likely makes its
@@ -15,15 +16,20 @@ type Lint struct {
 	Message string `json:"message"`
 }
 
+// The lint patterns compile on first use, not at every start of the binary.
 var (
-	envPathRe     = regexp.MustCompile(`([\w.-]+)/bin/`)
-	loudRe        = regexp.MustCompile(`qs_fail|qs_wait_http|qs_expect_output|qs_browser_expect|echo|printf|\bfail\b`)
-	silentLineRe  = regexp.MustCompile(`^\s*(test |\[ |\[\[ |grep -[A-Za-z]*q|diff |cmp )`)
-	nodeRe        = regexp.MustCompile(`(^|[\s;&|(])(npm|npx|node|pnpm|yarn|bun)\b`)
-	trivialLineRe = regexp.MustCompile(`^\s*(true|:|exit 0|echo\b.*|printf\b.*|set [-+][a-z]+( [-+]?[a-z]+)*|set -o [a-z]+|cd\b.*|sleep \d+|#.*)?\s*;?\s*$`)
-	serveCallRe   = regexp.MustCompile(`(^|[\s;&|(])qs_serve\b`)
-	probeRe       = regexp.MustCompile(`qs_wait_http|qs_browser_expect|curl|wget|urllib|fetch\(|requests\.get|http\.client`)
+	envPathRe     = lazyRegexp(`([\w.-]+)/bin/`)
+	loudRe        = lazyRegexp(`qs_fail|qs_wait_http|qs_expect_output|qs_browser_expect|echo|printf|\bfail\b`)
+	silentLineRe  = lazyRegexp(`^\s*(test |\[ |\[\[ |grep -[A-Za-z]*q|diff |cmp )`)
+	nodeRe        = lazyRegexp(`(^|[\s;&|(])(npm|npx|node|pnpm|yarn|bun)\b`)
+	trivialLineRe = lazyRegexp(`^\s*(true|:|exit 0|echo\b.*|printf\b.*|set [-+][a-z]+( [-+]?[a-z]+)*|set -o [a-z]+|cd\b.*|sleep \d+|#.*)?\s*;?\s*$`)
+	serveCallRe   = lazyRegexp(`(^|[\s;&|(])qs_serve\b`)
+	probeRe       = lazyRegexp(`qs_wait_http|qs_browser_expect|curl|wget|urllib|fetch\(|requests\.get|http\.client`)
 )
+
+func lazyRegexp(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
+}
 
 // UnpreparedEnvPaths lists the directories the check runs tools from
 // (X/bin/...) that neither setup nor replay mention.
@@ -31,7 +37,7 @@ func (t *Task) UnpreparedEnvPaths() []string {
 	made := strings.Join(append(append([]string{}, t.Setup...), t.Replay...), " ")
 	seen := map[string]bool{}
 	var out []string
-	for _, m := range envPathRe.FindAllStringSubmatch(t.SuccessScript, -1) {
+	for _, m := range envPathRe().FindAllStringSubmatch(t.SuccessScript, -1) {
 		d := m[1]
 		switch d {
 		case ".", "..", "usr", "local", "opt", "env":
@@ -50,12 +56,12 @@ func (t *Task) UnpreparedEnvPaths() []string {
 // CanFailSilently reports a check made of bare tests that would exit
 // non-zero without saying what it saw.
 func (t *Task) CanFailSilently() bool {
-	if loudRe.MatchString(t.SuccessScript) {
+	if loudRe().MatchString(t.SuccessScript) {
 		return false
 	}
 	n := 0
 	for _, line := range strings.Split(t.SuccessScript, "\n") {
-		if silentLineRe.MatchString(line) {
+		if silentLineRe().MatchString(line) {
 			n++
 		}
 	}
@@ -66,7 +72,7 @@ func (t *Task) CanFailSilently() bool {
 // every line is a no-op, an echo or a shell option.
 func (t *Task) NeverFails() bool {
 	for _, line := range strings.Split(t.SuccessScript, "\n") {
-		if !trivialLineRe.MatchString(line) {
+		if !trivialLineRe().MatchString(line) {
 			return false
 		}
 	}
@@ -74,12 +80,12 @@ func (t *Task) NeverFails() bool {
 }
 
 // NeedsNode reports a check that calls a Node tool.
-func (t *Task) NeedsNode() bool { return nodeRe.MatchString(t.SuccessScript) }
+func (t *Task) NeedsNode() bool { return nodeRe().MatchString(t.SuccessScript) }
 
 // ServesUnchecked reports a check that starts a server with qs_serve and
 // never requests anything from it.
 func (t *Task) ServesUnchecked() bool {
-	return serveCallRe.MatchString(t.SuccessScript) && !probeRe.MatchString(t.SuccessScript)
+	return serveCallRe().MatchString(t.SuccessScript) && !probeRe().MatchString(t.SuccessScript)
 }
 
 // NetworkConflicts are docs hosts that are also default registries and were

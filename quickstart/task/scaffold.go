@@ -15,7 +15,7 @@ const SchemaHint = "# yaml-language-server: $schema=https://snehankekre.com/quic
 
 var genericLabels = map[string]bool{"docs": true, "www": true, "api": true, "developer": true, "dev": true, "learn": true, "guide": true, "help": true}
 
-var nonName = regexp.MustCompile(`[^a-z0-9]+`)
+var nonName = lazyRegexp(`[^a-z0-9]+`)
 
 // ScaffoldName derives a task name from a docs URL's host: the registrable
 // domain's own label (public-suffix aware, so docs.foo.co.uk gives foo),
@@ -33,7 +33,7 @@ func ScaffoldName(host string) string {
 	} else if genericLabels[name] && len(labels) > 1 {
 		name = labels[len(labels)-2]
 	}
-	name = strings.Trim(nonName.ReplaceAllString(name, "-"), "-")
+	name = strings.Trim(nonName().ReplaceAllString(name, "-"), "-")
 	if name == "" {
 		name = "docs"
 	}
