@@ -13,8 +13,12 @@ import (
 )
 
 // BenchmarkRelayOverhead compares the relay with a direct DevTools
-// connection to the same browser: the median of 50 observations and of 50
-// clicks on a warm tab each way, and the difference per CDP command.
+// connection to the same browser: a warm tab each way, each in a window of
+// its own so that both are in front (a background tab gets one animation
+// frame a second, and clicks wait for frames). The two are measured in
+// turns, direct and relay alternately, so that the load of a shared machine
+// falls on both alike; it reports the medians of 50 observations and 50
+// clicks each way, and what the relay adds per CDP command.
 //
 //	go test ./hub -run '^$' -bench RelayOverhead -benchtime 1x
 func BenchmarkRelayOverhead(b *testing.B) {
@@ -29,65 +33,62 @@ func BenchmarkRelayOverhead(b *testing.B) {
 	defer cancel()
 
 	claim := func(m *tabs.Manager, browserID string) *tabs.Tab {
-		id := br.userTab(b, base+"/form.html", "Signed in")
+		id := br.windowTab(b, base+"/form.html", "Signed in")
 		t, err := m.Claim(ctx, "bench", browserID, string(id), "", "")
 		if err != nil {
 			b.Fatal(err)
+		}
+		var state string
+		if err := t.Eval(ctx, "document.visibilityState", &state); err != nil || state != "visible" {
+			b.Fatalf("the benchmark tab is %q (%v), not visible", state, err)
 		}
 		return t
 	}
 	viaRelay := claim(relayed, bi.BrowserID)
 	viaDirect := claim(direct, direct.DefaultBrowser())
 
-	managers := map[*tabs.Tab]*tabs.Manager{viaRelay: relayed, viaDirect: direct}
-	measure := func(t *tabs.Tab, op func(ctx context.Context) error) (median time.Duration, cmds float64) {
+	// measure runs op on both tabs n times in turns and returns the medians
+	// and the CDP commands one op sends.
+	measure := func(op func(ctx context.Context, t *tabs.Tab) error) (direct, relay time.Duration, cmds float64) {
 		const n = 50
-		// A background tab gets one animation frame a second; the actions
-		// wait for frames, so measure the tab in front.
-		if err := managers[t].Activate(ctx, "bench", t.Handle()); err != nil {
-			b.Fatal(err)
-		}
-		run := func() error {
+		run := func(t *tabs.Tab) time.Duration {
 			ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 			defer cancel()
-			return t.Do(ctx, op)
+			start := time.Now()
+			if err := t.Do(ctx, func(ctx context.Context) error { return op(ctx, t) }); err != nil {
+				b.Fatal(err)
+			}
+			return time.Since(start)
 		}
 		for i := 0; i < 5; i++ { // warm up: helpers installed, worlds made
-			if err := run(); err != nil {
-				b.Fatal(err)
+			run(viaDirect)
+			run(viaRelay)
+		}
+		d, r := make([]time.Duration, n), make([]time.Duration, n)
+		before := viaDirect.RoundTrips()
+		for i := 0; i < n; i++ {
+			if i%2 == 0 {
+				d[i], r[i] = run(viaDirect), run(viaRelay)
+			} else {
+				r[i], d[i] = run(viaRelay), run(viaDirect)
 			}
 		}
-		d := make([]time.Duration, n)
-		before := t.RoundTrips()
-		for i := range d {
-			start := time.Now()
-			if err := run(); err != nil {
-				b.Fatal(err)
-			}
-			d[i] = time.Since(start)
-		}
-		sort.Slice(d, func(i, j int) bool { return d[i] < d[j] })
-		return d[n/2], float64(t.RoundTrips()-before) / n
+		cmds = float64(viaDirect.RoundTrips()-before) / n
+		return median(d), median(r), cmds
 	}
-	observeOp := func(t *tabs.Tab) func(ctx context.Context) error {
-		return func(ctx context.Context) error { _, err := observe.Capture(ctx, t, observe.Options{}); return err }
+	observeOp := func(ctx context.Context, t *tabs.Tab) error {
+		_, err := observe.Capture(ctx, t, observe.Options{})
+		return err
 	}
-	clickOp := func(t *tabs.Tab) func(ctx context.Context) error {
-		return func(ctx context.Context) error {
-			_, err := act.Run(ctx, t, &act.Step{Action: "click", Locator: locate.Locator{Selector: "button[type=submit]"}})
-			return err
-		}
+	clickOp := func(ctx context.Context, t *tabs.Tab) error {
+		_, err := act.Run(ctx, t, &act.Step{Action: "click", Locator: locate.Locator{Selector: "button[type=submit]"}})
+		return err
 	}
-	evalOp := func(t *tabs.Tab) func(ctx context.Context) error {
-		return func(ctx context.Context) error { var n int; return t.Eval(ctx, "1", &n) }
-	}
+	evalOp := func(ctx context.Context, t *tabs.Tab) error { var n int; return t.Eval(ctx, "1", &n) }
 	for i := 0; i < b.N; i++ {
-		evalDirect, _ := measure(viaDirect, evalOp(viaDirect))
-		evalRelay, _ := measure(viaRelay, evalOp(viaRelay))
-		obsDirect, obsCmds := measure(viaDirect, observeOp(viaDirect))
-		obsRelay, _ := measure(viaRelay, observeOp(viaRelay))
-		clickDirect, clickCmds := measure(viaDirect, clickOp(viaDirect))
-		clickRelay, _ := measure(viaRelay, clickOp(viaRelay))
+		evalDirect, evalRelay, _ := measure(evalOp)
+		obsDirect, obsRelay, obsCmds := measure(observeOp)
+		clickDirect, clickRelay, clickCmds := measure(clickOp)
 		ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 		b.ReportMetric(ms(obsDirect), "observe-direct-ms")
 		b.ReportMetric(ms(obsRelay), "observe-relay-ms")
@@ -100,4 +101,10 @@ func BenchmarkRelayOverhead(b *testing.B) {
 		b.Logf("observe: direct %v, relay %v (%.0f commands); click: direct %v, relay %v (%.0f commands)",
 			obsDirect, obsRelay, obsCmds, clickDirect, clickRelay, clickCmds)
 	}
+}
+
+func median(d []time.Duration) time.Duration {
+	s := append([]time.Duration(nil), d...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	return s[len(s)/2]
 }

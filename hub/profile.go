@@ -122,6 +122,7 @@ type Profile struct {
 	sock    *socket
 	link    *link
 	away    *time.Timer // fails the link when the extension stays away
+	elide   *elider
 }
 
 // ID returns the profile's stable id, chosen by the extension.
@@ -152,6 +153,9 @@ func (p *Profile) plug(s *socket, m *hello) {
 	p.mu.Lock()
 	old := p.sock
 	p.sock, p.name, p.product, p.booted = s, m.Profile.Name, m.Product, m.Booted
+	if p.elide == nil {
+		p.elide = newElider()
+	}
 	if p.away != nil {
 		p.away.Stop()
 		p.away = nil
@@ -293,7 +297,7 @@ func (l *link) WriteMessage(data []byte) error {
 		l.outstanding[id] = sid
 		l.mu.Unlock()
 	}
-	if err := s.write(data); err != nil {
+	if err := s.write(l.p.elide.command(id, sid, data)); err != nil {
 		// the socket is going; its reader unplugs it and answers what was in flight
 		return nil
 	}
@@ -336,7 +340,18 @@ var releaseAllMsg = []byte(`{"type":"release_all"}`)
 
 // deliver passes a message from the extension to the engine.
 func (l *link) deliver(data []byte) {
-	if id, _ := replyID(data); id != 0 {
+	if id, sid := replyID(data); id != 0 {
+		if full := l.p.elide.reply(id, data); full != nil {
+			// the world lacked the installers and the call did not run:
+			// send the full program under the same id
+			l.p.mu.Lock()
+			s := l.p.sock
+			l.p.mu.Unlock()
+			if s != nil && s.write(full) == nil {
+				return
+			}
+			data = errorReply(id, sid, "the extension went away while the command was sent again")
+		}
 		l.mu.Lock()
 		delete(l.outstanding, id)
 		l.mu.Unlock()
@@ -359,6 +374,7 @@ func (l *link) abandon(why string) {
 	l.outstanding = map[int64]string{}
 	l.mu.Unlock()
 	for id, sid := range pending {
+		l.p.elide.forget(id)
 		l.push(errorReply(id, sid, why))
 	}
 }
