@@ -4,6 +4,7 @@ package main
 // real Chromium, the fixture page testdata/act/mcp.html.
 
 import (
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -12,6 +13,8 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/tabwright/tabwright/engine/observe"
 )
 
 // actSite serves testdata/act.
@@ -47,10 +50,14 @@ func TestActToolsOverMCP(t *testing.T) {
 	// observe, then click by ref
 	obs := mustCall(t, s.sess, "browser_observe", map[string]any{"tab_handle": h})
 	ref := ""
-	for _, it := range obs["interactive"].([]any) {
-		m := it.(map[string]any)
-		if m["label"] == "Next" || m["selector"] == "#next" {
-			ref, _ = m["ref"].(string)
+	raw, _ := json.Marshal(obs)
+	typed, err := observe.Decode(raw) // runs of plain elements come as rows
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range typed.Interactive {
+		if e.Label == "Next" || e.Selector == "#next" {
+			ref = e.Ref
 		}
 	}
 	if ref == "" {

@@ -25,6 +25,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/tabwright/tabwright/engine/observe"
 )
 
 var binary string
@@ -191,7 +193,7 @@ func TestDiscoverOpenNavigateObserve(t *testing.T) {
 	if err := observationSchema(t).Validate(obs); err != nil {
 		t.Fatalf("observation does not validate: %v\n%v", err, obs)
 	}
-	if obs["schemaversion"] != float64(1) || obs["mode"] != "passive" || obs["url"] != site.URL+"/form" {
+	if obs["schemaversion"] != float64(1) || obs["mode"] != nil || obs["url"] != site.URL+"/form" {
 		t.Fatalf("observation header: %v", obs)
 	}
 	if env, _ := obs["environment"].(string); !strings.HasSuffix(env, " headless") {
@@ -204,11 +206,13 @@ func TestDiscoverOpenNavigateObserve(t *testing.T) {
 	if strings.Contains(string(raw), "never reaches an agent") {
 		t.Fatal("hidden text leaked into the observation")
 	}
-	// Form fields carry their refs in forms; interactive lists the rest.
-	forms := obs["forms"].([]any)
-	fields := forms[0].(map[string]any)["fields"].([]any)
-	if len(forms) != 1 || len(fields) != 5 || fields[0].(map[string]any)["ref"] == nil || len(obs["interactive"].([]any)) != 4 {
-		t.Fatalf("forms/interactive: %v", obs)
+	// Form controls are listed in forms; interactive lists the rest.
+	typed, err := observe.Decode(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(typed.Forms) != 1 || len(typed.Forms[0].Fields) != 5 || typed.Forms[0].Fields[0].Selector == "" || len(typed.Interactive) != 4 {
+		t.Fatalf("forms/interactive: %s", raw)
 	}
 
 	back := mustCall(t, s.sess, "browser_navigate", map[string]any{"tab_handle": handle, "history": "back"})

@@ -129,13 +129,13 @@ func TestLocatorKinds(t *testing.T) {
 
 func TestActionability(t *testing.T) {
 	tab := page(t, "basics.html")
-	_, err := run(t, tab, &Step{Action: Click, Locator: css("#off"), TimeoutMS: ptr(400)})
+	_, err := run(t, tab, &Step{Action: Click, Locator: css("#off"), TimeoutMS: ptr(1500)})
 	wantCode(t, err, errs.NotActionable, "disabled")
-	_, err = run(t, tab, &Step{Action: Fill, Locator: css("#ro"), Text: ptr("x"), TimeoutMS: ptr(400)})
+	_, err = run(t, tab, &Step{Action: Fill, Locator: css("#ro"), Text: ptr("x"), TimeoutMS: ptr(1500)})
 	wantCode(t, err, errs.NotActionable, "read-only")
 	// A banner over the button.
 	tab.Eval(context.Background(), `document.body.insertAdjacentHTML('beforeend', '<div id="banner">Cookies!</div>'); window.scrollTo(0, 0)`, nil)
-	_, err = run(t, tab, &Step{Action: Click, Locator: css("#plain"), TimeoutMS: ptr(400)})
+	_, err = run(t, tab, &Step{Action: Click, Locator: css("#plain"), TimeoutMS: ptr(1500)})
 	wantCode(t, err, errs.NotActionable, "covered by <div#banner>")
 	tab.Eval(context.Background(), `document.getElementById('banner').remove()`, nil)
 	// An element that appears after 300 ms is waited for.

@@ -8,7 +8,7 @@
 // state there for the life of the document.
 (() => {
   'use strict';
-  const CORE_VERSION = 1;
+  const CORE_VERSION = 2;
 
   // An element with id="__tabwright" shows up as a named property of the
   // window, in our world too; only an own property is really ours.
@@ -255,7 +255,12 @@
   // the id.
   const SELECTOR_ATTRS = ['name', 'data-testid', 'data-test', 'data-qa', 'data-cy', 'aria-label', 'href', 'placeholder'];
 
-  const cssString = (v) => '"' + v.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\a ').replace(/\r/g, '\\d ') + '"';
+  // cssString writes an attribute value: bare when it is a CSS identifier,
+  // otherwise in single quotes. Selectors travel inside JSON, where a double
+  // quote costs an escape and single quotes cost nothing.
+  const CSS_IDENT = /^-?[_a-zA-Z][_a-zA-Z0-9-]*$/;
+  const cssString = (v) => CSS_IDENT.test(v) ? v : "'" + v.replace(/\\/g, '\\\\').replace(/'/g, "\\'").replace(/\n/g, '\\a ').replace(/\r/g, '\\d ') + "'";
+  tw.cssString = cssString;
 
   const uniqueIn = (root, sel, el) => {
     try {
@@ -339,6 +344,7 @@
     return local;
   };
   tw.selector = selector;
+  tw.uniqueIn = uniqueIn;
   tw.selectorCache = () => ({ selectors: new Map(), positions: new Map() });
 
   // --- refs ----------------------------------------------------------------

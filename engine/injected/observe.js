@@ -3,7 +3,7 @@
 // Needs core.js first. Installs tw.observe(options) once per document.
 (() => {
   'use strict';
-  const OBSERVE_VERSION = 2;
+  const OBSERVE_VERSION = 3;
   const tw = globalThis.__tabwright;
   if (tw.observeVersion === OBSERVE_VERSION) return;
   const { dom, norm, cut, rendered } = tw;
@@ -12,8 +12,8 @@
   // for one observation, since the DOM may change between two.
   let selectorCache = null;
   const sel = (el) => tw.selector(el, selectorCache);
-  // Controls already reported as form fields (with their refs); the
-  // interactive list leaves them out so nothing is paid for twice.
+  // Controls already reported as form fields; the interactive list leaves
+  // them out so nothing is paid for twice.
   let inForms = null;
 
   const DEFAULT_MAX_CHARS = 4000;
@@ -89,16 +89,18 @@
   };
 
   // addOptions lists a select's options or a datalist's suggestions on the
-  // field f, bounded.
-  const addOptions = (f, list, suggestions) => {
+  // field f, bounded. A label equal to its value is not repeated, and only a
+  // multiple select marks its chosen options: a single one says its choice
+  // in the field's value.
+  const addOptions = (f, list, multiple) => {
     const opts = [];
     let omitted = 0;
     for (const o of list) {
       if (opts.length >= MAX_OPTIONS) { omitted++; continue; }
       const item = { value: o.value };
       const label = norm(o.label || o.text);
-      if (label) item.label = cut(label, 80);
-      if (o.selected && !suggestions) item.selected = true;
+      if (label && label !== o.value) item.label = cut(label, 80);
+      if (o.selected && multiple) item.selected = true;
       if (o.disabled) item.disabled = true;
       opts.push(item);
     }
@@ -106,29 +108,40 @@
     if (omitted) { f.truncated = true; f.omitted = omitted; }
   };
 
+  // fieldSelector names a control by its name attribute, [name=email], when
+  // that alone is unique, as a form submits it; the field's name is then not
+  // written twice.
+  const fieldSelector = (el, name) => {
+    if (name && name.length <= 100 && dom.root(el) === document) {
+      const s = `[name=${tw.cssString(name)}]`;
+      if (tw.uniqueIn(document, s, el)) return { selector: s, spelled: true };
+    }
+    return { selector: sel(el), spelled: false };
+  };
+
   const describeField = (el) => {
     const tag = dom.tag(el);
     const f = {};
     const label = cut(tw.accName(el), 120);
     if (label) f.label = label;
-    f.type = fieldType(el);
+    // Types and methods that are HTML's defaults (text, get) are left out.
+    const type = fieldType(el);
+    if (type !== 'text') f.type = type;
     const name = dom.attr(el, 'name');
-    if (name) f.name = name;
-    f.selector = sel(el);
-    if (rendered(el)) {
-      f.ref = tw.ref(el);
-      inForms?.add(el);
-    }
+    const { selector, spelled } = fieldSelector(el, name);
+    if (name && !spelled) f.name = name;
+    f.selector = selector;
+    if (rendered(el)) inForms?.add(el);
     if (tag === 'select') {
       if (!el.multiple && el.value) f.value = cut(el.value, MAX_VALUE);
-      addOptions(f, el.options, false);
-    } else if (f.type === 'checkbox') {
+      addOptions(f, el.options, el.multiple);
+    } else if (type === 'checkbox') {
       if (el.checked) f.checked = true;
       if (dom.has(el, 'value')) f.value = el.value;
-    } else if (!BUTTON_TYPES.has(f.type) && f.type !== 'file' && !isSecret(el) && typeof el.value === 'string' && el.value) {
+    } else if (!BUTTON_TYPES.has(type) && type !== 'file' && !isSecret(el) && typeof el.value === 'string' && el.value) {
       f.value = cut(el.value, MAX_VALUE);
     }
-    if (tag === 'input' && el.list) addOptions(f, el.list.options, true);
+    if (tag === 'input' && el.list) addOptions(f, el.list.options, false);
     if (isRequired(el)) f.required = true;
     if (isDisabled(el)) f.disabled = true;
     if (el.readOnly) f.readonly = true;
@@ -162,14 +175,13 @@
     if (f.options.length >= MAX_OPTIONS) { f.truncated = true; f.omitted = (f.omitted || 0) + 1; return; }
     const o = { value: el.value };
     const label = cut(tw.accName(el), 80);
-    if (label) o.label = label;
-    if (el.checked) o.selected = true;
+    if (label && label !== el.value) o.label = label;
     if (isDisabled(el)) o.disabled = true;
-    o.selector = sel(el);
-    if (rendered(el)) {
-      o.ref = tw.ref(el);
-      inForms?.add(el);
-    }
+    // A radio's own selector is left out when it is the one anyone would
+    // write from the group's name and the option's value.
+    const own = sel(el);
+    if (own !== `input[name=${tw.cssString(f.name || '')}][value=${tw.cssString(el.value)}]`) o.selector = own;
+    if (rendered(el)) inForms?.add(el);
     f.options.push(o);
   };
 
@@ -212,7 +224,8 @@
     const name = dom.attr(form, 'name') || norm(dom.attr(form, 'aria-label'));
     if (name) out.name = name;
     out.action = shortHref(formGet(form, 'action'));
-    out.method = (formGet(form, 'method') || 'get').toLowerCase();
+    const method = (formGet(form, 'method') || 'get').toLowerCase();
+    if (method !== 'get') out.method = method;
     const { fields, omitted } = fieldsOf(formGet(form, 'elements'));
     out.fields = fields;
     if (omitted) { out.truncated = true; out.omitted = omitted; }
@@ -361,7 +374,7 @@
       // A selector like a[href="/item/7"] already says where the link goes.
       const raw = dom.attr(el, 'href');
       const href = shortHref(raw);
-      if (!(href === raw && e.selector.endsWith('[href=' + JSON.stringify(raw) + ']'))) e.href = cut(href, 500);
+      if (!(href === raw && e.selector.endsWith('[href=' + tw.cssString(raw) + ']'))) e.href = cut(href, 500);
     }
     return e;
   };
@@ -369,11 +382,9 @@
   const interactiveSection = (max, root, skip) => {
     const list = [];
     let omitted = 0;
-    let skipped = 0;
     const visit = (c) => {
-      if (!actionable(c) || !rendered(c)) return;
-      if (skip && skip.has(c)) skipped++;
-      else if (list.length < max) list.push(describeElement(c));
+      if (!actionable(c) || !rendered(c) || (skip && skip.has(c))) return;
+      if (list.length < max) list.push(describeElement(c));
       else omitted++;
     };
     const walk = (node) => {
@@ -387,7 +398,7 @@
       visit(root);
       walk(root);
     } else if (document.documentElement) walk(document.documentElement);
-    return { list, omitted, skipped };
+    return { list, omitted };
   };
 
   // --- entry point -------------------------------------------------------------
@@ -455,9 +466,8 @@
       result.forms = forms;
     }
     if (inc.interactive || inc.vision) {
-      const { list, omitted, skipped } = interactiveSection(maxInteractive, scope, inForms);
+      const { list, omitted } = interactiveSection(maxInteractive, scope, inForms);
       if (omitted) truncated.interactive = { shown: list.length, omitted };
-      if (skipped) result.formcontrols = skipped;
       result.interactive = list;
       if (inc.vision) result.groundings = groundings(list);
     }

@@ -52,8 +52,7 @@ type pageResult struct {
 		Viewport [2]int            `json:"viewport"`
 		Scroll   [2]int            `json:"scroll"`
 	} `json:"groundings"`
-	Truncated    *Truncation `json:"truncated"`
-	FormControls int         `json:"formcontrols"`
+	Truncated *Truncation `json:"truncated"`
 }
 
 type journal struct {
@@ -216,7 +215,6 @@ func assemble(ctx context.Context, p Page, res *pageResult, opt Options, set Set
 		Forms:         res.Forms,
 		Interactive:   res.Interactive,
 		CapturedAt:    capturedAt,
-		Mode:          ModePassive,
 		A11y:          res.A11y,
 	}
 	if o.Forms == nil {
@@ -266,9 +264,6 @@ func assemble(ctx context.Context, p Page, res *pageResult, opt Options, set Set
 	}
 	if !tr.empty() {
 		o.reserve(ReservedTruncated, tr)
-	}
-	if res.FormControls > 0 && set[SectionInteractive] {
-		o.reserve(ReservedInForms, res.FormControls)
 	}
 	var missing []string
 	for _, s := range DefaultSections {

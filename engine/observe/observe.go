@@ -131,10 +131,10 @@ type Observation struct {
 	TextPreview   string         `json:"textpreview"`
 	TextLength    int            `json:"textlength"`
 	Forms         []Form         `json:"forms"`
-	Interactive   []Element      `json:"interactive"`
+	Interactive   Elements       `json:"interactive"`
 	CapturedAt    int64          `json:"capturedat"`
 	Environment   string         `json:"environment,omitempty"`
-	Mode          string         `json:"mode,omitempty"`
+	Mode          string         `json:"mode,omitempty"` // left out in passive mode
 	A11y          *A11y          `json:"a11y,omitempty"`
 	Reader        *Reader        `json:"reader,omitempty"`
 	ListPattern   []ListPattern  `json:"listpattern,omitzero"`
@@ -149,10 +149,6 @@ type Observation struct {
 // ReservedTruncated is the Reserved key under which a *Truncation says what
 // the bounds left out.
 const ReservedTruncated = "truncated"
-
-// ReservedInForms counts the actionable controls left out of interactive
-// because forms lists them already, each with its ref.
-const ReservedInForms = "interactive_in_forms"
 
 // Truncation says which sections were cut. Nil fields were not.
 type Truncation struct {
@@ -198,7 +194,7 @@ type Form struct {
 	Selector  string  `json:"selector"`
 	Name      string  `json:"name,omitempty"`
 	Action    string  `json:"action,omitempty"` // absolute
-	Method    string  `json:"method,omitempty"` // lowercase; "get" by default
+	Method    string  `json:"method,omitempty"` // lowercase; left out for get, HTML's default
 	Synthetic bool    `json:"synthetic,omitempty"`
 	Fields    []Field `json:"fields"`
 	Truncated bool    `json:"truncated,omitempty"` // more than 100 fields
@@ -209,10 +205,9 @@ type Form struct {
 // are its radios.
 type Field struct {
 	Label    string `json:"label,omitempty"`
-	Type     string `json:"type"` // input type, "select", "select-multiple", "textarea", "submit"...
+	Type     string `json:"type,omitempty"` // input type, "select", "select-multiple", "textarea", "submit"...; left out for text, HTML's default
 	Name     string `json:"name,omitempty"`
 	Selector string `json:"selector"`
-	Ref      string `json:"ref,omitempty"` // as in interactive; drawn fields only
 	// Value is never set for passwords and other secrets (card numbers,
 	// security and one-time codes).
 	Value     string   `json:"value,omitempty"`
@@ -227,14 +222,15 @@ type Field struct {
 }
 
 // Option is a select option, a datalist suggestion or one radio of a group
-// (which alone carries a selector).
+// (which alone carries a selector). Label is left out when it equals Value.
+// Selected is set only in a multiple select: a single select or a radio
+// group says its choice in the field's Value.
 type Option struct {
 	Value    string `json:"value"`
 	Label    string `json:"label,omitempty"`
 	Selected bool   `json:"selected,omitempty"`
 	Disabled bool   `json:"disabled,omitempty"`
 	Selector string `json:"selector,omitempty"`
-	Ref      string `json:"ref,omitempty"` // radio options only
 }
 
 // Element is a visible actionable element. Ref is stable for the element's

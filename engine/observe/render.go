@@ -151,7 +151,11 @@ func renderForm(b *strings.Builder, page string, f *Form) {
 	if f.Synthetic {
 		fmt.Fprintf(b, "fields %s", f.Selector)
 	} else {
-		fmt.Fprintf(b, "form %s %s %s", f.Selector, f.Method, shortURL(page, f.Action))
+		method := f.Method
+		if method == "" {
+			method = "get"
+		}
+		fmt.Fprintf(b, "form %s %s %s", f.Selector, method, shortURL(page, f.Action))
 	}
 	if f.Name != "" {
 		fmt.Fprintf(b, " %q", f.Name)
@@ -170,9 +174,6 @@ func renderForm(b *strings.Builder, page string, f *Form) {
 			name = fd.Name
 		}
 		b.WriteByte(' ')
-		if fd.Ref != "" {
-			b.WriteString(fd.Ref + " ")
-		}
 		if name != "" {
 			b.WriteString(clip(name, 40))
 			b.WriteByte(' ')

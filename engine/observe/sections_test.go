@@ -327,7 +327,7 @@ func TestDiffingReportsExactlyTheChange(t *testing.T) {
 	if after.Mode != ModeDiffing || d == nil || d.Base != before.Digest {
 		t.Fatalf("diff header: %s", raw)
 	}
-	// The new checkbox is a form field (with its ref), so interactive, which
+	// The new checkbox is a form field, so interactive, which
 	// leaves form fields out, does not change.
 	if got := d.Sections(); strings.Join(got, ",") != "forms,text" {
 		t.Errorf("changed sections %v: %s", got, raw)
@@ -341,7 +341,7 @@ func TestDiffingReportsExactlyTheChange(t *testing.T) {
 	if len(d.Added["interactive"]) != 0 || len(d.Changed["interactive"]) != 0 || len(d.Removed["interactive"]) != 0 {
 		t.Errorf("interactive: %v / %v / %v", d.Added["interactive"], d.Changed["interactive"], d.Removed["interactive"])
 	}
-	if fields := after.Forms[0].Fields; len(fields) != 3 || fields[2].Label != "Task number 3" || fields[2].Ref == "" {
+	if fields := after.Forms[0].Fields; len(fields) != 3 || fields[2].Label != "Task number 3" || fields[2].Selector == "" {
 		t.Errorf("the new field and its ref: %+v", after.Forms)
 	}
 	if len(d.Changed["forms"]) != 1 || len(d.Added["forms"]) != 0 {

@@ -1,0 +1,169 @@
+package observe
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// Elements is the interactive list. Its JSON writes a run of at least
+// minRun consecutive elements that share a role and carry nothing but a
+// ref, a selector, a label and an href as one entry with one row per
+// element:
+//
+//	{"role":"link","columns":["ref","selector","label"],"rows":[["e4","a[href='/a']","Alpha"],...]}
+//
+// Navigation bars, result lists and link indexes are such runs; written this
+// way each element costs its values and not its keys again, about half the
+// characters. Nothing is lost: decoding expands the rows back into elements,
+// still in DOM order.
+type Elements []Element
+
+// minRun is the shortest run worth a row entry: below it the column names
+// cost more than the keys they save.
+const minRun = 3
+
+var (
+	columnsPlain = []string{"ref", "selector", "label"}
+	columnsHref  = []string{"ref", "selector", "label", "href"}
+)
+
+// rowEntry is the JSON shape of a run.
+type rowEntry struct {
+	Role    string     `json:"role"`
+	Columns []string   `json:"columns"`
+	Rows    [][]string `json:"rows"`
+}
+
+// plain reports whether e has nothing a row cannot carry.
+func plain(e Element) bool {
+	e.Ref, e.Selector, e.Role, e.Label, e.Href = "", "", "", "", ""
+	return e == (Element{})
+}
+
+func (es Elements) MarshalJSON() ([]byte, error) {
+	out := make([]any, 0, len(es))
+	for i := 0; i < len(es); {
+		j := i
+		for j < len(es) && plain(es[j]) && es[j].Role == es[i].Role {
+			j++
+		}
+		if j-i < minRun {
+			out = append(out, es[i])
+			i++
+			continue
+		}
+		out = append(out, runOf(es[i:j]))
+		i = j
+	}
+	return json.Marshal(out)
+}
+
+func runOf(run []Element) rowEntry {
+	cols := columnsPlain
+	for _, e := range run {
+		if e.Href != "" {
+			cols = columnsHref
+			break
+		}
+	}
+	r := rowEntry{Role: run[0].Role, Columns: cols, Rows: make([][]string, len(run))}
+	for k, e := range run {
+		row := []string{e.Ref, e.Selector, e.Label}
+		if len(cols) == len(columnsHref) {
+			row = append(row, e.Href)
+		}
+		r.Rows[k] = row
+	}
+	return r
+}
+
+// UnmarshalJSON reads both shapes, so a consumer sees one element per entry
+// whatever the producer folded. Columns it does not know are skipped.
+func (es *Elements) UnmarshalJSON(raw []byte) error {
+	var entries []json.RawMessage
+	if err := json.Unmarshal(raw, &entries); err != nil {
+		return err
+	}
+	if entries == nil && string(raw) == "null" {
+		*es = nil
+		return nil
+	}
+	out := Elements{}
+	for i, entry := range entries {
+		var probe struct {
+			Rows json.RawMessage `json:"rows"`
+		}
+		if err := json.Unmarshal(entry, &probe); err != nil {
+			return fmt.Errorf("interactive[%d]: %w", i, err)
+		}
+		if probe.Rows == nil {
+			var e Element
+			if err := json.Unmarshal(entry, &e); err != nil {
+				return fmt.Errorf("interactive[%d]: %w", i, err)
+			}
+			out = append(out, e)
+			continue
+		}
+		var r rowEntry
+		if err := json.Unmarshal(entry, &r); err != nil {
+			return fmt.Errorf("interactive[%d]: %w", i, err)
+		}
+		for k, row := range r.Rows {
+			if len(row) != len(r.Columns) {
+				return fmt.Errorf("interactive[%d].rows[%d]: %d values for %d columns", i, k, len(row), len(r.Columns))
+			}
+			e := Element{Role: r.Role}
+			for c, name := range r.Columns {
+				switch name {
+				case "ref":
+					e.Ref = row[c]
+				case "selector":
+					e.Selector = row[c]
+				case "label":
+					e.Label = row[c]
+				case "href":
+					e.Href = row[c]
+				}
+			}
+			out = append(out, e)
+		}
+	}
+	*es = out
+	return nil
+}
+
+// FieldName is the name the control submits under: Name, or the one its
+// selector spells ([name=email], [name='a b']), since the name is left out
+// of the JSON when the selector already says it.
+func (f Field) FieldName() string {
+	if f.Name != "" {
+		return f.Name
+	}
+	s, ok := strings.CutPrefix(f.Selector, "[name=")
+	if !ok || !strings.HasSuffix(s, "]") {
+		return ""
+	}
+	s = s[:len(s)-1]
+	if len(s) < 2 || s[0] != '\'' || s[len(s)-1] != '\'' {
+		return s // a bare CSS identifier
+	}
+	var b strings.Builder
+	for i := 1; i < len(s)-1; i++ {
+		if s[i] == '\\' && i+1 < len(s)-1 {
+			i++
+			switch s[i] {
+			case 'a':
+				b.WriteByte('\n')
+				i++ // the space that ends the escape
+				continue
+			case 'd':
+				b.WriteByte('\r')
+				i++
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
