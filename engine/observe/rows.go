@@ -7,30 +7,25 @@ import (
 )
 
 // Elements is the interactive list. Its JSON writes a run of at least
-// minRun consecutive elements that share a role and carry nothing but a
-// ref, a selector, a label and an href as one entry with one row per
-// element:
+// minRun consecutive elements that carry nothing but a ref, a role, a
+// selector, a label and an href as one entry with one row per element:
 //
 //	{"role":"link","columns":["ref","selector","label"],"rows":[["e4","a[href='/a']","Alpha"],...]}
 //
-// Navigation bars, result lists and link indexes are such runs; written this
-// way each element costs its values and not its keys again, about half the
-// characters. Nothing is lost: decoding expands the rows back into elements,
-// still in DOM order.
+// When the run's roles differ (cards: link, link, button, ...), role is a
+// column instead. Navigation bars, result lists and link indexes are such
+// runs; written this way each element costs its values and not its keys
+// again, about half the characters. Nothing is lost: decoding expands the
+// rows back into elements, still in DOM order.
 type Elements []Element
 
 // minRun is the shortest run worth a row entry: below it the column names
 // cost more than the keys they save.
 const minRun = 3
 
-var (
-	columnsPlain = []string{"ref", "selector", "label"}
-	columnsHref  = []string{"ref", "selector", "label", "href"}
-)
-
 // rowEntry is the JSON shape of a run.
 type rowEntry struct {
-	Role    string     `json:"role"`
+	Role    string     `json:"role,omitempty"` // when the run shares one
 	Columns []string   `json:"columns"`
 	Rows    [][]string `json:"rows"`
 }
@@ -45,7 +40,7 @@ func (es Elements) MarshalJSON() ([]byte, error) {
 	out := make([]any, 0, len(es))
 	for i := 0; i < len(es); {
 		j := i
-		for j < len(es) && plain(es[j]) && es[j].Role == es[i].Role {
+		for j < len(es) && plain(es[j]) {
 			j++
 		}
 		if j-i < minRun {
@@ -60,17 +55,29 @@ func (es Elements) MarshalJSON() ([]byte, error) {
 }
 
 func runOf(run []Element) rowEntry {
-	cols := columnsPlain
+	href, role := false, run[0].Role
 	for _, e := range run {
-		if e.Href != "" {
-			cols = columnsHref
-			break
+		href = href || e.Href != ""
+		if e.Role != run[0].Role {
+			role = ""
 		}
 	}
-	r := rowEntry{Role: run[0].Role, Columns: cols, Rows: make([][]string, len(run))}
+	cols := []string{"ref"}
+	if role == "" {
+		cols = append(cols, "role")
+	}
+	cols = append(cols, "selector", "label")
+	if href {
+		cols = append(cols, "href")
+	}
+	r := rowEntry{Role: role, Columns: cols, Rows: make([][]string, len(run))}
 	for k, e := range run {
-		row := []string{e.Ref, e.Selector, e.Label}
-		if len(cols) == len(columnsHref) {
+		row := []string{e.Ref}
+		if role == "" {
+			row = append(row, e.Role)
+		}
+		row = append(row, e.Selector, e.Label)
+		if href {
 			row = append(row, e.Href)
 		}
 		r.Rows[k] = row
@@ -118,6 +125,8 @@ func (es *Elements) UnmarshalJSON(raw []byte) error {
 				switch name {
 				case "ref":
 					e.Ref = row[c]
+				case "role":
+					e.Role = row[c]
 				case "selector":
 					e.Selector = row[c]
 				case "label":

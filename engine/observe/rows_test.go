@@ -12,7 +12,7 @@ func TestElementRowsRoundTrip(t *testing.T) {
 	in := Elements{
 		{Ref: "e1", Selector: "#a", Role: "link", Label: "A"},
 		{Ref: "e2", Selector: "#b", Role: "link", Label: "B"},
-		{Ref: "e3", Selector: "#c", Role: "button", Label: "C"}, // breaks the run: two links stay objects
+		{Ref: "e3", Selector: "#c", Role: "button", Label: "C", Disabled: true}, // breaks the run: two links stay objects
 		{Ref: "e4", Selector: "a[href='/1']", Role: "link", Label: "One"},
 		{Ref: "e5", Selector: "a[href='/2']", Role: "link", Label: "Two"},
 		{Ref: "e6", Selector: "nav > a:nth-of-type(3)", Role: "link", Label: "Three", Href: "/3"},
@@ -21,6 +21,10 @@ func TestElementRowsRoundTrip(t *testing.T) {
 		{Ref: "e9", Selector: "#y", Role: "button"},
 		{Ref: "e10", Selector: "#z", Role: "button", Label: "Z"},
 		{Ref: "e11", Selector: "#w", Role: "button", Label: "W"},
+		{Ref: "e12", Selector: "#v", Role: "tab", Label: "V", Checked: true},
+		{Ref: "e13", Selector: "#c1", Role: "link", Label: "Card 1"},
+		{Ref: "e14", Selector: "#b1", Role: "button", Label: "Add"},
+		{Ref: "e15", Selector: "#c2", Role: "link", Label: "Card 2"},
 	}
 	raw, err := json.Marshal(in)
 	if err != nil {
@@ -31,9 +35,13 @@ func TestElementRowsRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	// a, b, c as objects; one link run with an href column; the tab and the
-	// expanded button as objects; one button run of three.
-	if len(entries) != 7 {
-		t.Fatalf("want 7 entries, got %d: %s", len(entries), raw)
+	// expanded button as objects; one button run of three; the checked tab;
+	// a mixed run with a role column.
+	if len(entries) != 9 {
+		t.Fatalf("want 9 entries, got %d: %s", len(entries), raw)
+	}
+	if cols := entries[8]["columns"]; entries[8]["role"] != nil || !reflect.DeepEqual(cols, []any{"ref", "role", "selector", "label"}) {
+		t.Errorf("mixed run: %s", raw)
 	}
 	if cols := entries[3]["columns"]; !reflect.DeepEqual(cols, []any{"ref", "selector", "label", "href"}) {
 		t.Errorf("link run columns %v: %s", cols, raw)
