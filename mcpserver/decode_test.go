@@ -131,7 +131,7 @@ func TestDecodeUnknownFieldHintPerInput(t *testing.T) {
 		{&claimTabInput{}, "allowed fields: tab_id, browser_id, expected_url, expected_title"},
 		{&tabControlInput{}, "allowed fields: tab_handle, action"},
 		{&navigateInput{}, "allowed fields: tab_handle, url, history, wait_until, timeout_ms"},
-		{&observeInput{}, "allowed fields: tab_handle, include, max_chars, max_interactive, mode, since, scope, frame, frame_id, timeout_ms"},
+		{&observeInput{}, "allowed fields: tab_handle, include, max_chars, max_interactive, mode, since, scope, selector, selector_type, name, nth, ref, frame, frame_id, timeout_ms"},
 	} {
 		t.Run(fmt.Sprintf("%T", tc.dst), func(t *testing.T) {
 			e := inputError(t, decode(json.RawMessage(`{"bogus":1}`), tc.dst), "bogus")
@@ -298,7 +298,11 @@ func TestToolValidation(t *testing.T) {
 		{"browser_observe", `{"tab_handle":"h","max_chars":4000.5}`, "max_chars", "must be an integer"},
 		{"browser_observe", `{"tab_handle":"h","timeout_ms":9223372036854775807}`, "timeout_ms", "out of range"},
 		{"browser_observe", `{"tab_handle":"h","timeout_ms":99999999999999999999}`, "timeout_ms", "out of range"},
-		{"browser_observe", `{"tab_handle":"h","selector":"body"}`, "selector", "unknown field"},
+		{"browser_observe", `{"tab_handle":"h","selector":"body","scope":"main"}`, "scope", "not both"},
+		{"browser_observe", `{"tab_handle":"h","selector":"x","name":"n"}`, "name", "only for selector_type role"},
+		{"browser_observe", `{"tab_handle":"h","nth":1}`, "selector", "need a selector"},
+		{"browser_observe", `{"tab_handle":"h","ref":"e1","frame_id":"F"}`, "ref", "alone"},
+		{"browser_observe", `{"tab_handle":"h","selector":"x","selector_type":"pixels"}`, "selector_type", "must be one of"},
 		{"browser_observe", `{"tab_handle":{"id":"h"}}`, "tab_handle", "must be a string"},
 
 		// browser_batch: the first of every violation gives the error its path

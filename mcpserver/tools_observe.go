@@ -9,6 +9,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/tabwright/tabwright/engine/act"
 	"github.com/tabwright/tabwright/engine/errs"
 	"github.com/tabwright/tabwright/engine/locate"
 	"github.com/tabwright/tabwright/engine/observe"
@@ -25,6 +26,11 @@ type observeInput struct {
 	Mode           string            `json:"mode"`
 	Since          string            `json:"since"`
 	Scope          string            `json:"scope"`
+	Selector       string            `json:"selector"`
+	SelectorType   string            `json:"selector_type"`
+	Name           *string           `json:"name"`
+	Nth            *int              `json:"nth"`
+	Ref            string            `json:"ref"`
 	Frame          *locate.FrameSpec `json:"frame"`
 	FrameID        string            `json:"frame_id"`
 	TimeoutMS      *int              `json:"timeout_ms"`
@@ -64,8 +70,8 @@ Sections (include, default ["text","forms","interactive"]; "all" = every section
 - vision (by name only): PNG screenshot path of the viewport, groundings ref -> [x,y,w,h] CSS px in it, OCR text when tesseract is installed (else ocrnote says so).
 Every cut is counted in reserved.truncated.
 Modes: passive (default). diffing: pass since = the digest of one of this tab's last 8 observations; the payload adds diff {base, added, removed, changed} keyed by section (interactive by ref, forms/tableshape by selector, listpattern by item selector, text and a11y by line; removed lists keys). watching: the first call starts a change journal in the page and returns a full payload; each later call returns delta=true with only added or changed entries in each section (textpreview = added lines), diff naming every change by key, required fields present; after a navigation it returns a full payload again (reserved.watch says why).
-scope: a CSS selector; all sections are read under the first element it matches. frame (url, title and/or path of iframe selectors) or frame_id: read a child frame instead of the page, cross-origin ones included.
-Errors: invalid_input (path names the field: include[i], mode, since, scope.selector, max_chars...), invalid_handle, timeout, browser_unavailable.`,
+scope: a CSS selector; all sections are read under the first element it matches. Or scope with a strict locator, as the action tools take it: selector + selector_type (css, xpath, label, placeholder, role) + name + nth, or ref; it must name exactly one element. frame (url, title and/or path of iframe selectors) or frame_id: read a child frame instead of the page, cross-origin ones included.
+Errors: invalid_input (path names the field: include[i], mode, since, scope, selector, max_chars...), not_found and ambiguous (a locator scope), invalid_handle, timeout, browser_unavailable.`,
 			InputSchema: object([]string{"tab_handle"}, map[string]schema{
 				"tab_handle": tabHandleField,
 				"include": {
@@ -80,6 +86,11 @@ Errors: invalid_input (path names the field: include[i], mode, since, scope.sele
 				"mode":            enum("passive: one shot. diffing: compare with the observation whose digest is since. watching: only what changed since this tab's previous watching observation.", observe.ModePassive, observe.ModePassive, observe.ModeDiffing, observe.ModeWatching),
 				"since":           str("Digest of one of this tab's last 8 observations; required with mode diffing, refused otherwise."),
 				"scope":           str("CSS selector of the element to read under (the first match); default the whole page."),
+				"selector":        str("Read under the one element this strict locator finds (instead of scope): read according to selector_type."),
+				"selector_type":   enum("How to read selector: css (default), xpath, label, placeholder, role.", "", "css", "xpath", "label", "placeholder", "role"),
+				"name":            str("With selector_type role only: the exact accessible name."),
+				"nth":             schema{"type": "integer", "minimum": 0, "maximum": 100000, "description": "Zero-based index among the matches (AX order for role); without it a second match is an ambiguous error."},
+				"ref":             str("Read under the element with this ref from an earlier observation (instead of scope or selector)."),
 				"frame": {
 					"type": "object", "additionalProperties": false,
 					"description": "Read this child frame: its exact url and/or title, and/or path, CSS selectors of nested iframes, outermost first.",
@@ -107,6 +118,7 @@ Errors: invalid_input (path names the field: include[i], mode, since, scope.sele
 				modeCheck(in.Mode),
 				sinceCheck(in.Mode, in.Since),
 				scopeCheck(in.Scope),
+				scopeLocatorCheck(in),
 				between("timeout_ms", in.TimeoutMS, minTimeoutMS, maxTimeoutMS),
 			); err != nil {
 				return nil, "", err
@@ -125,7 +137,18 @@ Errors: invalid_input (path names the field: include[i], mode, since, scope.sele
 			var obs *observe.Observation
 			err := s.onTab(ctx, owner, in.TabHandle, in.TimeoutMS, func(ctx context.Context, t *tabs.Tab) (err error) {
 				var page observe.Page = t
-				if in.Frame != nil || in.FrameID != "" {
+				if loc, ok := in.locator(); ok {
+					// The element is found where the action tools would find
+					// it, then read through its handle in the same world.
+					tg, err := locate.Resolve(ctx, t, loc, locate.Attached)
+					if err != nil {
+						return err
+					}
+					opt.ScopeHandle, opt.ScopeName = tg.Handle, loc.String()
+					if tg.Frame != nil {
+						page = framePage{Tab: t, frame: tg.Frame}
+					}
+				} else if in.Frame != nil || in.FrameID != "" {
 					f, err := locate.FrameOf(ctx, t, locate.Locator{Frame: in.Frame, FrameID: in.FrameID})
 					if err != nil {
 						return err
@@ -227,6 +250,30 @@ func frameCheck(f *locate.FrameSpec, id string) error {
 				return errs.Input(fmt.Sprintf("frame.path[%d]", i), "must not be empty")
 			}
 		}
+	}
+	return nil
+}
+
+// locator is the scope locator, when one was given.
+func (in observeInput) locator() (locate.Locator, bool) {
+	if in.Selector == "" && in.Ref == "" {
+		return locate.Locator{}, false
+	}
+	return locate.Locator{Selector: in.Selector, SelectorType: in.SelectorType, Name: in.Name, Nth: in.Nth, Ref: in.Ref, Frame: in.Frame, FrameID: in.FrameID}, true
+}
+
+// scopeLocatorCheck applies the action tools' locator rules to the scope
+// locator; frame and frame_id are checked apart, since they also work alone.
+func scopeLocatorCheck(in observeInput) error {
+	if in.Scope != "" && (in.Selector != "" || in.Ref != "") {
+		return errs.Input("scope", "give scope (a CSS selector) or a locator (selector or ref), not both")
+	}
+	if in.Ref != "" && (in.Frame != nil || in.FrameID != "") {
+		return errs.Input("ref", "a ref names the element alone: drop frame and frame_id")
+	}
+	l := locate.Locator{Selector: in.Selector, SelectorType: in.SelectorType, Name: in.Name, Nth: in.Nth, Ref: in.Ref}
+	if v := act.ValidateLocator(l); len(v) > 0 {
+		return v[0]
 	}
 	return nil
 }

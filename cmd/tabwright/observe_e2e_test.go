@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/tabwright/tabwright/engine/observe"
 )
 
 // pages serves testdata/pages.
@@ -85,6 +87,55 @@ func TestObserveSectionsAndModesOverMCP(t *testing.T) {
 		code, path, msg := callErr(t, s.sess, "browser_observe", tc.args)
 		if code != "invalid_input" || path != tc.path || !strings.Contains(msg, tc.text) {
 			t.Errorf("%v: %s at %s: %s; want invalid_input at %s (%s)", tc.args, code, path, msg, tc.path, tc.text)
+		}
+	}
+}
+
+// A scope can be any strict locator the action tools take: found the same
+// way, read through its handle.
+func TestObserveScopedByLocatorOverMCP(t *testing.T) {
+	site := pages(t)
+	s := startServer(t)
+	opened := mustCall(t, s.sess, "browser_open_tab", map[string]any{"url": site.URL + "/article.html"})
+	h := opened["tab_handle"].(string)
+	read := func(args map[string]any) *observe.Observation {
+		t.Helper()
+		args["tab_handle"] = h
+		raw, _ := json.Marshal(mustCall(t, s.sess, "browser_observe", args))
+		o, err := observe.Decode(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return o
+	}
+	nav := read(map[string]any{"selector": "navigation", "selector_type": "role", "name": "Sections"})
+	if len(nav.Interactive) != 12 || nav.Interactive[3].Label != "Section 3" || !strings.HasPrefix(nav.TextPreview, "Section 0\nSection 1") || strings.Contains(nav.TextPreview, "tomatoes") {
+		t.Errorf("role scope: %d elements, text %.80q", len(nav.Interactive), nav.TextPreview)
+	}
+	item := read(map[string]any{"selector": "nav li", "nth": 4})
+	if item.TextPreview != "Section 4" || len(item.Interactive) != 1 {
+		t.Errorf("css+nth scope: %q %+v", item.TextPreview, item.Interactive)
+	}
+	form := read(map[string]any{"selector": "//form", "selector_type": "xpath", "include": []any{"forms", "text"}})
+	if len(form.Forms) != 1 || len(form.Forms[0].Fields) != 2 || form.TextPreview != "Search" {
+		t.Errorf("xpath scope: %+v %q", form.Forms, form.TextPreview)
+	}
+	// The ref of an element from the first observation scopes too.
+	byRef := read(map[string]any{"ref": nav.Interactive[0].Ref})
+	if byRef.TextPreview != "Section 0" {
+		t.Errorf("ref scope: %q", byRef.TextPreview)
+	}
+	for _, tc := range []struct {
+		args       map[string]any
+		code, text string
+	}{
+		{map[string]any{"selector": "nav li"}, "ambiguous", "12"},
+		{map[string]any{"selector": "Nowhere", "selector_type": "label", "timeout_ms": 300}, "not_found", "Nowhere"},
+	} {
+		tc.args["tab_handle"] = h
+		code, _, msg := callErr(t, s.sess, "browser_observe", tc.args)
+		if code != tc.code || !strings.Contains(msg, tc.text) {
+			t.Errorf("%v: %s %s; want %s (%s)", tc.args, code, msg, tc.code, tc.text)
 		}
 	}
 }

@@ -349,3 +349,11 @@ func contains(list []string, s string) bool {
 	}
 	return false
 }
+
+// ValidateLocator checks the rules between the fields of a locator that is
+// not part of a step (browser_observe's scope), each violation with its path.
+func ValidateLocator(l locate.Locator) []*errs.Error {
+	var v violations
+	v.locator("", l)
+	return v.list
+}

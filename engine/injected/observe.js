@@ -276,8 +276,10 @@
   const formsSection = (roots, scope) => {
     const forms = [];
     let omitted = 0;
+    // A scope that is itself a form reads as that form.
+    const own = scope && dom.tag(scope) === 'form' ? [scope] : [];
     for (const root of roots) {
-      for (const form of dom.all(root, 'form')) {
+      for (const form of [...(root === scope ? own : []), ...dom.all(root, 'form')]) {
         if (forms.length >= MAX_FORMS) { omitted++; continue; }
         forms.push(describeForm(form));
       }
@@ -447,6 +449,10 @@
         return { error: { path: 'scope', message: 'is not a valid CSS selector: ' + String(e.message || e).slice(0, 200) } };
       }
       if (!scope) return { error: { path: 'scope', message: 'matches no element' } };
+    } else if (opt.scopeHandle) {
+      // An element a locator found a moment ago (act.js holds it).
+      scope = tw.byHandle?.(opt.scopeHandle) || null;
+      if (!scope || !scope.isConnected) return { error: { path: 'selector', message: 'the located element left the document before it was read' } };
     }
     const roots = scope ? rootsUnder(scope) : tw.roots();
     const truncated = {};

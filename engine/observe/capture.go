@@ -69,10 +69,11 @@ type pageOptions struct {
 	MaxInteractive int             `json:"maxInteractive"`
 	Include        map[string]bool `json:"include"`
 	Scope          string          `json:"scope,omitempty"`
+	ScopeHandle    string          `json:"scopeHandle,omitempty"`
 }
 
 func expression(o Options, set Set, watch bool) string {
-	raw, _ := json.Marshal(pageOptions{MaxChars: o.maxChars(), MaxInteractive: o.MaxInteractive, Include: set, Scope: o.Scope})
+	raw, _ := json.Marshal(pageOptions{MaxChars: o.maxChars(), MaxInteractive: o.MaxInteractive, Include: set, Scope: o.Scope, ScopeHandle: o.ScopeHandle})
 	call := "globalThis.__tabwright.observe(" + string(raw) + ")"
 	if watch {
 		// Read the journal first: a quiet document since the last watching
@@ -143,6 +144,9 @@ func Capture(ctx context.Context, p Page, opt Options) (*Observation, error) {
 		return nil, errs.New(errs.ProtocolError, "the page returned no observation")
 	}
 	if res.Error != nil {
+		if res.Error.Path == "selector" {
+			return nil, errs.Input(res.Error.Path, "%s", res.Error.Message).WithHint("observe again; the page replaced the element")
+		}
 		return nil, errs.Input(res.Error.Path, "%s", res.Error.Message).WithHint("scope takes one CSS selector, e.g. \"main\" or \"#content\"")
 	}
 
@@ -293,7 +297,9 @@ func (o *Observation) reserve(key string, v any) {
 	o.Reserved[key] = v
 }
 
-func (o Options) boundsKey() [3]any { return [3]any{o.maxChars(), o.MaxInteractive, o.Scope} }
+func (o Options) boundsKey() [4]any {
+	return [4]any{o.maxChars(), o.MaxInteractive, o.Scope, o.ScopeName}
+}
 
 // HistorySize is how many recent observations of a tab diffing can name.
 const HistorySize = 8
@@ -342,5 +348,5 @@ type watchState struct {
 	prev    *Observation
 	loader  string
 	include string
-	opts    [3]any
+	opts    [4]any
 }

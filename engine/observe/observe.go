@@ -53,9 +53,13 @@ type Options struct {
 	// default set: text, forms, interactive (and the digest, always).
 	Include []string
 	// Scope is a CSS selector: every section is read under the first
-	// element it matches. Locators other than CSS, and frames, are not
-	// supported yet.
+	// element it matches.
 	Scope string
+	// ScopeHandle is the alternative to Scope for any locator: the
+	// page-side handle of an element engine/locate resolved in the same
+	// isolated world. ScopeName says what was searched, for messages and
+	// for telling one watching request from another (handles change).
+	ScopeHandle, ScopeName string
 	// Mode is passive (default), diffing or watching; see Capture.
 	Mode string
 	// Since is the digest of an earlier observation of the same tab; it is
@@ -80,6 +84,8 @@ func (o Options) normalise() (Options, error) {
 		return o, errs.Input("max_interactive", "at most %d, got %d", LimitMaxInteractive, o.MaxInteractive)
 	case len(o.Scope) > LimitScope:
 		return o, errs.Input("scope", "at most %d characters, got %d", LimitScope, len(o.Scope))
+	case o.Scope != "" && o.ScopeHandle != "":
+		return o, errs.Input("scope", "give a CSS scope or a located element, not both")
 	}
 	if o.Mode == "" {
 		o.Mode = ModePassive
