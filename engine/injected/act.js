@@ -4,7 +4,7 @@
 (() => {
   'use strict';
   const tw = globalThis.__tabwright;
-  if (tw.actVersion === 1) return;
+  if (tw.actVersion === 2) return;
   const { dom, norm } = tw;
 
   // --- handles: elements found by one call and acted on by the next -------
@@ -125,8 +125,11 @@
 
   // --- actionability -------------------------------------------------------
   const frame = () => new Promise((resolve) => {
-    // rAF stalls in a hidden page; the timer keeps the loop going there.
-    const t = setTimeout(resolve, 50);
+    // rAF stalls in a hidden page; a timer keeps the loop going there. In a
+    // visible one the wait is for a real frame (a busy machine can take
+    // longer than 50 ms to draw one, and a timer would then call a moving
+    // element still); the long timer only guards against a stalled renderer.
+    const t = setTimeout(resolve, document.hidden ? 50 : 1000);
     requestAnimationFrame(() => { clearTimeout(t); resolve(); });
   });
 
@@ -553,5 +556,5 @@
   };
   tw.frameInfo = () => ({ url: location.href, title: document.title });
 
-  tw.actVersion = 1;
+  tw.actVersion = 2;
 })();

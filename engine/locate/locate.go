@@ -137,7 +137,7 @@ func Program(call string) string { return injected.Program(call, injected.Act) }
 const notInstalled = "__tabwright_not_installed__"
 
 // actVersion must match act.js's actVersion.
-const actVersion = 1
+const actVersion = 2
 
 // Eval runs a page-side act call in frame f (nil: the main frame). It sends
 // only the call while the helpers are installed (the usual case: one round
