@@ -1,6 +1,8 @@
 // Package egress is the harness's forward proxy: the only way out of the
 // enforced sandbox. It speaks HTTP CONNECT (tunnels, for HTTPS) and plain
 // HTTP with absolute URLs, decides by host name, and reports every decision.
+// With a Cache it also keeps immutable registry downloads and serves
+// registry mirrors (mirror.go).
 //
 // Policy, first match wins:
 //
@@ -20,6 +22,7 @@ package egress
 import (
 	"bufio"
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -81,6 +84,20 @@ type Proxy struct {
 	Harness http.Handler
 	// IdleTimeout ends a tunnel with no traffic either way (default 60 s).
 	IdleTimeout time.Duration
+	// Cache, when set, keeps immutable registry downloads (plain-HTTP
+	// requests, and the registry mirrors) on disk; see mirror.go.
+	Cache *Cache
+	// Mirrors are the registries mirrored when Cache is set; nil means
+	// DefaultMirrors.
+	Mirrors []Mirror
+	// UpstreamTLS configures HTTPS to the mirrors' upstreams; nil trusts the
+	// system's roots. Tests trust their own servers with it.
+	UpstreamTLS *tls.Config
+
+	hcOnce sync.Once
+	hc     *http.Client
+	ctx    context.Context
+	cancel context.CancelFunc
 
 	mu     sync.Mutex
 	lns    []net.Listener
@@ -161,11 +178,27 @@ func (p *Proxy) track(c net.Conn, add bool) bool {
 	return true
 }
 
+// context is cancelled by Close: upstream fetches end with the proxy.
+func (p *Proxy) context() context.Context {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.ctx == nil {
+		p.ctx, p.cancel = context.WithCancel(context.Background())
+		if p.closed {
+			p.cancel()
+		}
+	}
+	return p.ctx
+}
+
 // Close stops the listeners, ends every open connection and waits for
 // their handlers.
 func (p *Proxy) Close() error {
 	p.mu.Lock()
 	p.closed = true
+	if p.cancel != nil {
+		p.cancel()
+	}
 	for _, ln := range p.lns {
 		ln.Close()
 	}
@@ -174,6 +207,9 @@ func (p *Proxy) Close() error {
 	}
 	p.mu.Unlock()
 	p.wg.Wait()
+	if p.hc != nil {
+		p.hc.CloseIdleConnections()
+	}
 	return nil
 }
 
@@ -199,6 +235,10 @@ func (p *Proxy) handle(c net.Conn) {
 	c.SetReadDeadline(time.Time{})
 	if req.Method == http.MethodConnect {
 		p.connect(c, br, req)
+		return
+	}
+	if p.isMirrorRequest(req) {
+		p.mirror(c, req)
 		return
 	}
 	p.plain(c, req)
@@ -303,6 +343,10 @@ func (p *Proxy) plain(c net.Conn, req *http.Request) {
 	}
 	if ok, reason := p.Policy.Decide(host); !ok {
 		p.refuse(c, host, reason, req.Method)
+		return
+	}
+	if p.Cache != nil && (req.Method == http.MethodGet || req.Method == http.MethodHead) && Immutable(req.URL.Path) {
+		p.fetch(c, req, req.URL, "", nil)
 		return
 	}
 	up, err := p.dial(req.Context(), net.JoinHostPort(host, port))
