@@ -27,20 +27,21 @@ import (
 // with the document, and at every subschema each keyword is validated on its
 // own, as a one-keyword schema, so that one failure cannot hide another.
 // Messages, rule names (schema.<keyword>) and the order of checks within a
-// subschema follow the draft-07 validator this package used before (a test
-// holds the two to the same verdicts).
+// subschema follow the draft-07 validator this package used before
+// (santhosh-tekuri/jsonschema, which compiled its metaschemas at init on
+// every start of the binary); schema_ref_test.go holds the two to the same
+// verdicts and the same problems.
 
 const draft7 = "http://json-schema.org/draft-07/schema#"
 
 // node is one subschema, ready to check a value.
 type node struct {
-	checks []check           // this subschema's own keywords, in order
-	props  map[string]*node  // properties
-	extra  *node             // additionalProperties, when a schema
-	items  *node             // items
-	alts   []*node           // the branches of anyOf or oneOf
-	altsKw string            // "anyOf" or "oneOf"
-	want   map[string]string // per keyword, what the message says is wanted
+	checks []check          // this subschema's own keywords, in order
+	props  map[string]*node // properties
+	extra  *node            // additionalProperties, when a schema
+	items  *node            // items
+	alts   []*node          // the branches of anyOf or oneOf
+	altsKw string           // "anyOf" or "oneOf"
 	s      *jsonschema.Schema
 }
 

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	santhosh "github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 	"golang.org/x/text/language"
@@ -97,7 +98,7 @@ func ourProblems(doc map[string]any) []Problem {
 }
 
 func mustJSON(t testing.TB, v any) string {
-	b, err := jsonMarshal(v)
+	b, err := json.Marshal(v)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,7 +131,7 @@ func agree(t testing.TB, data []byte) {
 	if !ok {
 		return
 	}
-	if _, err := jsonMarshal(top); err != nil {
+	if _, err := json.Marshal(top); err != nil {
 		return // file.values, before either validator
 	}
 	want, got := refProblems(t, top), ourProblems(top)
@@ -210,4 +211,27 @@ func FuzzSchemaAgrees(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) { agree(t, data) })
 }
 
-func jsonMarshal(v any) ([]byte, error) { return json.Marshal(v) }
+// TestPrepareRefuses: a keyword the walker does not check stops the schema
+// from preparing, so a schema edit cannot be ignored silently.
+func TestPrepareRefuses(t *testing.T) {
+	if _, err := taskSchema(); err != nil {
+		t.Fatalf("the task schema: %v", err)
+	}
+	for _, raw := range []string{
+		`{"type":"object","properties":{"a":{"type":"array","uniqueItems":true}}}`,
+		`{"properties":{"a":{"type":"integer","minimum":1}}}`,
+		`{"items":{"format":"email"}}`,
+		`{"items":[{"type":"string"}]}`,
+		`{"additionalProperties":{"x-custom":1}}`,
+		`{"oneOf":[{"not":{"required":["a"]}}]}`,
+		`{"properties":{"a":{"pattern":"("}}}`,
+	} {
+		var s jsonschema.Schema
+		if err := json.Unmarshal([]byte(raw), &s); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := prepare(&s, "root"); err == nil {
+			t.Errorf("prepared %s", raw)
+		}
+	}
+}
