@@ -2,6 +2,7 @@ package run
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
 	"math"
 	"net"
@@ -80,6 +81,12 @@ type Options struct {
 	// EgressDial, when set, is how the egress proxy reaches allowed hosts
 	// (tests point it at loopback servers); nil dials the network.
 	EgressDial func(ctx context.Context, network, addr string) (net.Conn, error)
+	// Cache is the registry cache the attempts share (qs run --cache-dir);
+	// nil: none. Only the sandbox backend has a proxy to cache with.
+	Cache *egress.Cache
+	// EgressTLS configures the proxy's HTTPS to the registry mirrors'
+	// upstreams; nil trusts the system's roots (tests trust their own).
+	EgressTLS *tls.Config
 }
 
 // Attempt runs one attempt of t with the replay agent.
@@ -125,7 +132,7 @@ func Attempt(ctx context.Context, t *task.Task, attempt int, opt Options) *Resul
 		res.Backend, res.Enforced = sandbox.Isolated, true
 	}
 	sb, err := NewSandbox(t, SandboxOptions{Backend: opt.Backend, BrowserEndpoint: opt.BrowserEndpoint, EgressDial: opt.EgressDial,
-		OnEvent: func(typ string, f map[string]any) { tr.Add(typ, f) }})
+		Cache: opt.Cache, EgressTLS: opt.EgressTLS, OnEvent: func(typ string, f map[string]any) { tr.Add(typ, f) }})
 	if err != nil {
 		return finish(StopError, "could not create the sandbox: "+err.Error(), 0)
 	}
@@ -135,8 +142,12 @@ func Attempt(ctx context.Context, t *task.Task, attempt int, opt Options) *Resul
 			res.Sandbox = sb.Workspace
 		}
 	}()
-	tr.Add("run_start", map[string]any{"task": t.Name, "agent": "replay", "backend": res.Backend, "enforced": res.Enforced,
-		"image": t.Image, "attempt": attempt, "source": t.Source})
+	startEv := map[string]any{"task": t.Name, "agent": "replay", "backend": res.Backend, "enforced": res.Enforced,
+		"image": t.Image, "attempt": attempt, "source": t.Source}
+	if opt.Cache != nil {
+		startEv["registry_cache"] = opt.Cache.Dir()
+	}
+	tr.Add("run_start", startEv)
 
 	b := t.Budgets
 	cmdOpt := sandbox.Options{Timeout: time.Duration(b.MaxCommandSeconds) * time.Second, MaxChars: b.MaxOutputChars}

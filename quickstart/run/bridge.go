@@ -2,6 +2,8 @@ package run
 
 import (
 	"context"
+	"crypto/tls"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -20,19 +22,28 @@ type SandboxOptions struct {
 	Adopt           string // an existing workspace (qs check --sandbox), or "" for a fresh one
 	BrowserEndpoint string // the harness's qs_browser_expect endpoint, or ""
 	EgressDial      func(ctx context.Context, network, addr string) (net.Conn, error)
+	EgressTLS       *tls.Config                             // HTTPS to the mirrors' upstreams; nil: system roots
+	Cache           *egress.Cache                           // the registry cache (sandbox backend only), or nil
 	OnEvent         func(typ string, fields map[string]any) // the proxy's decisions
 }
+
+// ErrCacheNeedsSandbox: the registry cache lives in the egress proxy, which
+// only the sandbox backend has.
+var ErrCacheNeedsSandbox = errors.New("qs.cache_needs_sandbox: --cache-dir caches through the sandbox backend's egress proxy, and the local backend has none; run where `tabwright doctor` says the sandbox can enforce, or drop --cache-dir")
 
 // NewSandbox makes t's sandbox. Under the sandbox backend it owns an egress
 // proxy with t's policy, which also answers the check's qs_browser_expect.
 func NewSandbox(t *task.Task, o SandboxOptions) (*sandbox.Sandbox, error) {
 	if o.Backend != sandbox.Isolated {
+		if o.Cache != nil {
+			return nil, ErrCacheNeedsSandbox
+		}
 		if o.Adopt != "" {
 			return sandbox.Adopt(o.Adopt)
 		}
 		return sandbox.New()
 	}
-	p := &egress.Proxy{Policy: egress.ForTask(t), Dial: o.EgressDial, OnEvent: o.OnEvent}
+	p := &egress.Proxy{Policy: egress.ForTask(t), Dial: o.EgressDial, OnEvent: o.OnEvent, Cache: o.Cache, UpstreamTLS: o.EgressTLS}
 	var sb *sandbox.Sandbox
 	var err error
 	if o.Adopt != "" {

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/tabwright/tabwright/quickstart/docs"
+	"github.com/tabwright/tabwright/quickstart/egress"
+	"github.com/tabwright/tabwright/quickstart/egress/egresstest"
 	"github.com/tabwright/tabwright/quickstart/sandbox"
 )
 
@@ -101,5 +103,65 @@ success:
 	r := Attempt(context.Background(), tk, 1, o)
 	if r.Classification != Passed || !r.Enforced {
 		t.Fatalf("%s enforced=%v: %+v", r.Classification, r.Enforced, r.SuccessCheck)
+	}
+}
+
+// Two attempts of one task share --cache-dir: the second gets the tarball
+// from the cache (the trace says so, and the registry served it once), and
+// the task's policy still decides.
+func TestIsolatedRegistryCacheAcrossAttempts(t *testing.T) {
+	reg, err := egresstest.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer reg.Close()
+	cache, err := egress.OpenCache(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := isolatedOpts(t)
+	o.EgressDial, o.EgressTLS, o.Cache = reg.Dial, reg.ClientTLS, cache
+	tk := newTask(t, strings.Replace(head, "NAME", "cached", 1)+`network: {only: [registry.npmjs.org]}
+replay:
+  - curl -fsS -o pkg.tgz "${npm_config_registry}pkg/-/pkg-1.0.0.tgz" && test -s pkg.tgz
+  - curl -fsS "${PIP_INDEX_URL}requests/" || echo pypi-refused
+  - echo done > done.txt
+success:
+  script: test -s pkg.tgz || qs_fail "no tarball"
+`)
+	for attempt, want := range []string{"egress_cache_miss", "egress_cache_hit"} {
+		r := Attempt(context.Background(), tk, attempt+1, o)
+		if r.Classification != Passed {
+			t.Fatalf("attempt %d: %s %s %+v", attempt+1, r.Classification, r.Detail, r.SuccessCheck)
+		}
+		var got []string
+		for _, e := range r.Trace.Events() {
+			switch e["type"] {
+			case "run_start":
+				if e["registry_cache"] != cache.Dir() {
+					t.Errorf("run_start: %v", e)
+				}
+			case "egress_cache_hit", "egress_cache_miss", "egress_blocked":
+				got = append(got, fmt.Sprint(e["type"], " ", e["host"]))
+			case "tool_result":
+				if strings.Contains(fmt.Sprint(e["output"]), "pypi-refused") {
+					got = append(got, "pypi-refused")
+				}
+			}
+		}
+		wantEv := []string{want + " registry.npmjs.org", "egress_blocked pypi.org", "pypi-refused"}
+		if strings.Join(got, ",") != strings.Join(wantEv, ",") {
+			t.Errorf("attempt %d: %v, want %v", attempt+1, got, wantEv)
+		}
+	}
+	if n := reg.Hits("registry.npmjs.org/pkg/-/pkg-1.0.0.tgz"); n != 1 {
+		t.Errorf("the registry served the tarball %d times in two attempts, want 1", n)
+	}
+	// The local backend has no proxy to cache with: refused, and said why.
+	lo := opts()
+	lo.Cache = cache
+	r := Attempt(context.Background(), tk, 3, lo)
+	if r.Classification != HarnessError && r.Classification != InfraError || !strings.Contains(r.Detail, "qs.cache_needs_sandbox") {
+		t.Errorf("local with a cache: %s %q", r.Classification, r.Detail)
 	}
 }
