@@ -102,12 +102,14 @@ async function connect() {
     sock.onopen = async () => {
       retryDelay = 500;
       const product = await productName();
+      const files = await fileAccess();
       sock.send(JSON.stringify({
         type: "hello",
         profile: { id: cfg.profileId, name: cfg.name },
         product,
         booted: BOOTED,
         userAgent: navigator.userAgent,
+        fileAccess: files,
         claims: [...roots.entries()].map(([tabId, r]) => ({ tabId, sessionId: r.sessionId, targetId: r.targetId })),
       }));
       while (queue.length && sock.readyState === WebSocket.OPEN) sock.send(queue.shift());
@@ -157,6 +159,39 @@ function updateKeepalive() {
     keepaliveTimer = null;
   }
 }
+
+// fileAccess tells whether the user turned on "Allow access to file URLs"
+// for this extension (Chrome reloads the extension when it changes). The
+// answer is kept for the checks that must not wait.
+let fileAllowed = null;
+async function fileAccess() {
+  try {
+    fileAllowed = await chrome.extension.isAllowedFileSchemeAccess();
+  } catch (e) {
+    fileAllowed = false;
+  }
+  return fileAllowed;
+}
+
+// refusal is an error of ours with a stable tabwright code, an input path
+// and a hint; the engine hands it to the agent as it is.
+function refusal(code, message, path, hint) {
+  return { code: -32000, message, data: "tabwright-error:" + JSON.stringify({ code, message, path, hint }) };
+}
+
+const FILE_HINT =
+  'open chrome://extensions (edge://extensions), click "Details" on "tabwright attach" and turn on "Allow access to file URLs"; then try again';
+
+function noFileAccess(what, path) {
+  return refusal(
+    "permission_denied",
+    what + ': the user has not allowed the tabwright extension access to file URLs',
+    path,
+    FILE_HINT,
+  );
+}
+
+const isFileURL = (u) => typeof u === "string" && u.slice(0, 5).toLowerCase() === "file:";
 
 async function productName() {
   let name = "Chrome";
@@ -209,6 +244,10 @@ function onHubMessage(text) {
   const target = debuggee(msg.sessionId);
   if (!target) {
     reply(msg, null, { code: -32001, message: "Session with given id not found." });
+    return;
+  }
+  if (msg.method === "Page.navigate" && fileAllowed === false && msg.params && isFileURL(msg.params.url)) {
+    reply(msg, null, noFileAccess("cannot load " + msg.params.url, "url"));
     return;
   }
   chrome.debugger.sendCommand(target, msg.method, msg.params || {}).then(
@@ -304,6 +343,7 @@ async function browserMethod(method, p) {
     case "Target.getTargetInfo":
       return { targetInfo: targetInfo(await findTarget(p.targetId)) };
     case "Target.createTarget": {
+      if (isFileURL(p.url) && !(await fileAccess())) throw noFileAccess("cannot open " + p.url, "url");
       const tab = await chrome.tabs.create({ url: p.url || "about:blank", active: !p.background });
       return { targetId: (await targetOfTab(tab.id)).id };
     }
@@ -323,7 +363,23 @@ async function browserMethod(method, p) {
       if (roots.has(t.tabId)) {
         throw { code: -32000, message: "tab " + p.targetId + " is already attached through the extension" };
       }
-      await chrome.debugger.attach({ tabId: t.tabId }, "1.3");
+      if (isFileURL(t.url) && !(await fileAccess())) throw noFileAccess("cannot claim tab " + p.targetId + " (" + t.url + ")", "tab_id");
+      try {
+        await chrome.debugger.attach({ tabId: t.tabId }, "1.3");
+      } catch (err) {
+        const text = (err && err.message) || String(err);
+        if (/cannot (access|attach)/i.test(text)) {
+          throw refusal(
+            "permission_denied",
+            "cannot claim tab " + p.targetId + " (" + t.url + "): " + text,
+            "tab_id",
+            isFileURL(t.url)
+              ? FILE_HINT
+              : "Chrome lets no extension debug its own pages (chrome://, the Web Store, other extensions); claim another tab",
+          );
+        }
+        throw err;
+      }
       const sessionId = "tw-" + t.tabId + "-" + crypto.randomUUID().slice(0, 8);
       roots.set(t.tabId, { sessionId, targetId: t.id });
       persist();
@@ -406,4 +462,5 @@ chrome.runtime.onMessage.addListener((m, _sender, respond) => {
   }
 });
 
+fileAccess();
 connect();

@@ -109,6 +109,8 @@ func Start(opt Options) (*Hub, error) {
 	h := &Hub{opt: opt, ln: ln, profiles: map[string]*Profile{}, changed: make(chan struct{})}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/relay", h.accept)
+	mux.HandleFunc("/client", h.serveClient)
+	mux.HandleFunc("/cdp/", h.serveCDP)
 	h.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
 	go h.srv.Serve(ln)
 	return h, nil
@@ -147,6 +149,7 @@ func (h *Hub) Close() error {
 	for _, p := range list {
 		p.shutdown(errors.New("the hub stopped"))
 	}
+	h.notify() // joined processes hear that the hub stops
 	return err
 }
 
@@ -288,16 +291,11 @@ func (h *Hub) serve(conn *websocket.Conn) {
 	}
 	p := h.profiles[hello.Profile.ID]
 	if p == nil {
-		p = &Profile{h: h, id: hello.Profile.ID}
+		p = newProfile(h, hello.Profile.ID)
 		h.profiles[p.id] = p
 	}
 	h.mu.Unlock()
 	p.plug(s, hello)
-	if len(hello.Claims) > 0 && !p.hasLink() {
-		// claims of an engine connection that no longer exists (the
-		// previous tabwright stopped): nothing may stay attached
-		s.write(releaseAllMsg)
-	}
 	h.logf("profile %q (%s, %s) connected", hello.Profile.Name, hello.Profile.ID, hello.Product)
 	h.notify()
 

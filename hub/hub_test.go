@@ -110,6 +110,15 @@ func TestRefusals(t *testing.T) {
 type fakeExtension struct {
 	conn *websocket.Conn
 	hold chan struct{} // when not nil, commands wait for it
+
+	mu   sync.Mutex
+	seen []string // attach and detach commands, in order
+}
+
+func (f *fakeExtension) commands() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]string(nil), f.seen...)
 }
 
 func connectFake(t *testing.T, h *Hub, key, id, name string) *fakeExtension {
@@ -149,7 +158,24 @@ func (f *fakeExtension) run() {
 			continue // never answered
 		}
 		var out []byte
-		if m.Method == "Browser.getVersion" {
+		if m.Method == "Target.attachToTarget" || m.Method == "Target.detachFromTarget" {
+			var c browserCmd
+			json.Unmarshal(data, &c)
+			sid := c.Params.SessionID
+			if m.Method == "Target.attachToTarget" {
+				sid = "S-" + c.Params.TargetID
+				ev, _ := json.Marshal(map[string]any{"method": "Target.attachedToTarget", "params": map[string]any{"sessionId": sid, "targetInfo": map[string]any{"targetId": c.Params.TargetID, "type": "page"}}})
+				f.conn.Write(ctx, websocket.MessageText, ev)
+				out, _ = json.Marshal(map[string]any{"id": m.ID, "result": map[string]any{"sessionId": sid}})
+			} else {
+				ev, _ := json.Marshal(map[string]any{"method": "Target.detachedFromTarget", "params": map[string]any{"sessionId": sid, "targetId": strings.TrimPrefix(sid, "S-")}})
+				f.conn.Write(ctx, websocket.MessageText, ev)
+				out, _ = json.Marshal(map[string]any{"id": m.ID, "result": map[string]any{}})
+			}
+			f.mu.Lock()
+			f.seen = append(f.seen, m.Method+" "+c.Params.TargetID+c.Params.SessionID)
+			f.mu.Unlock()
+		} else if m.Method == "Browser.getVersion" {
 			out, _ = json.Marshal(map[string]any{"id": m.ID, "result": map[string]string{"product": "Chrome/156.0.1.2"}})
 		} else {
 			ev, _ := json.Marshal(map[string]any{"method": "Test.event", "sessionId": m.SessionID, "params": map[string]string{"for": m.Method}})
@@ -181,9 +207,6 @@ func TestRelayAcrossReconnects(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := p.Open(); err == nil {
-		t.Fatal("a second transport opened on one profile")
-	}
 	conn := cdp.New(tr)
 	defer conn.Close()
 
@@ -193,7 +216,10 @@ func TestRelayAcrossReconnects(t *testing.T) {
 	if err := conn.Browser().Call(ctx, "Browser.getVersion", nil, &v); err != nil || v.Product != "Chrome/156.0.1.2" {
 		t.Fatalf("getVersion: %v %+v", err, v)
 	}
-	sess := conn.SessionByID("s1")
+	sess, err := conn.Attach(ctx, "s1")
+	if err != nil {
+		t.Fatal(err)
+	}
 	events, stop := sess.Subscribe("Test.event")
 	defer stop()
 	var echo struct {
@@ -296,5 +322,127 @@ func TestConfig(t *testing.T) {
 	}
 	if err := InstallExtension(dir+"/ext", c, "Test"); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestClientsShareAProfile: a second process's node finds the hub's port
+// taken and joins it; both use the same profile, and a tab one holds the
+// other can neither attach nor detach. When the hub stops, the joined node
+// takes the port over.
+func TestClientsShareAProfile(t *testing.T) {
+	h, key, log := startHub(t, time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	f := connectFake(t, h, key, "p1", "Work")
+	p, err := h.WaitProfile(ctx, func(p *Profile) bool { return p.Name() == "Work" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	kb, _ := (&Config{Key: key}).KeyBytes()
+
+	// a wrong key, and a page (any Origin), cannot join
+	if _, err := StartOrJoin(Options{Addr: h.Addr(), Key: make([]byte, 32), ExtensionID: testExtID}); errs.Code(err) != errs.BrowserUnavailable || !strings.Contains(err.Error(), "refused this process's pairing key") {
+		t.Fatalf("joining with a wrong key: %v", err)
+	}
+	hdr := http.Header{"Origin": {"http://localhost:3000"}}
+	if c, resp, err := websocket.Dial(ctx, "ws://"+h.Addr()+"/client", &websocket.DialOptions{Subprotocols: []string{ClientProtocol, keyPrefix + key}, HTTPHeader: hdr}); err == nil {
+		c.CloseNow()
+		t.Fatal("a client with an Origin joined")
+	} else if resp == nil || resp.StatusCode != http.StatusForbidden || !strings.Contains(log.String(), "only a tabwright process may join") {
+		t.Fatalf("client with an Origin: %v %v", resp, err)
+	}
+
+	other := &logBuf{}
+	n, err := StartOrJoin(Options{Addr: h.Addr(), Key: kb, ExtensionID: testExtID, Log: other, Heartbeat: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer n.Close()
+	if n.Role() != RoleClient || !strings.Contains(other.String(), "joined the attach hub") {
+		t.Fatalf("role %s, log %s", n.Role(), other.String())
+	}
+	np, err := n.WaitProfile(ctx, func(p *NodeProfile) bool { return p.Name() == "Work" })
+	if err != nil || np.ID() != "p1" || np.Product() != "Chrome/156.0.1.2" {
+		t.Fatalf("the joined node's profile: %v %+v", err, np)
+	}
+
+	trA, err := p.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := cdp.New(trA)
+	defer a.Close()
+	trB, err := np.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := cdp.New(trB)
+
+	if _, err := a.Attach(ctx, "T1"); err != nil {
+		t.Fatal(err)
+	}
+	_, err = b.Attach(ctx, "T1")
+	if e := errs.As(err); e == nil || e.Code != errs.TabInUse || e.Path != "tab_id" || !strings.Contains(e.Message, "another tabwright process") || e.Hint == "" {
+		t.Fatalf("the other process attaching a held tab: %#v", err)
+	}
+	sb, err := b.Attach(ctx, "T2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	events, stop := sb.Subscribe("Test.event")
+	defer stop()
+	var echo struct {
+		Echo string `json:"echo"`
+	}
+	if err := sb.Call(ctx, "Page.enable", map[string]any{}, &echo); err != nil || echo.Echo != "Page.enable" {
+		t.Fatalf("a call through the joined hub: %v %+v", err, echo)
+	}
+	select {
+	case <-events:
+	case <-time.After(2 * time.Second):
+		t.Fatal("the session's event did not reach the joined process")
+	}
+	// neither may use or end the other's session
+	if err := a.SessionByID("S-T2").Call(ctx, "Page.enable", nil, nil); errs.Code(err) != errs.TabNotFound {
+		t.Fatalf("using another process's session: %v", err)
+	}
+	if err := a.Browser().Call(ctx, "Target.detachFromTarget", map[string]any{"sessionId": "S-T2"}, nil); errs.Code(err) != errs.TabNotFound {
+		t.Fatalf("detaching another process's session: %v", err)
+	}
+
+	// the joined process goes: the hub detaches what it held, and only that
+	b.Close()
+	waitFor(t, func() bool {
+		c := f.commands()
+		return len(c) > 0 && c[len(c)-1] == "Target.detachFromTarget S-T2"
+	})
+	for _, c := range f.commands() {
+		if strings.Contains(c, "S-T1") && strings.HasPrefix(c, "Target.detach") {
+			t.Fatalf("the hub detached the other process's tab: %v", f.commands())
+		}
+	}
+	// a fresh connection of the joined node attaches what is free again
+	trB, err = np.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b = cdp.New(trB)
+	defer b.Close()
+	if _, err := b.Attach(ctx, "T2"); err != nil {
+		t.Fatalf("attaching a tab freed by the process that held it: %v", err)
+	}
+
+	// the hub's process stops: the joined node takes the port over
+	h.Close()
+	waitFor(t, func() bool { return n.Role() == RoleHub })
+	if !strings.Contains(other.String(), "taking over") {
+		t.Fatalf("log of the node that took over: %s", other.String())
+	}
+	if list := n.Profiles(); len(list) != 1 || list[0] != np || np.Connected() {
+		t.Fatalf("profiles after the takeover: %v (connected %v)", list, np.Connected())
+	}
+	connectFake(t, n.Hub(), key, "p1", "Work")
+	if _, err := n.WaitProfile(ctx, func(p *NodeProfile) bool { return p == np }); err != nil {
+		t.Fatalf("the extension did not pair with the new hub: %v", err)
 	}
 }

@@ -23,9 +23,10 @@ type hello struct {
 		ID   string `json:"id"`
 		Name string `json:"name"`
 	} `json:"profile"`
-	Product   string `json:"product"`
-	Booted    int64  `json:"booted"` // when the service worker started, ms since the epoch
-	UserAgent string `json:"userAgent"`
+	Product    string `json:"product"`
+	Booted     int64  `json:"booted"` // when the service worker started, ms since the epoch
+	UserAgent  string `json:"userAgent"`
+	FileAccess bool   `json:"fileAccess"` // the user allowed the extension file:// URLs
 	Claims    []struct {
 		TabID     int    `json:"tabId"`
 		SessionID string `json:"sessionId"`
@@ -111,18 +112,50 @@ func (s *socket) readLoop(p *Profile, silence time.Duration) error {
 func isControl(data []byte) bool { return bytes.HasPrefix(data, []byte(`{"type":`)) }
 
 // Profile is one browser profile paired through the extension.
+//
+// Several engine connections (links) may use one profile at once: this
+// process's own and those of other tabwright processes that joined the hub
+// (see Node). The hub gives every command an id of its own on the way to
+// the extension and routes the answer back to the link that sent it; every
+// tab session belongs to the link that attached it, and its events go there
+// only. A tab attached by one link cannot be attached, detached or closed
+// by another, so claims stay exclusive across processes.
 type Profile struct {
-	h  *Hub
-	id string
+	h     *Hub
+	id    string
+	elide *elider
 
-	mu      sync.Mutex
-	name    string
-	product string
-	booted  int64
-	sock    *socket
-	link    *link
-	away    *time.Timer // fails the link when the extension stays away
-	elide   *elider
+	mu         sync.Mutex
+	name       string
+	product    string
+	booted     int64
+	fileAccess bool
+	sock       *socket
+	away       *time.Timer // fails the links when the extension stays away
+
+	links     map[*link]bool
+	nextID    int64                  // the hub's command ids towards the extension
+	pending   map[int64]*pendingCmd  // hub id -> who waits for the answer
+	sessions  map[string]sessionOwner // session id (a tab's or an iframe's) -> owner
+	tabs      map[string]string      // target id of an attached tab -> its session id
+	attaching map[string]*link       // target id -> the link whose attach is in flight
+}
+
+type sessionOwner struct {
+	l    *link
+	root string // the tab's session: itself for a tab, its tab's for an iframe
+}
+
+type pendingCmd struct {
+	l      *link // nil: the hub's own command, whose answer is dropped
+	id     int64 // the id the link gave it
+	sid    string
+	attach string // Target.attachToTarget: the target
+}
+
+func newProfile(h *Hub, id string) *Profile {
+	return &Profile{h: h, id: id, elide: newElider(), links: map[*link]bool{}, pending: map[int64]*pendingCmd{},
+		sessions: map[string]sessionOwner{}, tabs: map[string]string{}, attaching: map[string]*link{}}
 }
 
 // ID returns the profile's stable id, chosen by the extension.
@@ -142,6 +175,14 @@ func (p *Profile) Product() string {
 	return p.product
 }
 
+// FileAccess tells whether the user allowed the extension file:// URLs
+// ("Allow access to file URLs" on chrome://extensions).
+func (p *Profile) FileAccess() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.fileAccess
+}
+
 // Connected tells whether the extension is connected now.
 func (p *Profile) Connected() bool {
 	p.mu.Lock()
@@ -149,20 +190,43 @@ func (p *Profile) Connected() bool {
 	return p.sock != nil
 }
 
+// info is what the hub tells joined processes about the profile.
+func (p *Profile) info() profileInfo {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return profileInfo{ID: p.id, Name: p.name, Product: p.product, Connected: p.sock != nil, FileAccess: p.fileAccess}
+}
+
 func (p *Profile) plug(s *socket, m *hello) {
 	p.mu.Lock()
 	old := p.sock
-	p.sock, p.name, p.product, p.booted = s, m.Profile.Name, m.Product, m.Booted
-	if p.elide == nil {
-		p.elide = newElider()
-	}
+	p.sock, p.name, p.product, p.booted, p.fileAccess = s, m.Profile.Name, m.Product, m.Booted, m.FileAccess
 	if p.away != nil {
 		p.away.Stop()
 		p.away = nil
 	}
+	// Tabs the extension holds that no link owns (their tabwright stopped
+	// while the extension was away, or the hub is new): nothing may stay
+	// attached without a claim.
+	var orphans []string
+	for _, c := range m.Claims {
+		if o, ok := p.sessions[c.SessionID]; !ok || o.l == nil {
+			orphans = append(orphans, c.SessionID)
+		}
+	}
+	none := len(p.links) == 0
 	p.mu.Unlock()
 	if old != nil {
 		old.conn.Close(websocket.StatusPolicyViolation, "replaced by a newer connection of the same profile")
+	}
+	p.elide.reset()
+	switch {
+	case len(m.Claims) > 0 && none:
+		s.write(releaseAllMsg)
+	default:
+		for _, sid := range orphans {
+			p.hubCommand(s, "Target.detachFromTarget", map[string]any{"sessionId": sid})
+		}
 	}
 }
 
@@ -173,36 +237,45 @@ func (p *Profile) unplug(s *socket, why error) {
 		return // replaced already
 	}
 	p.sock = nil
-	l := p.link
-	if l != nil {
+	if len(p.links) > 0 {
 		grace := p.h.opt.Grace
 		p.away = time.AfterFunc(grace, func() {
-			l.fail(fmt.Errorf("the extension of browser profile %q stayed away for %v: %v", p.Name(), grace, why))
+			p.failLinks(fmt.Errorf("the extension of browser profile %q stayed away for %v: %v", p.Name(), grace, why))
 		})
 	}
 	p.mu.Unlock()
-	if l != nil {
-		l.abandon("the extension disconnected before answering (" + why.Error() + ")")
-	}
+	p.abandon("the extension disconnected before answering (" + why.Error() + ")")
 }
 
 func (p *Profile) shutdown(why error) {
 	p.mu.Lock()
-	s, l := p.sock, p.link
+	s := p.sock
 	p.sock = nil
 	p.mu.Unlock()
 	if s != nil {
 		s.conn.Close(websocket.StatusGoingAway, "hub stopping")
 	}
-	if l != nil {
+	p.failLinks(why)
+}
+
+func (p *Profile) failLinks(why error) {
+	p.mu.Lock()
+	list := make([]*link, 0, len(p.links))
+	for l := range p.links {
+		list = append(list, l)
+	}
+	p.mu.Unlock()
+	for _, l := range list {
 		l.fail(why)
 	}
 }
 
+// control handles the extension's own messages.
 func (p *Profile) control(data []byte) {
 	var m struct {
-		Type string `json:"type"`
-		Name string `json:"name"`
+		Type       string `json:"type"`
+		Name       string `json:"name"`
+		FileAccess *bool  `json:"fileAccess"`
 	}
 	if json.Unmarshal(data, &m) != nil {
 		return
@@ -211,47 +284,226 @@ func (p *Profile) control(data []byte) {
 		p.mu.Lock()
 		p.name = m.Name
 		p.mu.Unlock()
+		p.h.notify()
+	}
+	if m.FileAccess != nil {
+		p.mu.Lock()
+		changed := p.fileAccess != *m.FileAccess
+		p.fileAccess = *m.FileAccess
+		p.mu.Unlock()
+		if changed {
+			p.h.notify()
+		}
 	}
 	// pong and keepalive only prove the extension is alive, which reading
 	// them already did.
 }
 
-func (p *Profile) fromExtension(data []byte) {
+// abandon answers every command in flight with an error: the extension
+// that received them is gone and will not answer.
+func (p *Profile) abandon(why string) {
 	p.mu.Lock()
-	l := p.link
+	pending := p.pending
+	p.pending = map[int64]*pendingCmd{}
+	clear(p.attaching)
 	p.mu.Unlock()
-	if l != nil {
-		l.deliver(data)
+	for hid, pc := range pending {
+		p.elide.forget(hid)
+		if pc.l != nil {
+			pc.l.push(errorReply(pc.id, pc.sid, why))
+		}
 	}
 }
 
-// Open returns the profile's CDP transport. There is one at a time: it
-// lives until it is closed, or until the extension stays away longer than
-// the grace period.
+// hubCommand sends a command of the hub's own; its answer is dropped.
+func (p *Profile) hubCommand(s *socket, method string, params any) {
+	p.mu.Lock()
+	p.nextID++
+	hid := p.nextID
+	p.pending[hid] = &pendingCmd{}
+	p.mu.Unlock()
+	data, _ := json.Marshal(map[string]any{"id": hid, "method": method, "params": params})
+	s.write(data)
+}
+
+// fromExtension routes a CDP message of the extension: an answer to the
+// link that sent the command, an event to the link that owns its session.
+func (p *Profile) fromExtension(data []byte) {
+	if hid, _ := replyID(data); hid != 0 {
+		p.answer(hid, data)
+		return
+	}
+	method, sid, ok := eventHead(data)
+	if !ok {
+		var m struct {
+			Method    string `json:"method"`
+			SessionID string `json:"sessionId"`
+		}
+		if json.Unmarshal(data, &m) != nil || m.Method == "" {
+			return
+		}
+		method, sid = m.Method, m.SessionID
+	}
+	var to []*link
+	p.mu.Lock()
+	switch method {
+	case "Target.attachedToTarget", "Target.detachedFromTarget":
+		to = p.targetEvent(method, sid, data)
+	default:
+		if sid == "" {
+			for l := range p.links { // no browser-level events are expected; all may hear them
+				to = append(to, l)
+			}
+		} else if o, ok := p.sessions[sid]; ok {
+			to = []*link{o.l}
+		}
+	}
+	p.mu.Unlock()
+	for _, l := range to {
+		l.push(data)
+	}
+}
+
+// targetEvent keeps the session owners current and says who hears the
+// event. p.mu is held.
+func (p *Profile) targetEvent(method, sid string, data []byte) []*link {
+	var m struct {
+		Params struct {
+			SessionID  string `json:"sessionId"`
+			TargetID   string `json:"targetId"`
+			TargetInfo struct {
+				TargetID string `json:"targetId"`
+			} `json:"targetInfo"`
+		} `json:"params"`
+	}
+	if json.Unmarshal(data, &m) != nil || m.Params.SessionID == "" {
+		return nil
+	}
+	child := m.Params.SessionID
+	if method == "Target.attachedToTarget" {
+		if sid == "" { // a tab: the link whose attach is in flight owns it
+			tid := m.Params.TargetInfo.TargetID
+			l := p.attaching[tid]
+			if l == nil {
+				return nil
+			}
+			p.sessions[child] = sessionOwner{l: l, root: child}
+			p.tabs[tid] = child
+			return []*link{l}
+		}
+		o, ok := p.sessions[sid] // an iframe of a tab
+		if !ok {
+			return nil
+		}
+		p.sessions[child] = sessionOwner{l: o.l, root: o.root}
+		return []*link{o.l}
+	}
+	if sid != "" { // an iframe's session ended
+		o, ok := p.sessions[sid]
+		delete(p.sessions, child)
+		if !ok {
+			return nil
+		}
+		return []*link{o.l}
+	}
+	o, ok := p.sessions[child] // a tab's session ended, and its iframes' with it
+	p.dropTab(child)
+	if !ok {
+		return nil
+	}
+	return []*link{o.l}
+}
+
+// dropTab forgets a tab's session and its iframes'. p.mu is held.
+func (p *Profile) dropTab(root string) {
+	for sid, o := range p.sessions {
+		if o.root == root {
+			delete(p.sessions, sid)
+		}
+	}
+	for tid, sid := range p.tabs {
+		if sid == root {
+			delete(p.tabs, tid)
+		}
+	}
+}
+
+// answer passes the extension's answer to the link that sent the command,
+// under that link's id.
+func (p *Profile) answer(hid int64, data []byte) {
+	p.mu.Lock()
+	pc := p.pending[hid]
+	delete(p.pending, hid)
+	if pc != nil && pc.attach != "" {
+		if p.attaching[pc.attach] == pc.l {
+			delete(p.attaching, pc.attach)
+		}
+		if pc.l != nil {
+			// the event named the owner already; the answer makes sure
+			var r struct {
+				Result struct {
+					SessionID string `json:"sessionId"`
+				} `json:"result"`
+			}
+			if json.Unmarshal(data, &r) == nil && r.Result.SessionID != "" {
+				if _, ok := p.sessions[r.Result.SessionID]; !ok {
+					p.sessions[r.Result.SessionID] = sessionOwner{l: pc.l, root: r.Result.SessionID}
+					p.tabs[pc.attach] = r.Result.SessionID
+				}
+			}
+		}
+	}
+	s := p.sock
+	p.mu.Unlock()
+	if pc == nil || pc.l == nil {
+		return // the hub's own command, or answered by the hub already
+	}
+	if full := p.elide.reply(hid, data); full != nil {
+		// the world lacked the installers and the call did not run: send
+		// the full program under the same id
+		p.mu.Lock()
+		p.pending[hid] = pc
+		p.mu.Unlock()
+		if s != nil && s.write(full) == nil {
+			return
+		}
+		p.mu.Lock()
+		delete(p.pending, hid)
+		p.mu.Unlock()
+		pc.l.push(errorReply(pc.id, pc.sid, "the extension went away while the command was sent again"))
+		return
+	}
+	pc.l.push(withID(data, pc.id))
+}
+
+// Open returns a new CDP transport for the profile. Each engine connection
+// has its own; they live until closed, or until the extension stays away
+// longer than the grace period.
 func (p *Profile) Open() (cdp.Transport, error) {
+	return p.open("this process")
+}
+
+func (p *Profile) open(who string) (*link, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.sock == nil {
 		return nil, errs.New(errs.BrowserUnavailable, "the extension of browser profile %q is not connected", p.name).
 			WithHint("open that browser; the extension reconnects within 30 s of its start")
 	}
-	if p.link != nil && p.link.err() == nil {
-		return nil, errs.New(errs.BrowserUnavailable, "browser profile %q is already in use by this hub", p.name)
-	}
-	l := &link{p: p, in: make(chan []byte, 256), done: make(chan struct{}), outstanding: map[int64]string{}}
-	p.link = l
+	l := &link{p: p, who: who, in: make(chan []byte, 256), done: make(chan struct{})}
+	p.links[l] = true
 	return l, nil
 }
 
-// link is the cdp.Transport of one profile.
+// link is one engine connection's cdp.Transport on a profile.
 type link struct {
 	p    *Profile
+	who  string // "this process", or the address of a joined process
 	in   chan []byte
 	done chan struct{}
 
-	mu          sync.Mutex
-	why         error
-	outstanding map[int64]string // command id -> its session id, until answered
+	mu  sync.Mutex
+	why error
 }
 
 func (l *link) err() error {
@@ -276,32 +528,98 @@ func (l *link) ReadMessage() ([]byte, error) {
 }
 
 // WriteMessage sends a CDP command to the extension. While the extension
-// is away the command is answered at once with an error.
+// is away, and when the command touches a tab another link holds, it is
+// answered at once with an error.
 func (l *link) WriteMessage(data []byte) error {
 	if err := l.err(); err != nil {
 		return err
 	}
 	id, sid := commandID(data)
-	l.p.mu.Lock()
-	s := l.p.sock
-	name := l.p.name
-	l.p.mu.Unlock()
+	if id == 0 {
+		return nil // not a command
+	}
+	var cmd browserCmd
+	if sid == "" {
+		cmd = parseBrowserCmd(data)
+	}
+	p := l.p
+	p.mu.Lock()
+	s := p.sock
 	if s == nil {
-		if id != 0 {
-			l.push(errorReply(id, sid, fmt.Sprintf("the extension of browser profile %q is reconnecting; retry in a few seconds", name)))
+		name := p.name
+		p.mu.Unlock()
+		l.push(errorReply(id, sid, fmt.Sprintf("the extension of browser profile %q is reconnecting; retry in a few seconds", name)))
+		return nil
+	}
+	if refusal := p.check(l, sid, cmd); refusal != nil {
+		p.mu.Unlock()
+		l.push(refusalReply(id, sid, refusal))
+		return nil
+	}
+	pc := &pendingCmd{l: l, id: id, sid: sid}
+	if cmd.Method == "Target.attachToTarget" {
+		pc.attach = cmd.Params.TargetID
+		p.attaching[pc.attach] = l
+	}
+	p.nextID++
+	hid := p.nextID
+	p.pending[hid] = pc
+	p.mu.Unlock()
+	// a failed write means the socket is going: its reader unplugs it and
+	// answers what was in flight
+	s.write(p.elide.command(hid, sid, withID(data, hid)))
+	return nil
+}
+
+// check refuses a command on a session or a tab another link holds. p.mu
+// is held.
+func (p *Profile) check(l *link, sid string, cmd browserCmd) *errs.Error {
+	if sid != "" {
+		if o, ok := p.sessions[sid]; !ok || o.l != l {
+			return errs.New(errs.TabNotFound, "no session %s of this connection", sid)
 		}
 		return nil
 	}
-	if id != 0 {
-		l.mu.Lock()
-		l.outstanding[id] = sid
-		l.mu.Unlock()
-	}
-	if err := s.write(l.p.elide.command(id, sid, data)); err != nil {
-		// the socket is going; its reader unplugs it and answers what was in flight
-		return nil
+	switch cmd.Method {
+	case "Target.attachToTarget", "Target.closeTarget", "Target.activateTarget":
+		tid := cmd.Params.TargetID
+		holder := p.attaching[tid]
+		if sid, ok := p.tabs[tid]; ok {
+			holder = p.sessions[sid].l
+		}
+		if holder == nil || holder == l {
+			return nil
+		}
+		if cmd.Method == "Target.activateTarget" {
+			return nil // bringing a tab to the front is no claim
+		}
+		where := "another tabwright process (" + holder.who + ")"
+		if holder.who == l.who {
+			where = "another connection of this process"
+		}
+		return errs.New(errs.TabInUse, "tab %s is claimed by %s", tid, where).WithPath("tab_id").
+			WithHint("open a new tab with browser_open_tab, or wait until the other session releases it")
+	case "Target.detachFromTarget":
+		if o, ok := p.sessions[cmd.Params.SessionID]; !ok || o.l != l {
+			return errs.New(errs.TabNotFound, "no session %s of this connection", cmd.Params.SessionID)
+		}
 	}
 	return nil
+}
+
+// browserCmd is what the hub reads of a browser-level command.
+type browserCmd struct {
+	Method string `json:"method"`
+	Params struct {
+		TargetID  string `json:"targetId"`
+		SessionID string `json:"sessionId"`
+	} `json:"params"`
+}
+
+func parseBrowserCmd(data []byte) browserCmd {
+	var c browserCmd
+	json.Unmarshal(data, &c)
+	return c
 }
 
 // Close ends the transport; the extension connection stays.
@@ -310,6 +628,8 @@ func (l *link) Close() error {
 	return nil
 }
 
+// fail ends the link and detaches every tab it held: no claim is left
+// without a holder.
 func (l *link) fail(why error) {
 	l.mu.Lock()
 	if l.why != nil {
@@ -319,63 +639,54 @@ func (l *link) fail(why error) {
 	l.why = why
 	l.mu.Unlock()
 	close(l.done)
-	l.p.mu.Lock()
-	var s *socket
-	if l.p.link == l {
-		l.p.link = nil
-		s = l.p.sock
-		if l.p.away != nil {
-			l.p.away.Stop()
-			l.p.away = nil
+	p := l.p
+	p.mu.Lock()
+	delete(p.links, l)
+	var roots []string
+	for sid, o := range p.sessions {
+		if o.l == l && o.root == sid {
+			roots = append(roots, sid)
 		}
 	}
-	l.p.mu.Unlock()
-	if s != nil {
+	for _, sid := range roots {
+		p.dropTab(sid)
+	}
+	for tid, al := range p.attaching {
+		if al == l {
+			delete(p.attaching, tid)
+		}
+	}
+	for _, pc := range p.pending {
+		if pc.l == l {
+			pc.l = nil // its answer is dropped
+		}
+	}
+	none := len(p.links) == 0
+	if none && p.away != nil {
+		p.away.Stop()
+		p.away = nil
+	}
+	s := p.sock
+	p.mu.Unlock()
+	if s == nil {
+		return
+	}
+	if none {
 		s.write(releaseAllMsg) // no engine connection is left to hold claims
+		return
+	}
+	for _, sid := range roots {
+		p.hubCommand(s, "Target.detachFromTarget", map[string]any{"sessionId": sid})
 	}
 }
 
 // releaseAllMsg makes the extension detach from every tab it attached.
 var releaseAllMsg = []byte(`{"type":"release_all"}`)
 
-// deliver passes a message from the extension to the engine.
-func (l *link) deliver(data []byte) {
-	if id, sid := replyID(data); id != 0 {
-		if full := l.p.elide.reply(id, data); full != nil {
-			// the world lacked the installers and the call did not run:
-			// send the full program under the same id
-			l.p.mu.Lock()
-			s := l.p.sock
-			l.p.mu.Unlock()
-			if s != nil && s.write(full) == nil {
-				return
-			}
-			data = errorReply(id, sid, "the extension went away while the command was sent again")
-		}
-		l.mu.Lock()
-		delete(l.outstanding, id)
-		l.mu.Unlock()
-	}
-	l.push(data)
-}
-
 func (l *link) push(data []byte) {
 	select {
 	case l.in <- data:
 	case <-l.done:
-	}
-}
-
-// abandon answers every command in flight with an error: the extension
-// that received them is gone and will not answer.
-func (l *link) abandon(why string) {
-	l.mu.Lock()
-	pending := l.outstanding
-	l.outstanding = map[int64]string{}
-	l.mu.Unlock()
-	for id, sid := range pending {
-		l.p.elide.forget(id)
-		l.push(errorReply(id, sid, why))
 	}
 }
 
@@ -386,6 +697,61 @@ func errorReply(id int64, sid, msg string) []byte {
 	}
 	data, _ := json.Marshal(out)
 	return data
+}
+
+// refusalReply answers a command with one of our coded errors, which the
+// engine's connection passes on as it is (cdp.RelayErrorPrefix).
+func refusalReply(id int64, sid string, e *errs.Error) []byte {
+	coded, _ := json.Marshal(e)
+	out := map[string]any{"id": id, "error": map[string]any{"code": -32000, "message": e.Message, "data": cdp.RelayErrorPrefix + string(coded)}}
+	if sid != "" {
+		out["sessionId"] = sid
+	}
+	data, _ := json.Marshal(out)
+	return data
+}
+
+// withID returns the message with its id replaced; both the engine and the
+// extension write "id" first.
+func withID(data []byte, id int64) []byte {
+	rest, ok := bytes.CutPrefix(data, []byte(`{"id":`))
+	if ok {
+		if end := bytes.IndexAny(rest, ",}"); end > 0 {
+			return concat([]byte(`{"id":`), strconv.AppendInt(nil, id, 10), rest[end:])
+		}
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(data, &m) != nil {
+		return data
+	}
+	m["id"], _ = json.Marshal(id)
+	out, _ := json.Marshal(m)
+	return out
+}
+
+// eventHead reads the method and session id of an event the extension
+// wrote as {"method":…,"sessionId":…,"params":…} (session optional).
+func eventHead(data []byte) (method, sid string, ok bool) {
+	rest, found := bytes.CutPrefix(data, []byte(`{"method":"`))
+	if !found {
+		return "", "", false
+	}
+	q := bytes.IndexByte(rest, '"')
+	if q < 0 {
+		return "", "", false
+	}
+	method, rest = string(rest[:q]), rest[q+1:]
+	if s, found := bytes.CutPrefix(rest, []byte(`,"sessionId":"`)); found {
+		q := bytes.IndexByte(s, '"')
+		if q < 0 {
+			return "", "", false
+		}
+		return method, string(s[:q]), true
+	}
+	if !bytes.HasPrefix(rest, []byte(`,"params":`)) && !bytes.HasPrefix(rest, []byte(`}`)) {
+		return "", "", false
+	}
+	return method, "", true
 }
 
 // commandID reads the id and session id of a command the engine wrote. The
@@ -430,10 +796,4 @@ func decodeIDs(data []byte) (int64, string) {
 	}
 	json.Unmarshal(data, &m)
 	return m.ID, m.SessionID
-}
-
-func (p *Profile) hasLink() bool {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.link != nil
 }

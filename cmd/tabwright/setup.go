@@ -103,8 +103,9 @@ func indent(s, prefix string) string {
 }
 
 // startAttachHub starts the hub of attach mode with the pairing that
-// `tabwright setup` wrote.
-func startAttachHub(stderr io.Writer) (*hub.Hub, error) {
+// `tabwright setup` wrote, or joins the hub another tabwright process runs
+// on that port.
+func startAttachHub(stderr io.Writer) (*hub.Node, error) {
 	home, err := hub.Home()
 	if err != nil {
 		return nil, err
@@ -121,15 +122,10 @@ func startAttachHub(stderr io.Writer) (*hub.Hub, error) {
 	if err != nil {
 		return nil, errs.Wrap(errs.Internal, err, "reading the extension's id")
 	}
-	h, err := hub.Start(hub.Options{
+	return hub.StartOrJoin(hub.Options{
 		Addr:        net.JoinHostPort("127.0.0.1", strconv.Itoa(cfg.Port)),
 		Key:         key,
 		ExtensionID: id,
 		Log:         stderr,
 	})
-	if err != nil {
-		return nil, err
-	}
-	fmt.Fprintf(stderr, "tabwright: attach hub on %s; waiting for paired browsers\n", h.Addr())
-	return h, nil
 }

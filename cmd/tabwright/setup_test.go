@@ -79,7 +79,7 @@ func TestSetup(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer h.Close()
-	if h.Port() != port || !strings.Contains(stderr.String(), "attach hub on 127.0.0.1:") {
-		t.Fatalf("hub on %d, log %q", h.Port(), stderr.String())
+	if h.Role() != hub.RoleHub || h.Hub().Port() != port || !strings.Contains(stderr.String(), "attach hub on 127.0.0.1:") {
+		t.Fatalf("hub %s on %d, log %q", h.Role(), h.Hub().Port(), stderr.String())
 	}
 }

@@ -10,8 +10,10 @@ package cdp
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -190,6 +192,11 @@ func (c *Conn) resolve(msg *incoming) {
 	}
 	r := reply{result: msg.Result}
 	if msg.Error != nil {
+		if e := relayError(msg.Error.Data); e != nil {
+			r.err = e
+			p.ch <- r
+			return
+		}
 		text := msg.Error.Message
 		if msg.Error.Data != "" {
 			text += ": " + msg.Error.Data
@@ -348,6 +355,23 @@ func (c *Conn) forget(id int64) {
 	c.mu.Lock()
 	delete(c.pending, id)
 	c.mu.Unlock()
+}
+
+// RelayErrorPrefix starts the data of an error that the attach relay (the
+// hub or the extension, not the browser) answered with one of our coded
+// errors: the rest is the JSON of an errs.Error, which the caller gets as is.
+const RelayErrorPrefix = "tabwright-error:"
+
+func relayError(data string) *errs.Error {
+	raw, ok := strings.CutPrefix(data, RelayErrorPrefix)
+	if !ok {
+		return nil
+	}
+	var e errs.Error
+	if json.Unmarshal([]byte(raw), &e) != nil || e.Code == "" || e.Message == "" {
+		return nil
+	}
+	return &e
 }
 
 // ProtocolError is an error the browser returned for a command.

@@ -27,6 +27,7 @@ const (
 	Ambiguous          = "ambiguous"
 	NotActionable      = "not_actionable"
 	ValueMismatch      = "value_mismatch"
+	PermissionDenied   = "permission_denied" // the user's browser settings forbid it (e.g. file:// without file access)
 	Internal           = "internal"
 )
 

@@ -21,11 +21,17 @@ type ExtensionProfile interface {
 	Name() string
 	Product() string // e.g. "Chrome/156.0.8078.114"
 	Connected() bool
+	FileAccess() bool // the user allowed the extension file:// URLs
 	Open() (cdp.Transport, error)
 }
 
-// extensionCapabilities lists what agents can do with a paired profile.
+// extensionCapabilities lists what agents can do with a paired profile;
+// CapabilityFileURLs is added when the user allowed the extension file://
+// URLs.
 var extensionCapabilities = []string{"claim_tab", "open_tab", "navigate", "observe", "act", "batch", "activate_tab", "close_tab"}
+
+// CapabilityFileURLs says that file:// tabs can be claimed and opened.
+const CapabilityFileURLs = "file_urls"
 
 // extensionProfiles returns a profile record for every paired profile,
 // making records for profiles seen for the first time. Records are never

@@ -91,12 +91,21 @@ func (m *Manager) Browser(id string) (BrowserInfo, error) {
 	return p.info(), nil
 }
 
-// DefaultBrowser is the id used when a call names none.
-func (m *Manager) DefaultBrowser() string { return m.profiles[0].id }
+// DefaultBrowser is the id used when a call names none: the paired
+// profile when exactly one is paired (attach mode), else the managed
+// browser or the --cdp-url one.
+func (m *Manager) DefaultBrowser() string { return m.defaultProfile().id }
+
+func (m *Manager) defaultProfile() *profile {
+	if ext := m.extensionProfiles(); len(ext) == 1 {
+		return ext[0]
+	}
+	return m.profiles[0]
+}
 
 func (m *Manager) profile(id string) (*profile, error) {
 	if id == "" {
-		return m.profiles[0], nil
+		return m.defaultProfile(), nil
 	}
 	all := append(append([]*profile{}, m.profiles...), m.extensionProfiles()...)
 	for _, p := range all {
@@ -160,6 +169,9 @@ func (m *Manager) Tabs(ctx context.Context, owner, browserID string) ([]TabInfo,
 			if c.owner == owner {
 				info.ClaimedBy = "you"
 			}
+		} else if p.kind == KindExtension && ti.Attached {
+			// attached through the extension by another tabwright process
+			info.Claimed, info.ClaimedBy = true, "another session"
 		}
 		out = append(out, info)
 	}

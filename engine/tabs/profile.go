@@ -62,6 +62,9 @@ func (p *profile) info() BrowserInfo {
 	bi.Headless = p.kind == KindManaged && !p.m.opt.Launch.Headful
 	if p.ext != nil {
 		bi.Name, bi.Capabilities = p.ext.Name(), extensionCapabilities
+		if p.ext.FileAccess() {
+			bi.Capabilities = append(append([]string{}, extensionCapabilities...), CapabilityFileURLs)
+		}
 		bi.Connected = p.ext.Connected()
 		bi.Version = p.ext.Product()
 	}
