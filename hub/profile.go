@@ -27,7 +27,7 @@ type hello struct {
 	Booted     int64  `json:"booted"` // when the service worker started, ms since the epoch
 	UserAgent  string `json:"userAgent"`
 	FileAccess bool   `json:"fileAccess"` // the user allowed the extension file:// URLs
-	Claims    []struct {
+	Claims     []struct {
 		TabID     int    `json:"tabId"`
 		SessionID string `json:"sessionId"`
 	} `json:"claims"`
@@ -134,11 +134,11 @@ type Profile struct {
 	away       *time.Timer // fails the links when the extension stays away
 
 	links     map[*link]bool
-	nextID    int64                  // the hub's command ids towards the extension
-	pending   map[int64]*pendingCmd  // hub id -> who waits for the answer
+	nextID    int64                   // the hub's command ids towards the extension
+	pending   map[int64]*pendingCmd   // hub id -> who waits for the answer
 	sessions  map[string]sessionOwner // session id (a tab's or an iframe's) -> owner
-	tabs      map[string]string      // target id of an attached tab -> its session id
-	attaching map[string]*link       // target id -> the link whose attach is in flight
+	tabs      map[string]string       // target id of an attached tab -> its session id
+	attaching map[string]*link        // target id -> the link whose attach is in flight
 }
 
 type sessionOwner struct {
