@@ -121,9 +121,9 @@ func TestLocatorKinds(t *testing.T) {
 	wantCode(t, err, errs.Ambiguous, "2 elements")
 	_, err = run(t, tab, &Step{Action: Click, Locator: locate.Locator{Selector: "button", SelectorType: locate.Role}})
 	wantCode(t, err, errs.Ambiguous, "matches")
-	_, err = run(t, tab, &Step{Action: Click, Locator: css("#nothing"), TimeoutMS: ptr(300)})
+	_, err = run(t, tab, &Step{Action: Click, Locator: css("#nothing"), TimeoutMS: ptr(1000)})
 	wantCode(t, err, errs.NotFound, `css "#nothing"`)
-	_, err = run(t, tab, &Step{Action: Click, Locator: locate.Locator{Selector: ".dup", Nth: ptr(5)}, TimeoutMS: ptr(300)})
+	_, err = run(t, tab, &Step{Action: Click, Locator: locate.Locator{Selector: ".dup", Nth: ptr(5)}, TimeoutMS: ptr(1000)})
 	wantCode(t, err, errs.NotFound, "only 2")
 }
 
@@ -216,9 +216,9 @@ func TestWaitConditions(t *testing.T) {
 	must(t, tab, &Step{Action: Wait, Condition: "url", Expected: &Expected{Str: ptr("basics")}})
 	must(t, tab, &Step{Action: Wait, Condition: "network_idle", IdleMS: ptr(100)})
 	must(t, tab, &Step{Action: Wait, Condition: "value", Locator: css("#ro"), Expected: &Expected{Str: ptr("fixed")}})
-	_, err := run(t, tab, &Step{Action: Wait, Condition: "value", Locator: css("#ro"), Expected: &Expected{Str: ptr("other")}, TimeoutMS: ptr(300)})
+	_, err := run(t, tab, &Step{Action: Wait, Condition: "value", Locator: css("#ro"), Expected: &Expected{Str: ptr("other")}, TimeoutMS: ptr(1000)})
 	wantCode(t, err, errs.Timeout, `"value":"fixed"`)
-	_, err = run(t, tab, &Step{Action: Wait, Condition: "actionable", Locator: css("#off"), TimeoutMS: ptr(300)})
+	_, err = run(t, tab, &Step{Action: Wait, Condition: "actionable", Locator: css("#off"), TimeoutMS: ptr(1000)})
 	wantCode(t, err, errs.Timeout, "disabled")
 }
 

@@ -38,7 +38,7 @@ func TestHardCases(t *testing.T) {
 	must(t, tab, &Step{Action: Wait, Condition: "expanded", Locator: css("#more"), Expected: &Expected{Bool: ptr(true)}})
 	must(t, tab, &Step{Action: Wait, Condition: "text", Locator: css("#status"), Previous: ptr("idle")})
 	must(t, tab, &Step{Action: Wait, Condition: "selected", Locator: locate.Locator{Selector: "option", SelectorType: locate.Role, Name: ptr("Germany")}, Expected: &Expected{Bool: ptr(true)}})
-	_, err = run(t, tab, &Step{Action: Wait, Condition: "absent", Locator: css("#status"), TimeoutMS: ptr(200)})
+	_, err = run(t, tab, &Step{Action: Wait, Condition: "absent", Locator: css("#status"), TimeoutMS: ptr(1000)})
 	wantCode(t, err, errs.Timeout, `"count":1`)
 
 	// An infinite list: scroll the container until item 35 shows.
