@@ -14,6 +14,7 @@ import (
 	"github.com/tabwright/tabwright/engine/tabs"
 	"github.com/tabwright/tabwright/quickstart/check"
 	"github.com/tabwright/tabwright/quickstart/docs"
+	"github.com/tabwright/tabwright/quickstart/egress"
 	"github.com/tabwright/tabwright/quickstart/examples"
 	"github.com/tabwright/tabwright/quickstart/report"
 	qsrun "github.com/tabwright/tabwright/quickstart/run"
@@ -27,9 +28,10 @@ Usage:
   tabwright qs validate [TASK|DIR ...] [--check-urls]     check task files, strictly, and lint them
   tabwright qs run [TASK|DIR ...] [--backend auto|sandbox|local] [--allow-unenforced] [--out DIR]
                    [--repeat N] [--workers N] [--junit PATH] [--example NAME] [--keep-sandbox]
-                   [--quiet] [--verbose] [--strict-inconclusive]
+                   [--quiet] [--verbose] [--strict-inconclusive] [--cache-dir DIR]
                                                           run tasks with the replay agent (sandbox backend
-                                                          where bubblewrap works; local needs --allow-unenforced)
+                                                          where bubblewrap works; local needs --allow-unenforced;
+                                                          --cache-dir keeps registry downloads between runs)
   tabwright qs check TASK (--sandbox DIR | --show)        re-run only the success check in a kept workspace
   tabwright qs examples                                   list the bundled examples (qs run --example NAME)
   tabwright qs report RESULTS [--out PATH] [--markdown]   an HTML page (or Markdown) from results.json or its directory
@@ -222,6 +224,7 @@ func qsRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	verbose := fs.Bool("verbose", false, "progress lines also show every command")
 	strict := fs.Bool("strict-inconclusive", false, "exit 1 instead of 2 when a task produced no evidence")
 	example := fs.String("example", "", "run bundled examples (comma-separated; see qs examples), their docs served locally")
+	cacheDir := fs.String("cache-dir", "", "keep immutable registry downloads here and serve them to later runs (sandbox backend; npm, pip/uv and go are pointed at the proxy's mirrors)")
 	paths, err := parseInterspersed(fs, args)
 	if err != nil {
 		return 3
@@ -254,6 +257,18 @@ func qsRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if code != 0 {
 		return code
 	}
+	var cache *egress.Cache
+	if *cacheDir != "" {
+		if chosen != sandbox.Isolated {
+			fmt.Fprintln(stderr, qsrun.ErrCacheNeedsSandbox)
+			return 3
+		}
+		if cache, err = egress.OpenCache(*cacheDir); err != nil {
+			fmt.Fprintln(stderr, err)
+			return 3
+		}
+		fmt.Fprintf(stdout, "registry cache: %s (immutable downloads kept; npm, pip, uv and go use the proxy's mirrors)\n", cache.Dir())
+	}
 	m, err := tabs.New(tabs.Options{Launch: launch.Options{}})
 	if err != nil {
 		fmt.Fprintf(stderr, "read_docs needs a browser: %v\n", err)
@@ -266,7 +281,7 @@ func qsRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 	multi := len(tasks) > 1 || *workers > 1
 	opt := qsrun.SuiteOptions{Repeat: *repeat, Workers: *workers, Version: version, Options: qsrun.Options{
-		Docs: reader, KeepSandbox: *keep, BrowserEndpoint: endpoint.URL + "/expect", Backend: chosen,
+		Docs: reader, KeepSandbox: *keep, BrowserEndpoint: endpoint.URL + "/expect", Backend: chosen, Cache: cache,
 	}}
 	if !*quiet {
 		opt.OnEvent = func(t *task.Task, attempt int, ev map[string]any, el time.Duration) {
@@ -360,6 +375,17 @@ func progressLine(ev map[string]any, verbose bool) string {
 		return fmt.Sprintf("started on %v (unenforced)", ev["backend"])
 	case "egress_blocked":
 		return fmt.Sprintf("blocked from the shell: %v", ev["host"])
+	case "egress_cache_hit", "egress_cache_miss":
+		if verbose {
+			what := "from the registry cache"
+			if ev["type"] == "egress_cache_miss" {
+				what = "downloaded"
+				if ev["stored"] == true {
+					what += ", now cached"
+				}
+			}
+			return fmt.Sprintf("%v (%v bytes) %s", ev["url"], ev["bytes"], what)
+		}
 	case "docs_read":
 		return fmt.Sprintf("read %v", ev["url"])
 	case "docs_read_blocked":
