@@ -24,11 +24,13 @@ import (
 	"time"
 
 	cdproto "github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/cdproto/target"
 
 	"github.com/tabwright/tabwright/engine/act"
 	"github.com/tabwright/tabwright/engine/batch"
 	"github.com/tabwright/tabwright/engine/cdp"
+	"github.com/tabwright/tabwright/engine/errs"
 	"github.com/tabwright/tabwright/engine/injected"
 	"github.com/tabwright/tabwright/engine/launch"
 	"github.com/tabwright/tabwright/engine/locate"
@@ -522,5 +524,136 @@ func TestElisionInBrowser(t *testing.T) {
 	}
 	if got := el.elided.Load() - before; got != 1 {
 		t.Fatalf("%d of two observations elided, want the second", got)
+	}
+}
+
+// setFileAccess turns "Allow access to file URLs" for the extension on or
+// off the way the user does, on chrome://extensions (developer mode on, as
+// for any unpacked extension), and waits until the reloaded extension has
+// paired again and reports it.
+func (b *extBrowser) setFileAccess(t *testing.T, h *Hub, on bool) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	id := b.userTab(t, "chrome://extensions", "Extensions")
+	defer cdproto.Call(ctx, b.direct.Browser(), target.CloseTarget, target.CloseTargetParams{TargetID: id})
+	s, err := b.direct.Attach(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := h.Profiles()[0]
+	p.mu.Lock()
+	booted := p.booted
+	p.mu.Unlock()
+	expr := fmt.Sprintf(`chrome.developerPrivate.updateProfileConfiguration({inDeveloperMode: true})
+		.then(() => chrome.developerPrivate.updateExtensionConfiguration({extensionId: %q, fileAccess: %v}))
+		.then(() => "ok", (e) => String(e))`, testExtID, on)
+	res, err := cdproto.Call(ctx, s, runtime.Evaluate, runtime.EvaluateParams{Expression: expr, AwaitPromise: ptr(true), ReturnByValue: ptr(true)})
+	if err != nil || res.ExceptionDetails != nil || string(res.Result.Value) != `"ok"` {
+		t.Fatalf("turning file access %v: %v %v %s", on, err, res.ExceptionDetails, res.Result.Value)
+	}
+	waitUntil(t, "the reloaded extension to pair again", func() bool {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		return p.sock != nil && p.booted != booted && p.fileAccess == on
+	})
+}
+
+func hasCap(bi tabs.BrowserInfo, c string) bool {
+	for _, x := range bi.Capabilities {
+		if x == c {
+			return true
+		}
+	}
+	return false
+}
+
+// TestFileURLs: with file access (Chrome's default for an unpacked
+// extension) a file:// tab is claimed like any other; without it, claiming,
+// opening and loading file:// URLs fail with permission_denied saying what
+// to turn on, and discovery shows the capability gone.
+func TestFileURLs(t *testing.T) {
+	base := fixture(t)
+	h, b, m, bi := pairedManager(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+	defer cancel()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "local.html"), []byte("<title>Local</title><p>A file on disk"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fileURL := "file://" + filepath.Join(dir, "local.html")
+	fileTab := b.userTab(t, fileURL, "Local")
+	browser := func() tabs.BrowserInfo {
+		t.Helper()
+		got, err := m.Browser(bi.BrowserID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+
+	if !h.Profiles()[0].FileAccess() || !hasCap(browser(), tabs.CapabilityFileURLs) {
+		t.Fatalf("file access on: capabilities %v", browser().Capabilities)
+	}
+	tab, err := m.Claim(ctx, "agent", bi.BrowserID, string(fileTab), fileURL, "Local")
+	if err != nil {
+		t.Fatalf("claiming a file:// tab with file access: %v", err)
+	}
+	var text string
+	if err := tab.Eval(ctx, "document.body.textContent", &text); err != nil || text != "A file on disk" {
+		t.Fatalf("reading the file:// tab: %v %q", err, text)
+	}
+	if err := m.Release(ctx, "agent", tab.Handle()); err != nil {
+		t.Fatal(err)
+	}
+
+	// A claim held while the user changes the setting ends with a reason:
+	// Chrome reloads the extension, which detaches everything.
+	held, err := m.Claim(ctx, "agent", bi.BrowserID, string(b.userTab(t, base+"/inner.html", "Inner")), "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.setFileAccess(t, h, false)
+	if hasCap(browser(), tabs.CapabilityFileURLs) {
+		t.Fatalf("file access off: capabilities %v", browser().Capabilities)
+	}
+	waitUntil(t, "the claim to end with the extension's reload", func() bool {
+		_, err := m.Get("agent", held.Handle())
+		return errs.Code(err) == errs.InvalidHandle
+	})
+
+	denied := func(what string, err error, path string) {
+		t.Helper()
+		e := errs.As(err)
+		if e == nil || e.Code != errs.PermissionDenied || e.Path != path || !strings.Contains(e.Message, "file URLs") ||
+			!strings.Contains(e.Message, fileURL) || !strings.Contains(e.Hint, `"Allow access to file URLs"`) {
+			t.Fatalf("%s without file access: %#v", what, err)
+		}
+	}
+	_, err = m.Claim(ctx, "agent", bi.BrowserID, string(fileTab), "", "")
+	denied("claiming a file:// tab", err, "tab_id")
+	_, err = m.Open(ctx, "agent", bi.BrowserID, fileURL, true, false)
+	denied("opening a file:// URL", err, "url")
+	web, err := m.Claim(ctx, "agent", bi.BrowserID, string(b.userTab(t, base+"/inner.html", "Inner")), "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = web.Navigate(ctx, tabs.Navigation{URL: fileURL})
+	denied("loading a file:// URL in a claimed tab", err, "url")
+	var u string
+	if err := web.Eval(ctx, "location.href", &u); err != nil || u != base+"/inner.html" {
+		t.Fatalf("after the refused navigation the tab shows %q (%v)", u, err)
+	}
+	if ti := b.target(t, fileTab); ti == nil || ti.Attached {
+		t.Fatalf("the file:// tab after the refused claim: %+v", ti)
+	}
+
+	// Turned on again, it works again.
+	b.setFileAccess(t, h, true)
+	if !hasCap(browser(), tabs.CapabilityFileURLs) {
+		t.Fatalf("file access on again: capabilities %v", browser().Capabilities)
+	}
+	if _, err := m.Claim(ctx, "agent", bi.BrowserID, string(fileTab), fileURL, ""); err != nil {
+		t.Fatalf("claiming the file:// tab after file access was turned on: %v", err)
 	}
 }

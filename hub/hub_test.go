@@ -121,13 +121,19 @@ func (f *fakeExtension) commands() []string {
 	return append([]string(nil), f.seen...)
 }
 
-func connectFake(t *testing.T, h *Hub, key, id, name string) *fakeExtension {
+// connectFake connects a fake extension that holds the sessions named in
+// claims (as a restarted service worker does).
+func connectFake(t *testing.T, h *Hub, key, id, name string, claims ...string) *fakeExtension {
 	t.Helper()
 	conn, _, err := dial(t, h, "chrome-extension://"+testExtID, key)
 	if err != nil {
 		t.Fatal(err)
 	}
-	hello, _ := json.Marshal(map[string]any{"type": "hello", "profile": map[string]string{"id": id, "name": name}, "product": "Chrome/156.0.1.2"})
+	held := []map[string]any{}
+	for _, sid := range claims {
+		held = append(held, map[string]any{"tabId": 1, "sessionId": sid})
+	}
+	hello, _ := json.Marshal(map[string]any{"type": "hello", "profile": map[string]string{"id": id, "name": name}, "product": "Chrome/156.0.1.2", "claims": held})
 	if err := conn.Write(context.Background(), websocket.MessageText, hello); err != nil {
 		t.Fatal(err)
 	}
@@ -257,8 +263,9 @@ func TestRelayAcrossReconnects(t *testing.T) {
 		t.Fatalf("the connection died while the extension was away: %v", conn.Err())
 	}
 
-	// Back within the grace period: the same connection works again.
-	connectFake(t, h, key, "p1", "Work")
+	// Back within the grace period, holding the tab: the same connection
+	// works again.
+	connectFake(t, h, key, "p1", "Work", "S-s1")
 	waitFor(t, p.Connected)
 	if err := sess.Call(ctx, "Page.enable", nil, &echo); err != nil {
 		t.Fatalf("after reconnecting: %v", err)

@@ -209,13 +209,35 @@ func (p *Profile) plug(s *socket, m *hello) {
 	// while the extension was away, or the hub is new): nothing may stay
 	// attached without a claim.
 	var orphans []string
+	kept := map[string]bool{}
 	for _, c := range m.Claims {
+		kept[c.SessionID] = true
 		if o, ok := p.sessions[c.SessionID]; !ok || o.l == nil {
 			orphans = append(orphans, c.SessionID)
 		}
 	}
+	// And tabs a link holds that the extension no longer has (it was
+	// reloaded or crashed, and its state with it): their owners hear that
+	// the session ended, so that the claims end with a reason.
+	type lost struct {
+		l        *link
+		sid, tid string
+	}
+	var gone []lost
+	for tid, sid := range p.tabs {
+		if !kept[sid] {
+			gone = append(gone, lost{p.sessions[sid].l, sid, tid})
+		}
+	}
+	for _, g := range gone {
+		p.dropTab(g.sid)
+	}
 	none := len(p.links) == 0
 	p.mu.Unlock()
+	for _, g := range gone {
+		ev, _ := json.Marshal(map[string]any{"method": "Target.detachedFromTarget", "params": map[string]any{"sessionId": g.sid, "targetId": g.tid}})
+		g.l.push(ev)
+	}
 	if old != nil {
 		old.conn.Close(websocket.StatusPolicyViolation, "replaced by a newer connection of the same profile")
 	}
@@ -244,7 +266,8 @@ func (p *Profile) unplug(s *socket, why error) {
 		})
 	}
 	p.mu.Unlock()
-	p.abandon("the extension disconnected before answering (" + why.Error() + ")")
+	p.abandon(errs.New(errs.BrowserUnavailable, "the extension of browser profile %q disconnected before answering (%v)", p.Name(), why).
+		WithHint("retry once it is back (within seconds when the browser runs); the command may or may not have taken effect"))
 }
 
 func (p *Profile) shutdown(why error) {
@@ -301,7 +324,7 @@ func (p *Profile) control(data []byte) {
 
 // abandon answers every command in flight with an error: the extension
 // that received them is gone and will not answer.
-func (p *Profile) abandon(why string) {
+func (p *Profile) abandon(why *errs.Error) {
 	p.mu.Lock()
 	pending := p.pending
 	p.pending = map[int64]*pendingCmd{}
@@ -310,7 +333,7 @@ func (p *Profile) abandon(why string) {
 	for hid, pc := range pending {
 		p.elide.forget(hid)
 		if pc.l != nil {
-			pc.l.push(errorReply(pc.id, pc.sid, why))
+			pc.l.push(refusalReply(pc.id, pc.sid, why))
 		}
 	}
 }
@@ -470,7 +493,8 @@ func (p *Profile) answer(hid int64, data []byte) {
 		p.mu.Lock()
 		delete(p.pending, hid)
 		p.mu.Unlock()
-		pc.l.push(errorReply(pc.id, pc.sid, "the extension went away while the command was sent again"))
+		pc.l.push(refusalReply(pc.id, pc.sid, errs.New(errs.BrowserUnavailable, "the extension went away while the command was sent again").
+			WithHint("retry once it is back")))
 		return
 	}
 	pc.l.push(withID(data, pc.id))
@@ -548,7 +572,8 @@ func (l *link) WriteMessage(data []byte) error {
 	if s == nil {
 		name := p.name
 		p.mu.Unlock()
-		l.push(errorReply(id, sid, fmt.Sprintf("the extension of browser profile %q is reconnecting; retry in a few seconds", name)))
+		l.push(refusalReply(id, sid, errs.New(errs.BrowserUnavailable, "the extension of browser profile %q is reconnecting", name).
+			WithHint("retry in a few seconds; if it stays away, check that the browser runs and the extension shows \"connected\"")))
 		return nil
 	}
 	if refusal := p.check(l, sid, cmd); refusal != nil {
@@ -688,15 +713,6 @@ func (l *link) push(data []byte) {
 	case l.in <- data:
 	case <-l.done:
 	}
-}
-
-func errorReply(id int64, sid, msg string) []byte {
-	out := map[string]any{"id": id, "error": map[string]any{"code": -32000, "message": msg}}
-	if sid != "" {
-		out["sessionId"] = sid
-	}
-	data, _ := json.Marshal(out)
-	return data
 }
 
 // refusalReply answers a command with one of our coded errors, which the
