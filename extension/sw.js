@@ -19,6 +19,10 @@ const PROTOCOL = "tabwright-relay-1";
 const KEEPALIVE_MS = 20000; // Chrome stops an idle service worker after ~30 s
 const WAKE_ALARM = "tabwright-wake";
 const MAX_QUEUE = 2000;
+// A hub out of reach this long is gone (its tabwright stopped): no agent can
+// hold a claim any more, so every tab is detached. A hub that is there
+// answers a reconnect within a second or two.
+const HUB_GONE_MS = 15000;
 const BOOTED = Date.now(); // tells the hub a restarted worker from a reconnected one
 
 let ws = null;
@@ -31,12 +35,15 @@ const queue = []; // messages waiting for a connection (events met while offline
 // Claims survive a restart of this worker in chrome.storage.session:
 // roots:    tabId -> {sessionId, targetId}  (the session we made up for the tab)
 // children: child sessionId -> tabId        (iframes Chrome attached for us)
+// lostAt:   when the hub was last lost (0 while connected)
 let roots = new Map();
 let children = new Map();
+let lostAt = 0;
 let ready = false;
-const restored = chrome.storage.session.get(["roots", "children"]).then((got) => {
+const restored = chrome.storage.session.get(["roots", "children", "lostAt"]).then((got) => {
   for (const [k, v] of Object.entries(got.roots || {})) roots.set(Number(k), v);
   for (const [k, v] of Object.entries(got.children || {})) children.set(k, v);
+  lostAt = got.lostAt || 0;
   ready = true;
 });
 
@@ -101,6 +108,8 @@ async function connect() {
     ws = sock;
     sock.onopen = async () => {
       retryDelay = 500;
+      lostAt = 0;
+      chrome.storage.session.set({ lostAt });
       const product = await productName();
       const files = await fileAccess();
       sock.send(JSON.stringify({
@@ -122,6 +131,12 @@ async function connect() {
       updateKeepalive();
       const why = ev.code === 1008 || ev.code === 4401 || ev.code === 4403 ? "refused by the hub: " + (ev.reason || ev.code) : "hub not reachable";
       setStatus("disconnected", why);
+      if (!lostAt) {
+        lostAt = Date.now();
+        chrome.storage.session.set({ lostAt });
+      } else if (roots.size > 0 && Date.now() - lostAt > HUB_GONE_MS) {
+        releaseAll();
+      }
       scheduleRetry();
     };
   } finally {
@@ -228,10 +243,7 @@ function onHubMessage(text) {
   }
   if (msg.type === "release_all") {
     // the hub has no engine connection holding these claims any more
-    for (const tabId of [...roots.keys()]) {
-      forgetTab(tabId);
-      chrome.debugger.detach({ tabId }).catch(() => {});
-    }
+    releaseAll();
     return;
   }
   if (typeof msg.id !== "number" || typeof msg.method !== "string") return;
@@ -400,6 +412,14 @@ async function browserMethod(method, p) {
     }
     default:
       throw { code: -32601, message: method + " is not available through the tabwright extension relay" };
+  }
+}
+
+// releaseAll detaches every tab this extension attached.
+function releaseAll() {
+  for (const tabId of [...roots.keys()]) {
+    forgetTab(tabId);
+    chrome.debugger.detach({ tabId }).catch(() => {});
   }
 }
 

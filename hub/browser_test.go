@@ -657,3 +657,31 @@ func TestFileURLs(t *testing.T) {
 		t.Fatalf("claiming the file:// tab after file access was turned on: %v", err)
 	}
 }
+
+// TestHubGoneDetaches: when the hub's process is gone for good, no agent
+// can hold a claim any more, and the extension detaches every tab on its
+// own.
+func TestHubGoneDetaches(t *testing.T) {
+	base := fixture(t)
+	h, b, m, bi := pairedManager(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	id := b.userTab(t, base+"/form.html", "Signed in")
+	if _, err := m.Claim(ctx, "agent", bi.BrowserID, string(id), "", ""); err != nil {
+		t.Fatal(err)
+	}
+	if !b.target(t, id).Attached {
+		t.Fatal("the claimed tab is not attached")
+	}
+	stopped := time.Now()
+	h.Close()
+	for end := stopped.Add(45 * time.Second); b.target(t, id).Attached; time.Sleep(100 * time.Millisecond) {
+		if time.Now().After(end) {
+			t.Fatal("the tab was still attached 45 s after the hub stopped")
+		}
+	}
+	t.Logf("detached %v after the hub stopped", time.Since(stopped).Round(time.Millisecond))
+	if ti := b.target(t, id); ti == nil || ti.URL != base+"/form.html" {
+		t.Fatalf("the tab after the hub stopped: %+v", ti)
+	}
+}
