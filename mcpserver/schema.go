@@ -34,7 +34,7 @@ func boolean(desc string, def bool) schema {
 // Shared field descriptions keep one vocabulary across tools.
 var (
 	tabHandleField = str("Handle of a tab this session claimed (from browser_open_tab or browser_claim_tab).")
-	browserIDField = str("Browser to use, from browser_discover kind=browsers. Default: the first browser.")
+	browserIDField = str("Browser to use, from browser_discover kind=browsers. Default: the user's own browser profile when exactly one is paired (attach mode), else the managed browser (or the --cdp-url one).")
 	timeoutField   = integer("Deadline for the whole call in milliseconds.", minTimeoutMS, maxTimeoutMS, defaultTimeoutMS)
 )
 

@@ -22,8 +22,9 @@ func (s *server) discoverTool() tool {
 	return tool{
 		def: &mcp.Tool{
 			Name: "browser_discover",
-			Description: `List what you can control. kind=browsers (default) returns each browser: browser_id, kind (managed = a headless Chromium this server starts on first use; cdp = an existing browser reached through its DevTools endpoint; extension = a profile of the user's own Chrome/Edge paired through the tabwright extension, listed with the name the user gave it), whether it is running, its version and capabilities. It starts nothing.
-kind=tabs returns the page tabs of one browser (browser_id, default the first): tab_id, url, title, and claimed / claimed_by ("you" or "another session"). Listing tabs starts the managed browser if needed.
+			Description: `List what you can control. kind=browsers (default) returns each browser: browser_id, kind (managed = a headless Chromium this server starts on first use; cdp = an existing browser reached through its DevTools endpoint; extension = a profile of the user's own Chrome/Edge paired through the tabwright extension, listed with the name the user gave it), whether it is running (for extension: connected now), its version and capabilities. An extension profile lists file_urls among its capabilities only when the user allowed the extension access to file URLs; without it file:// tabs cannot be claimed or opened there. It starts nothing.
+kind=tabs returns the page tabs of one browser: tab_id, url, title, and claimed / claimed_by ("you" or "another session", which includes other tabwright processes sharing the user's browser). Listing tabs starts the managed browser if needed.
+When browser_id is omitted (here and in every tool) the default is the user's paired browser profile if exactly one is paired (attach mode), else the managed browser (or the --cdp-url one); the answer names the browser_id used.
 Errors: invalid_input (unknown browser_id), browser_unavailable, browser_not_found.`,
 			InputSchema: object(nil, map[string]schema{
 				"kind":       enum("What to list.", "browsers", "browsers", "tabs"),
@@ -116,7 +117,7 @@ func (s *server) openTabTool() tool {
 		def: &mcp.Tool{
 			Name: "browser_open_tab",
 			Description: `Open a new tab on url (a new tab even if that URL is open elsewhere). With claim=true (default) the tab is claimed for you, the call waits for the page's load event and returns tab_handle, the final url, title and HTTP status; if the page fails to load, the tab stays open and claimed and navigation_error says why. With claim=false it returns tab_id at once without waiting. Never repeat a failed open blindly: check browser_discover kind=tabs first, the tab may exist.
-Errors: invalid_input (url not absolute http(s)/file/about), browser_unavailable, browser_not_found, timeout.`,
+Errors: invalid_input (url not absolute http(s)/file/about), permission_denied (a file:// URL in the user's browser without file access for the extension), browser_unavailable, browser_not_found, timeout.`,
 			InputSchema: object([]string{"url"}, map[string]schema{
 				"url":        str("Absolute http(s), file or about URL to open."),
 				"browser_id": browserIDField,
@@ -181,7 +182,7 @@ func (s *server) claimTabTool() tool {
 		def: &mcp.Tool{
 			Name: "browser_claim_tab",
 			Description: `Claim an existing tab (tab_id from browser_discover kind=tabs) for this session and get its tab_handle. Only you can act on a claimed tab until you release or close it, or your session ends. expected_url / expected_title, when given, must equal the tab's current URL / title exactly, so you never act on a tab that changed since you listed it.
-Errors: tab_in_use (another session, or you, already hold it), tab_mismatch (the guard did not match; the message shows what the tab shows), invalid_input (unknown tab_id or browser_id), browser_unavailable.`,
+Errors: tab_in_use (another session, maybe of another tabwright process, or you already hold it), tab_mismatch (the guard did not match; the message shows what the tab shows), invalid_input (unknown tab_id or browser_id), permission_denied (a file:// tab of the user's browser while the extension has no file access; the hint says what the user must turn on), browser_unavailable.`,
 			InputSchema: object([]string{"tab_id"}, map[string]schema{
 				"tab_id":         str("Tab id from browser_discover kind=tabs."),
 				"browser_id":     browserIDField,

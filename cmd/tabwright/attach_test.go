@@ -1,21 +1,34 @@
 package main
 
-// End-to-end tests of `tabwright mcp --cdp-url`: the server attaches to a
-// Chromium started here with --remote-debugging-port, as a user would start
-// their own browser, and must leave that browser and its tabs as it found them.
+// End-to-end tests of attaching to the user's browser: `tabwright mcp
+// --cdp-url` with a Chromium started here with --remote-debugging-port, as a
+// user would start their own browser, which it must leave as it found it;
+// and `tabwright mcp --attach` through the paired extension.
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"net/http/httptest"
+	"os"
 	"os/exec"
+	"path/filepath"
+	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
 
+	cdproto "github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/target"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/tabwright/tabwright/engine/cdp"
 	"github.com/tabwright/tabwright/engine/launch"
 	"github.com/tabwright/tabwright/internal/testbrowser"
 )
@@ -291,5 +304,353 @@ func TestAttachBadCDPURL(t *testing.T) {
 	ee, ok := err.(*exec.ExitError)
 	if !ok || ee.ExitCode() != 2 || !strings.Contains(stderr.String(), "invalid_input: cdp_url") {
 		t.Fatalf("bad --cdp-url: %v\n%s", err, stderr.String())
+	}
+}
+
+// ---- attach mode through the extension, end to end over MCP
+
+// syncBuf collects a process's stderr.
+type syncBuf struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuf) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuf) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// waitText waits until the process's stderr shows want.
+func (s *syncBuf) waitText(t *testing.T, want string, within time.Duration) {
+	t.Helper()
+	for end := time.Now().Add(within); !strings.Contains(s.String(), want); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(end) {
+			t.Fatalf("waited %v for %q in:\n%s", within, want, s.String())
+		}
+	}
+}
+
+// startAttachServer runs `tabwright mcp --attach` with env (which names the
+// tabwright home with the pairing) and returns it with its stderr.
+func startAttachServer(t *testing.T, env []string) (*server, *syncBuf) {
+	t.Helper()
+	stderr := &syncBuf{}
+	cmd := exec.Command(binary, "mcp", "--attach")
+	cmd.Env = env
+	cmd.Stderr = stderr
+	client := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	sess, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}, nil)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	t.Cleanup(func() {
+		sess.Close()
+		if t.Failed() {
+			t.Logf("stderr of %v:\n%s", cmd.Args, stderr.String())
+		}
+	})
+	return &server{cmd: cmd, sess: sess}, stderr
+}
+
+// userBrowser is the user's Chromium with the extension loaded; the test
+// plays the user through its own DevTools port.
+type userBrowser struct {
+	conn *cdp.Conn
+}
+
+func startUserBrowser(t *testing.T, extDir string) *userBrowser {
+	t.Helper()
+	path, err := launch.Find() // the headless shell cannot load extensions
+	if err != nil {
+		t.Fatalf("no browser to test with: %v", err)
+	}
+	args := []string{"--headless=new", "--remote-debugging-port=0", "--user-data-dir=" + t.TempDir(),
+		"--load-extension=" + extDir, "--disable-extensions-except=" + extDir,
+		"--disable-gpu", "--no-first-run", "--no-default-browser-check",
+		"--disable-background-networking", "--disable-component-update", "--disable-dev-shm-usage"}
+	if os.Geteuid() == 0 {
+		args = append(args, "--no-sandbox")
+	}
+	cmd := exec.Command(path, append(args, "about:blank")...)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	go func() { cmd.Wait(); close(exited) }()
+	t.Cleanup(func() {
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		<-exited
+	})
+	ws := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			if u, ok := strings.CutPrefix(sc.Text(), "DevTools listening on "); ok {
+				ws <- u
+			}
+		}
+	}()
+	var u string
+	select {
+	case u = <-ws:
+	case <-exited:
+		t.Fatal("the browser exited at start")
+	case <-time.After(20 * time.Second):
+		t.Fatal("the browser did not open its DevTools port")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	tr, err := cdp.DialWebSocket(ctx, u, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := &userBrowser{conn: cdp.New(tr)}
+	t.Cleanup(func() { b.conn.Close() })
+	return b
+}
+
+func (b *userBrowser) target(t *testing.T, id string) *target.Info {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	res, err := cdproto.Call(ctx, b.conn.Browser(), target.GetTargets, target.GetTargetsParams{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ti := range res.TargetInfos {
+		if string(ti.TargetID) == id {
+			return ti
+		}
+	}
+	return nil
+}
+
+// open opens a tab as the user would and waits until it shows title.
+func (b *userBrowser) open(t *testing.T, url, title string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	res, err := cdproto.Call(ctx, b.conn.Browser(), target.CreateTarget, target.CreateTargetParams{URL: url})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := string(res.TargetID)
+	waitFor(t, "tab "+id+" to show "+title, 10*time.Second, func() bool { ti := b.target(t, id); return ti != nil && ti.Title == title })
+	return id
+}
+
+func waitFor(t *testing.T, what string, within time.Duration, cond func() bool) {
+	t.Helper()
+	for end := time.Now().Add(within); !cond(); time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(end) {
+			t.Fatalf("waited %v for %s", within, what)
+		}
+	}
+}
+
+// attachSite serves a signed-in page with a form, a same-origin iframe and
+// a cross-origin one (localhost against 127.0.0.1: its own process).
+func attachSite(t *testing.T) string {
+	t.Helper()
+	inner := `<title>%s</title><input id="i" aria-label="in %s"><button id="b" onclick="document.getElementById('out').textContent='clicked ' + document.getElementById('i').value">Go</button><p id="out"></p>`
+	cross := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprintf(w, inner, "Cross", "cross") }))
+	t.Cleanup(cross.Close)
+	crossURL := strings.Replace(cross.URL, "127.0.0.1", "localhost", 1) + "/cross.html"
+	mux := http.NewServeMux()
+	mux.HandleFunc("/account.html", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, `<!doctype html><title>Signed in</title><h1>Account</h1>
+<form onsubmit="event.preventDefault(); document.getElementById('status').textContent = 'Saved ' + document.getElementById('email').value">
+<label for="email">Email</label><input id="email" name="email">
+<label for="plan">Plan</label><select id="plan" name="plan"><option>Free</option><option>Pro</option></select>
+<button type="submit">Save</button></form>
+<p id="status" role="status"></p>
+<iframe id="same" src="/inner.html" style="width:400px;height:120px"></iframe>
+<iframe id="cross" src="%s" style="width:400px;height:120px"></iframe>`, crossURL)
+	})
+	mux.HandleFunc("/inner.html", func(w http.ResponseWriter, r *http.Request) { fmt.Fprintf(w, inner, "Inner", "inner") })
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+func freePort(t *testing.T) int {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port
+}
+
+// pairedProfile waits until browser_discover lists the profile by name,
+// connected, and returns it.
+func pairedProfile(t *testing.T, s *server, name string) map[string]any {
+	t.Helper()
+	var found map[string]any
+	waitFor(t, "browser_discover to list the connected profile "+name, 30*time.Second, func() bool {
+		for _, b := range mustCall(t, s.sess, "browser_discover", map[string]any{"kind": "browsers"})["browsers"].([]any) {
+			if bi := b.(map[string]any); bi["name"] == name && bi["connected"] == true {
+				found = bi
+				return true
+			}
+		}
+		return false
+	})
+	return found
+}
+
+// TestAttachModeOverMCP: `tabwright setup` pairs, `tabwright mcp --attach`
+// runs the hub, and Chromium loads the extension setup wrote. Over MCP:
+// discover the profile by name (the default browser), claim a tab the user
+// opened before, observe, fill and click (also in both iframes), a batch,
+// release (tab open, debugger detached). Then a second `tabwright mcp
+// --attach` joins the hub: both list the profile, claims are exclusive
+// across the two processes, and when the first exits the second takes the
+// hub over and the extension pairs with it.
+func TestAttachModeOverMCP(t *testing.T) {
+	site := attachSite(t)
+	home := t.TempDir()
+	env := append(os.Environ(), "TABWRIGHT_HOME="+home)
+	port := freePort(t)
+	setup := exec.Command(binary, "setup", "--port", strconv.Itoa(port), "--name", "E2E Profile")
+	setup.Env = env
+	if out, err := setup.CombinedOutput(); err != nil {
+		t.Fatalf("setup: %v\n%s", err, out)
+	}
+	a, aLog := startAttachServer(t, env)
+	aLog.waitText(t, fmt.Sprintf("attach hub on 127.0.0.1:%d", port), 10*time.Second)
+	b := startUserBrowser(t, filepath.Join(home, "extension"))
+	tabID := b.open(t, site+"/account.html", "Signed in")
+
+	prof := pairedProfile(t, a, "E2E Profile")
+	pid, _ := prof["browser_id"].(string)
+	caps := fmt.Sprint(prof["capabilities"])
+	if prof["kind"] != "extension" || !strings.HasPrefix(pid, "extension:") || !strings.HasPrefix(fmt.Sprint(prof["version"]), "Chrome/") ||
+		!strings.Contains(caps, "claim_tab") || !strings.Contains(caps, "file_urls") {
+		t.Fatalf("the paired profile in browser_discover: %v", prof)
+	}
+
+	// The default browser is the paired profile: no browser_id anywhere.
+	listed := mustCall(t, a.sess, "browser_discover", map[string]any{"kind": "tabs"})
+	if listed["browser_id"] != pid {
+		t.Fatalf("tabs listed of %v, want the paired profile %s", listed["browser_id"], pid)
+	}
+	if tb := findTab(listed["tabs"].([]any), tabID); tb == nil || tb["url"] != site+"/account.html" || tb["title"] != "Signed in" || tb["claimed"] != false {
+		t.Fatalf("the user's tab in discovery: %v", listed)
+	}
+	if b.target(t, tabID).Attached {
+		t.Fatal("the tab is attached before any claim")
+	}
+	claimed := mustCall(t, a.sess, "browser_claim_tab", map[string]any{"tab_id": tabID, "expected_url": site + "/account.html", "expected_title": "Signed in"})
+	h, _ := claimed["tab_handle"].(string)
+	if h == "" || claimed["browser_id"] != pid {
+		t.Fatalf("claim: %v", claimed)
+	}
+	if !b.target(t, tabID).Attached {
+		t.Fatal("the claimed tab has no debugger attached")
+	}
+
+	obs := mustCall(t, a.sess, "browser_observe", map[string]any{"tab_handle": h})
+	if err := observationSchema(t).Validate(obs); err != nil {
+		t.Fatalf("observation does not validate: %v\n%v", err, obs)
+	}
+	if env, _ := obs["environment"].(string); !strings.HasPrefix(env, "chrome/") || !strings.HasSuffix(env, " extension") {
+		t.Fatalf("environment %q", obs["environment"])
+	}
+	if forms, _ := obs["forms"].([]any); obs["title"] != "Signed in" || !strings.Contains(fmt.Sprint(obs["textpreview"]), "Account") || len(forms) != 1 {
+		t.Fatalf("observation: %v", obs)
+	}
+
+	mustCall(t, a.sess, "browser_fill", map[string]any{"tab_handle": h, "selector": "Email", "selector_type": "label", "text": "a@b.c"})
+	mustCall(t, a.sess, "browser_click", map[string]any{"tab_handle": h, "selector": "button", "selector_type": "role", "name": "Save"})
+	mustCall(t, a.sess, "browser_wait", map[string]any{"tab_handle": h, "condition": "text", "selector": "#status", "expected": "Saved a@b.c", "timeout_ms": 5000})
+	for _, f := range []string{"#same", "#cross"} {
+		frame := map[string]any{"path": []any{f}}
+		v := "typed in " + f
+		mustCall(t, a.sess, "browser_fill", map[string]any{"tab_handle": h, "selector": "#i", "frame": frame, "text": v})
+		mustCall(t, a.sess, "browser_click", map[string]any{"tab_handle": h, "selector": "#b", "frame": frame})
+		mustCall(t, a.sess, "browser_wait", map[string]any{"tab_handle": h, "condition": "text", "selector": "#out", "frame": frame, "expected": "clicked " + v, "timeout_ms": 5000})
+	}
+
+	batch := mustCall(t, a.sess, "browser_batch", map[string]any{
+		"tab_handle": h,
+		"steps": jsonList(t, `[
+			{"action":"fill","selector":"#email","text":"batch@example.com"},
+			{"action":"select_option","selector":"Plan","selector_type":"label","label":"Pro"},
+			{"action":"click","selector":"button[type=submit]"},
+			{"action":"wait","condition":"text","selector":"#status","expected":"Saved batch@example.com"}
+		]`),
+		"observe": map[string]any{"selector": "#status"},
+	})
+	if o, _ := batch["observe"].(map[string]any); batch["ok"] != true || len(batch["steps"].([]any)) != 4 || o == nil || o["text"] != "Saved batch@example.com" {
+		t.Fatalf("batch: %v", batch)
+	}
+
+	mustCall(t, a.sess, "browser_tab_control", map[string]any{"tab_handle": h, "action": "release"})
+	waitFor(t, "the debugger to detach", 10*time.Second, func() bool { ti := b.target(t, tabID); return ti != nil && !ti.Attached })
+	if ti := b.target(t, tabID); ti == nil || ti.URL != site+"/account.html" {
+		t.Fatalf("the tab after release: %+v", ti)
+	}
+	if code, _, _ := callErr(t, a.sess, "browser_observe", map[string]any{"tab_handle": h}); code != "invalid_handle" {
+		t.Fatalf("the released handle: %s", code)
+	}
+
+	// A second process joins the hub; claims are exclusive across both.
+	c, cLog := startAttachServer(t, env)
+	cLog.waitText(t, "joined the attach hub of another tabwright process", 10*time.Second)
+	if other := pairedProfile(t, c, "E2E Profile"); other["browser_id"] != pid {
+		t.Fatalf("the joined process lists %v, want %s", other, pid)
+	}
+	h = mustCall(t, a.sess, "browser_claim_tab", map[string]any{"tab_id": tabID})["tab_handle"].(string)
+	listed = mustCall(t, c.sess, "browser_discover", map[string]any{"kind": "tabs"})
+	if tb := findTab(listed["tabs"].([]any), tabID); listed["browser_id"] != pid || tb == nil || tb["claimed"] != true || tb["claimed_by"] != "another session" {
+		t.Fatalf("the joined process's view of the tab the first holds: %v", listed)
+	}
+	if code, path, msg := callErr(t, c.sess, "browser_claim_tab", map[string]any{"tab_id": tabID}); code != "tab_in_use" || path != "tab_id" || !strings.Contains(msg, "another tabwright process") {
+		t.Fatalf("the joined process claiming the first's tab: %s %s %q", code, path, msg)
+	}
+	opened := mustCall(t, c.sess, "browser_open_tab", map[string]any{"url": site + "/inner.html"})
+	ch, _ := opened["tab_handle"].(string)
+	if opened["browser_id"] != pid || opened["title"] != "Inner" || ch == "" {
+		t.Fatalf("the joined process opening a tab: %v", opened)
+	}
+	if obs := mustCall(t, c.sess, "browser_observe", map[string]any{"tab_handle": ch}); obs["title"] != "Inner" {
+		t.Fatalf("observation through the joined process: %v", obs)
+	}
+	if code, _, _ := callErr(t, a.sess, "browser_claim_tab", map[string]any{"tab_id": opened["tab_id"]}); code != "tab_in_use" {
+		t.Fatalf("the first process claiming the joined one's tab: %s", code)
+	}
+	mustCall(t, a.sess, "browser_observe", map[string]any{"tab_handle": h})
+
+	// The first process exits: the second takes the hub over, the extension
+	// pairs with it, the first's claim is gone and the tab free again.
+	if err := a.sess.Close(); err != nil {
+		t.Fatalf("the first server's exit: %v", err)
+	}
+	cLog.waitText(t, "taking over", 10*time.Second)
+	cLog.waitText(t, fmt.Sprintf("attach hub on 127.0.0.1:%d", port), 10*time.Second)
+	pairedProfile(t, c, "E2E Profile")
+	waitFor(t, "the first process's tab to be detached", 20*time.Second, func() bool { return !b.target(t, tabID).Attached })
+	if code, _, _ := callErr(t, c.sess, "browser_observe", map[string]any{"tab_handle": ch}); code != "invalid_handle" && code != "browser_unavailable" {
+		t.Fatalf("a handle made through the old hub: %s", code)
+	}
+	h = mustCall(t, c.sess, "browser_claim_tab", map[string]any{"tab_id": tabID, "expected_url": site + "/account.html"})["tab_handle"].(string)
+	if obs := mustCall(t, c.sess, "browser_observe", map[string]any{"tab_handle": h}); obs["title"] != "Signed in" {
+		t.Fatalf("observation after the takeover: %v", obs)
 	}
 }
