@@ -13,6 +13,7 @@ import (
 
 	"github.com/tabwright/tabwright/engine/cdp"
 	"github.com/tabwright/tabwright/engine/errs"
+	"github.com/tabwright/tabwright/engine/tabs"
 )
 
 const testExtID = "fdblnkdnocfaepcaikfpoankifcokefa"
@@ -451,5 +452,38 @@ func TestClientsShareAProfile(t *testing.T) {
 	connectFake(t, n.Hub(), key, "p1", "Work")
 	if _, err := n.WaitProfile(ctx, func(p *NodeProfile) bool { return p == np }); err != nil {
 		t.Fatalf("the extension did not pair with the new hub: %v", err)
+	}
+}
+
+// TestDefaultBrowser: with exactly one paired profile a call that names no
+// browser uses it; with two it is the managed browser again.
+func TestDefaultBrowser(t *testing.T) {
+	h, key, _ := startHub(t, time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	m, err := tabs.New(tabs.Options{Extensions: h})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	if got := m.DefaultBrowser(); got != tabs.ManagedID {
+		t.Fatalf("default with nothing paired: %s", got)
+	}
+	connectFake(t, h, key, "p1", "Work")
+	if _, err := h.WaitProfile(ctx, func(p *Profile) bool { return p.ID() == "p1" }); err != nil {
+		t.Fatal(err)
+	}
+	if got := m.DefaultBrowser(); got != "extension:p1" {
+		t.Fatalf("default with one paired profile: %s", got)
+	}
+	if bi, err := m.Browser(""); err != nil || bi.BrowserID != "extension:p1" || bi.Name != "Work" {
+		t.Fatalf("the default browser: %+v %v", bi, err)
+	}
+	connectFake(t, h, key, "p2", "Home")
+	if _, err := h.WaitProfile(ctx, func(p *Profile) bool { return p.ID() == "p2" }); err != nil {
+		t.Fatal(err)
+	}
+	if got := m.DefaultBrowser(); got != tabs.ManagedID {
+		t.Fatalf("default with two paired profiles: %s", got)
 	}
 }
