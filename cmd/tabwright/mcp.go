@@ -28,7 +28,7 @@ func runMCP(ctx context.Context, args []string, stderr io.Writer) error {
 	var bf browserFlags
 	bf.register(fs)
 	addr := fs.String("http", "", "serve streamable HTTP on this loopback address (e.g. 127.0.0.1:8931) instead of stdio")
-	attach := fs.Bool("attach", false, "also drive the user's own Chrome/Edge profiles paired through the extension (see tabwright setup)")
+	attach := fs.Bool("attach", false, "also drive the user's own Chrome/Edge profiles paired through the extension (see tabwright setup): runs the hub, or joins the one another tabwright process runs; with one paired profile it is the default browser")
 	fs.SetOutput(stderr)
 	if err := fs.Parse(args); err != nil {
 		return err
