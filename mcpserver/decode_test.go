@@ -172,7 +172,7 @@ func runNoManager(t testing.TB, tl tool, args string) (err error, touched bool) 
 		if r := recover(); r != nil {
 			stack := string(debug.Stack())
 			if !strings.Contains(stack, "engine/tabs.(*Manager)") && !strings.Contains(stack, "engine/tabs.(*Tab)") {
-				t.Fatalf("%s(%q) panicked outside the manager: %v\n%s", tl.def.Name, args, r, stack)
+				t.Fatalf("%s(%q) panicked outside the manager: %v\n%s", tl.name, args, r, stack)
 			}
 			err, touched = nil, true
 		}
@@ -212,10 +212,10 @@ func toolsByName(t testing.TB) map[string]tool {
 	t.Helper()
 	out := map[string]tool{}
 	for _, tl := range (&server{}).tools() {
-		if _, dup := out[tl.def.Name]; dup {
-			t.Fatalf("tool %s defined twice", tl.def.Name)
+		if _, dup := out[tl.name]; dup {
+			t.Fatalf("tool %s defined twice", tl.name)
 		}
-		out[tl.def.Name] = tl
+		out[tl.name] = tl
 	}
 	return out
 }

@@ -71,7 +71,7 @@ func FuzzDecode(f *testing.F) {
 	only := stepToolFields()
 	f.Fuzz(func(t *testing.T, data []byte) {
 		for _, tl := range tools {
-			name := tl.def.Name
+			name := tl.name
 			if _, ok := prevalidated[name]; ok {
 				err, touched := runNoManager(t, tl, string(data))
 				switch {
@@ -148,7 +148,7 @@ func checkFuzzError(t *testing.T, what string, data []byte, err error) {
 // that content, rendering and marshalling.
 func checkBatchRefusal(t *testing.T, srv *server, tl tool, data []byte, err error) {
 	t.Helper()
-	name := tl.def.Name
+	name := tl.name
 	var f *failure
 	if !errors.As(err, &f) {
 		// Some refusals come before the violations are gathered (the

@@ -41,19 +41,12 @@ func prevalidatedTools() map[string]reflect.Type {
 
 // stepToolFields lists, for each tool whose input struct is wider than its
 // schema (the action tools all decode into actInput, a whole act.Step, with
-// decodeOnly), the fields the handler accepts: what actionSchema returns for
-// the tools built from the batch contract, the advertised properties for
-// drag and upload (whose handlers are given exactly those).
+// decodeOnly), the fields the handler accepts: the properties of the tool's
+// listed input schema (listedFields, from tools.json).
 func stepToolFields() map[string][]string {
 	out := map[string][]string{}
-	for _, a := range []string{act.Click, act.Fill, act.Type, act.Hover, act.SelectOption, act.Scroll, act.Wait, act.PressKey} {
-		_, fields := actionSchema(a)
-		out[toolName(a)] = fields
-	}
-	s := &server{}
-	for _, tl := range []tool{s.dragTool(), s.uploadTool()} {
-		props := tl.def.InputSchema.(schema)["properties"].(map[string]any)
-		out[tl.def.Name] = keys(props)
+	for _, a := range []string{act.Click, act.Fill, act.Type, act.Hover, act.SelectOption, act.Scroll, act.Wait, act.PressKey, act.Drag, act.Upload} {
+		out[toolName(a)] = listedFields(toolName(a))
 	}
 	return out
 }
@@ -101,13 +94,13 @@ func jsonTags(typ reflect.Type) map[string]reflect.Type {
 // decoded back into generic JSON values.
 func schemaJSON(t *testing.T, tl tool) ([]byte, map[string]any) {
 	t.Helper()
-	b, err := json.Marshal(tl.def.InputSchema)
+	b, err := json.Marshal(tl.definition().InputSchema)
 	if err != nil {
-		t.Fatalf("%s: input schema does not marshal: %v", tl.def.Name, err)
+		t.Fatalf("%s: input schema does not marshal: %v", tl.name, err)
 	}
 	var m map[string]any
 	if err := json.Unmarshal(b, &m); err != nil {
-		t.Fatalf("%s: input schema is not a JSON object: %v", tl.def.Name, err)
+		t.Fatalf("%s: input schema is not a JSON object: %v", tl.name, err)
 	}
 	return b, m
 }
@@ -122,7 +115,7 @@ func TestToolSchemasMatchInputStructs(t *testing.T) {
 	tools := (&server{}).tools()
 	var names []string
 	for _, tl := range tools {
-		names = append(names, tl.def.Name)
+		names = append(names, tl.name)
 	}
 	var want []string
 	for name := range types {
@@ -135,7 +128,7 @@ func TestToolSchemasMatchInputStructs(t *testing.T) {
 	}
 
 	for _, tl := range tools {
-		t.Run(tl.def.Name, func(t *testing.T) {
+		t.Run(tl.name, func(t *testing.T) {
 			_, s := schemaJSON(t, tl)
 			if s["type"] != "object" {
 				t.Errorf("type = %v, want object", s["type"])
@@ -148,19 +141,19 @@ func TestToolSchemasMatchInputStructs(t *testing.T) {
 				t.Fatalf("properties = %T, want an object", s["properties"])
 			}
 
-			fields := jsonTags(types[tl.def.Name])
+			fields := jsonTags(types[tl.name])
 			var propNames, fieldNames []string
 			for p := range props {
 				propNames = append(propNames, p)
 			}
-			only, stepTool := stepFields[tl.def.Name]
+			only, stepTool := stepFields[tl.name]
 			if stepTool {
 				// The handler accepts exactly the advertised fields, and each
 				// is a field of the struct it decodes into.
 				fieldNames = slices.Clone(only)
 				for _, f := range only {
 					if _, ok := fields[f]; !ok {
-						t.Errorf("advertised field %q is not a json field of %s", f, types[tl.def.Name])
+						t.Errorf("advertised field %q is not a json field of %s", f, types[tl.name])
 					}
 				}
 			} else {
@@ -171,7 +164,7 @@ func TestToolSchemasMatchInputStructs(t *testing.T) {
 			sort.Strings(propNames)
 			sort.Strings(fieldNames)
 			if !slices.Equal(propNames, fieldNames) {
-				t.Errorf("schema properties %v != %s json tags %v", propNames, types[tl.def.Name], fieldNames)
+				t.Errorf("schema properties %v != %s json tags %v", propNames, types[tl.name], fieldNames)
 			}
 
 			if req, ok := s["required"]; ok {
@@ -211,7 +204,7 @@ func TestToolSchemasMatchInputStructs(t *testing.T) {
 						t.Errorf("%s: default %v is not one of %v", name, def, values)
 					}
 				}
-				if _, contract := prevalidated[tl.def.Name]; stepTool || contract {
+				if _, contract := prevalidated[tl.name]; stepTool || contract {
 					// Built from (or beside) the batch contract, whose bounds
 					// carry no default for every field: the structure test in
 					// tools_act_test.go pins them to the contract instead.
@@ -308,16 +301,16 @@ func checkNestedDescriptions(t *testing.T, at string, p, top map[string]any) {
 
 func TestToolDescriptions(t *testing.T) {
 	for _, tl := range (&server{}).tools() {
-		t.Run(tl.def.Name, func(t *testing.T) {
-			d := tl.def.Description
+		t.Run(tl.name, func(t *testing.T) {
+			d := tl.definition().Description
 			if len(d) < 150 {
 				t.Errorf("description is %d characters, want at least 150: %q", len(d), d)
 			}
 			if !strings.Contains(d, "Errors:") {
 				t.Errorf("description does not list its errors (no %q): %q", "Errors:", d)
 			}
-			if !strings.HasPrefix(tl.def.Name, "browser_") {
-				t.Errorf("name %q does not start with browser_", tl.def.Name)
+			if !strings.HasPrefix(tl.name, "browser_") {
+				t.Errorf("name %q does not start with browser_", tl.name)
 			}
 		})
 	}
@@ -330,17 +323,17 @@ func compileSchema(t *testing.T, tl tool) *jsonschema.Schema {
 	b, _ := schemaJSON(t, tl)
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
 	if err != nil {
-		t.Fatalf("%s: %v", tl.def.Name, err)
+		t.Fatalf("%s: %v", tl.name, err)
 	}
 	c := jsonschema.NewCompiler()
 	c.DefaultDraft(jsonschema.Draft2020)
-	url := "mem:///" + tl.def.Name + ".json"
+	url := "mem:///" + tl.name + ".json"
 	if err := c.AddResource(url, doc); err != nil {
-		t.Fatalf("%s: add resource: %v", tl.def.Name, err)
+		t.Fatalf("%s: add resource: %v", tl.name, err)
 	}
 	sch, err := c.Compile(url)
 	if err != nil {
-		t.Fatalf("%s: input schema is not a valid JSON Schema: %v", tl.def.Name, err)
+		t.Fatalf("%s: input schema is not a valid JSON Schema: %v", tl.name, err)
 	}
 	return sch
 }
@@ -475,11 +468,11 @@ func TestToolSchemasCompile(t *testing.T) {
 		},
 	}
 	for _, tl := range (&server{}).tools() {
-		t.Run(tl.def.Name, func(t *testing.T) {
+		t.Run(tl.name, func(t *testing.T) {
 			sch := compileSchema(t, tl)
-			ex, ok := examples[tl.def.Name]
+			ex, ok := examples[tl.name]
 			if !ok {
-				t.Fatalf("no examples for %s", tl.def.Name)
+				t.Fatalf("no examples for %s", tl.name)
 			}
 			for _, raw := range ex.valid {
 				if err := validateJSON(sch, raw); err != nil {

@@ -37,24 +37,33 @@ func New(m *tabs.Manager, version string) *mcp.Server {
 		Instructions:       instructions,
 		InitializedHandler: func(_ context.Context, req *mcp.InitializedRequest) { go s.releaseOnEnd(req.Session) },
 	})
+	listed := listedTools()
 	for _, t := range s.tools() {
-		// Encoded once here: the SDK re-encodes a schema given as maps for
-		// every tools/list, and these run to 100 KB.
-		raw, err := json.Marshal(t.def.InputSchema)
-		if err != nil {
-			panic(err) // our own schemas always encode
+		def, ok := listed[t.name]
+		if !ok {
+			panic("mcpserver: " + t.name + " is not in tools.json; run go generate ./mcpserver")
 		}
-		t.def.InputSchema = json.RawMessage(raw)
-		srv.AddTool(t.def, s.handle(t))
+		srv.AddTool(def, s.handle(t))
 	}
 	return srv
 }
 
-// tool is one MCP tool: its definition and a handler that gets the calling
-// session's owner id and the raw arguments.
+// tool is one MCP tool: its name, how to build its definition and a handler
+// that gets the calling session's owner id and the raw arguments.
+//
+// The server does not call def: it lists the definitions generated from it
+// into tools.json (see listed.go), which cost nothing to build at start.
 type tool struct {
-	def *mcp.Tool
-	run func(ctx context.Context, owner string, args json.RawMessage) (result any, text string, err error)
+	name string
+	def  func() *mcp.Tool // all but the name
+	run  func(ctx context.Context, owner string, args json.RawMessage) (result any, text string, err error)
+}
+
+// definition is the tool's full definition, built by the code.
+func (t tool) definition() *mcp.Tool {
+	d := t.def()
+	d.Name = t.name
+	return d
 }
 
 func (s *server) owner(ss *mcp.ServerSession) string {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"sort"
 	"strings"
 	"sync"
 
@@ -144,7 +143,7 @@ func stepVariant(action string) (map[string]any, error) {
 // actionSchema builds a tool's input schema from the step variant: action
 // removed, tab_handle and ref added, selector no longer required (ref may
 // stand in), descriptions replaced by ours.
-func actionSchema(action string) (schema, []string) {
+func actionSchema(action string) schema {
 	v, err := stepVariant(action)
 	if err != nil {
 		panic(err) // the embedded contract is part of the build
@@ -164,12 +163,7 @@ func actionSchema(action string) (schema, []string) {
 	// so clients validate it by the right rules.
 	out := schema{"$schema": v7, "type": "object", "properties": props, "required": required, "additionalProperties": false}
 	describe(out)
-	names := make([]string, 0, len(props))
-	for k := range props {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	return out, names
+	return out
 }
 
 // describe replaces every property description with ours. Inside nested
@@ -203,20 +197,25 @@ type actInput struct {
 }
 
 func (s *server) actionTool(action string) tool {
-	inputSchema, fields := actionSchema(action)
-	return s.stepTool(action, inputSchema, fields)
+	return s.stepTool(action, func() schema { return actionSchema(action) })
 }
 
-func (s *server) stepTool(action string, inputSchema schema, fields []string) tool {
+// stepTool is a tool that runs one act.Step. Its handler accepts exactly the
+// properties its listed input schema advertises.
+func (s *server) stepTool(action string, inputSchema func() schema) tool {
+	name := toolName(action)
+	fields := sync.OnceValue(func() []string { return listedFields(name) })
 	return tool{
-		def: &mcp.Tool{
-			Name:        toolName(action),
-			Description: actionDocs[action] + "\nErrors: not_found (nothing matched in time; says what was searched), ambiguous (several matched; lists the first five), not_actionable (why), dialog_pending (a dialog is open), timeout, invalid_input, invalid_handle.",
-			InputSchema: inputSchema,
+		name: name,
+		def: func() *mcp.Tool {
+			return &mcp.Tool{
+				Description: actionDocs[action] + "\nErrors: not_found (nothing matched in time; says what was searched), ambiguous (several matched; lists the first five), not_actionable (why), dialog_pending (a dialog is open), timeout, invalid_input, invalid_handle.",
+				InputSchema: inputSchema(),
+			}
 		},
 		run: func(ctx context.Context, owner string, args json.RawMessage) (any, string, error) {
 			var in actInput
-			if err := decodeOnly(args, &in, fields); err != nil {
+			if err := decodeOnly(args, &in, fields()); err != nil {
 				return nil, "", err
 			}
 			in.Action = action
@@ -306,7 +305,9 @@ func locatorProps() map[string]any {
 	}
 }
 
-func (s *server) dragTool() tool {
+func (s *server) dragTool() tool { return s.stepTool(act.Drag, dragSchema) }
+
+func dragSchema() schema {
 	props := locatorProps()
 	props["tab_handle"] = map[string]any{"type": "string", "minLength": 1}
 	props["timeout_ms"] = map[string]any{"type": "integer", "minimum": 100, "maximum": 30000}
@@ -318,26 +319,19 @@ func (s *server) dragTool() tool {
 	props["dy"] = map[string]any{"type": "number"}
 	in := schema{"type": "object", "properties": props, "required": []string{"tab_handle"}, "additionalProperties": false}
 	describe(in)
-	return s.stepTool(act.Drag, in, keys(props))
+	return in
 }
 
-func (s *server) uploadTool() tool {
+func (s *server) uploadTool() tool { return s.stepTool(act.Upload, uploadSchema) }
+
+func uploadSchema() schema {
 	props := locatorProps()
 	props["tab_handle"] = map[string]any{"type": "string", "minLength": 1}
 	props["timeout_ms"] = map[string]any{"type": "integer", "minimum": 100, "maximum": 30000}
 	props["files"] = map[string]any{"type": "array", "minItems": 1, "items": map[string]any{"type": "string", "minLength": 1}}
 	in := schema{"type": "object", "properties": props, "required": []string{"tab_handle", "files"}, "additionalProperties": false}
 	describe(in)
-	return s.stepTool(act.Upload, in, keys(props))
-}
-
-func keys(m map[string]any) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
+	return in
 }
 
 // ---- browser_dialog
@@ -349,17 +343,18 @@ type dialogInput struct {
 }
 
 func (s *server) dialogTool() tool {
-	in := object([]string{"tab_handle", "action"}, map[string]schema{
-		"tab_handle":  tabHandleField,
-		"action":      enum("accept or dismiss the open dialog.", "", "accept", "dismiss"),
-		"prompt_text": str("Text to enter in a prompt() dialog before accepting."),
-	})
 	return tool{
-		def: &mcp.Tool{
-			Name: "browser_dialog",
-			Description: `Answer the JavaScript dialog (alert, confirm, prompt, beforeunload) open in a claimed tab: accept (with prompt_text for a prompt) or dismiss. An action with dialog_policy ask (the default) stops when a dialog opens and reports it; while it is open other calls on the tab fail with dialog_pending. Returns the dialog answered (type, message).
+		name: "browser_dialog",
+		def: func() *mcp.Tool {
+			return &mcp.Tool{
+				Description: `Answer the JavaScript dialog (alert, confirm, prompt, beforeunload) open in a claimed tab: accept (with prompt_text for a prompt) or dismiss. An action with dialog_policy ask (the default) stops when a dialog opens and reports it; while it is open other calls on the tab fail with dialog_pending. Returns the dialog answered (type, message).
 Errors: no_dialog (none is open), invalid_handle, invalid_input.`,
-			InputSchema: in,
+				InputSchema: object([]string{"tab_handle", "action"}, map[string]schema{
+					"tab_handle":  tabHandleField,
+					"action":      enum("accept or dismiss the open dialog.", "", "accept", "dismiss"),
+					"prompt_text": str("Text to enter in a prompt() dialog before accepting."),
+				}),
+			}
 		},
 		run: func(ctx context.Context, owner string, args json.RawMessage) (any, string, error) {
 			var in dialogInput

@@ -74,7 +74,8 @@ func dropDescriptions(v any) {
 
 func (s *server) batchTool() tool {
 	return tool{
-		def: &mcp.Tool{Name: "browser_batch", Description: batchDoc, InputSchema: batchSchema()},
+		name: "browser_batch",
+		def:  func() *mcp.Tool { return &mcp.Tool{Description: batchDoc, InputSchema: batchSchema()} },
 		run: func(ctx context.Context, owner string, args json.RawMessage) (any, string, error) {
 			req, violations := batch.Prevalidate(args)
 			if len(violations) > 0 {

@@ -56,9 +56,10 @@ const (
 
 func (s *server) observeTool() tool {
 	return tool{
-		def: &mcp.Tool{
-			Name: "browser_observe",
-			Description: `Read a claimed tab as one compact JSON observation (schemaversion 1). Always: url, title, capturedat (epoch ms), environment, mode (left out when passive), digest (16 hex digits naming this content; equal digests mean nothing changed), and textpreview/textlength, forms, interactive (present even when not included: then empty, and reserved.notincluded says so).
+		name: "browser_observe",
+		def: func() *mcp.Tool {
+			return &mcp.Tool{
+				Description: `Read a claimed tab as one compact JSON observation (schemaversion 1). Always: url, title, capturedat (epoch ms), environment, mode (left out when passive), digest (16 hex digits naming this content; equal digests mean nothing changed), and textpreview/textlength, forms, interactive (present even when not included: then empty, and reserved.notincluded says so).
 Sections (include, default ["text","forms","interactive"]; "all" = every section but vision):
 - text: textpreview = visible text in reading order cut at max_chars (default 4000), textlength = its full length.
 - forms: each form (or group of controls outside a form): selector, action, method (left out for get), fields with label, type (left out for text), name (left out when the selector is [name=N]), unique selector, value (never a password's; a select's or radio group's choice), required, disabled, options {value, label (left out when equal to value)}; a radio option without a selector is input[name=N][value=V].
@@ -72,38 +73,39 @@ Every cut is counted in reserved.truncated.
 Modes: passive (default). diffing: pass since = the digest of one of this tab's last 8 observations; the payload adds diff {base, added, removed, changed} keyed by section (interactive by ref, forms/tableshape by selector, listpattern by item selector, text and a11y by line; removed lists keys). watching: the first call starts a change journal in the page and returns a full payload; each later call returns delta=true with only added or changed entries in each section (textpreview = added lines), diff naming every change by key, required fields present; after a navigation it returns a full payload again (reserved.watch says why).
 scope: a CSS selector; all sections are read under the first element it matches. Or scope with a strict locator, as the action tools take it: selector + selector_type (css, xpath, label, placeholder, role) + name + nth, or ref; it must name exactly one element. frame (url, title and/or path of iframe selectors) or frame_id: read a child frame instead of the page, cross-origin ones included.
 Errors: invalid_input (path names the field: include[i], mode, since, scope, selector, max_chars...), not_found and ambiguous (a locator scope), invalid_handle, timeout, browser_unavailable.`,
-			InputSchema: object([]string{"tab_handle"}, map[string]schema{
-				"tab_handle": tabHandleField,
-				"include": {
-					"type":        "array",
-					"items":       schema{"type": "string", "enum": observe.Sections},
-					"minItems":    1,
-					"maxItems":    observe.MaxInclude,
-					"description": "Sections to read. Default: text, forms, interactive. \"all\" = every section but vision; the digest is always there.",
-				},
-				"max_chars":       integer("Cut textpreview (default 4000) and reader markdown (default 20000) at this many characters.", minObserveChars, maxObserveChars, observe.DefaultMaxChars),
-				"max_interactive": integer("List at most this many interactive elements; the rest are counted in reserved.truncated.interactive.", 1, observe.LimitMaxInteractive, observe.DefaultMaxInteractive),
-				"mode":            enum("passive: one shot. diffing: compare with the observation whose digest is since. watching: only what changed since this tab's previous watching observation.", observe.ModePassive, observe.ModePassive, observe.ModeDiffing, observe.ModeWatching),
-				"since":           str("Digest of one of this tab's last 8 observations; required with mode diffing, refused otherwise."),
-				"scope":           str("CSS selector of the element to read under (the first match); default the whole page."),
-				"selector":        str("Read under the one element this strict locator finds (instead of scope): read according to selector_type."),
-				"selector_type":   enum("How to read selector: css (default), xpath, label, placeholder, role.", "", "css", "xpath", "label", "placeholder", "role"),
-				"name":            str("With selector_type role only: the exact accessible name."),
-				"nth":             schema{"type": "integer", "minimum": 0, "maximum": 100000, "description": "Zero-based index among the matches (AX order for role); without it a second match is an ambiguous error."},
-				"ref":             str("Read under the element with this ref from an earlier observation (instead of scope or selector)."),
-				"frame": {
-					"type": "object", "additionalProperties": false,
-					"description": "Read this child frame: its exact url and/or title, and/or path, CSS selectors of nested iframes, outermost first.",
-					"properties": map[string]any{
-						"url":   schema{"type": "string", "minLength": 1},
-						"title": schema{"type": "string", "minLength": 1},
-						"path":  schema{"type": "array", "minItems": 1, "maxItems": 16, "items": schema{"type": "string", "minLength": 1}},
+				InputSchema: object([]string{"tab_handle"}, map[string]schema{
+					"tab_handle": tabHandleField,
+					"include": {
+						"type":        "array",
+						"items":       schema{"type": "string", "enum": observe.Sections},
+						"minItems":    1,
+						"maxItems":    observe.MaxInclude,
+						"description": "Sections to read. Default: text, forms, interactive. \"all\" = every section but vision; the digest is always there.",
 					},
-				},
-				"frame_id":   str("Read the child frame with this DevTools frame id (instead of frame)."),
-				"timeout_ms": timeoutField,
-			}),
-			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true},
+					"max_chars":       integer("Cut textpreview (default 4000) and reader markdown (default 20000) at this many characters.", minObserveChars, maxObserveChars, observe.DefaultMaxChars),
+					"max_interactive": integer("List at most this many interactive elements; the rest are counted in reserved.truncated.interactive.", 1, observe.LimitMaxInteractive, observe.DefaultMaxInteractive),
+					"mode":            enum("passive: one shot. diffing: compare with the observation whose digest is since. watching: only what changed since this tab's previous watching observation.", observe.ModePassive, observe.ModePassive, observe.ModeDiffing, observe.ModeWatching),
+					"since":           str("Digest of one of this tab's last 8 observations; required with mode diffing, refused otherwise."),
+					"scope":           str("CSS selector of the element to read under (the first match); default the whole page."),
+					"selector":        str("Read under the one element this strict locator finds (instead of scope): read according to selector_type."),
+					"selector_type":   enum("How to read selector: css (default), xpath, label, placeholder, role.", "", "css", "xpath", "label", "placeholder", "role"),
+					"name":            str("With selector_type role only: the exact accessible name."),
+					"nth":             schema{"type": "integer", "minimum": 0, "maximum": 100000, "description": "Zero-based index among the matches (AX order for role); without it a second match is an ambiguous error."},
+					"ref":             str("Read under the element with this ref from an earlier observation (instead of scope or selector)."),
+					"frame": {
+						"type": "object", "additionalProperties": false,
+						"description": "Read this child frame: its exact url and/or title, and/or path, CSS selectors of nested iframes, outermost first.",
+						"properties": map[string]any{
+							"url":   schema{"type": "string", "minLength": 1},
+							"title": schema{"type": "string", "minLength": 1},
+							"path":  schema{"type": "array", "minItems": 1, "maxItems": 16, "items": schema{"type": "string", "minLength": 1}},
+						},
+					},
+					"frame_id":   str("Read the child frame with this DevTools frame id (instead of frame)."),
+					"timeout_ms": timeoutField,
+				}),
+				Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true},
+			}
 		},
 		run: func(ctx context.Context, owner string, args json.RawMessage) (any, string, error) {
 			var in observeInput

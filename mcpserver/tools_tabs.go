@@ -20,17 +20,19 @@ type discoverInput struct {
 
 func (s *server) discoverTool() tool {
 	return tool{
-		def: &mcp.Tool{
-			Name: "browser_discover",
-			Description: `List what you can control. kind=browsers (default) returns each browser: browser_id, kind (managed = a headless Chromium this server starts on first use; cdp = an existing browser reached through its DevTools endpoint; extension = a profile of the user's own Chrome/Edge paired through the tabwright extension, listed with the name the user gave it), whether it is running (for extension: connected now), its version and capabilities. An extension profile lists file_urls among its capabilities only when the user allowed the extension access to file URLs; without it file:// tabs cannot be claimed or opened there. It starts nothing.
+		name: "browser_discover",
+		def: func() *mcp.Tool {
+			return &mcp.Tool{
+				Description: `List what you can control. kind=browsers (default) returns each browser: browser_id, kind (managed = a headless Chromium this server starts on first use; cdp = an existing browser reached through its DevTools endpoint; extension = a profile of the user's own Chrome/Edge paired through the tabwright extension, listed with the name the user gave it), whether it is running (for extension: connected now), its version and capabilities. An extension profile lists file_urls among its capabilities only when the user allowed the extension access to file URLs; without it file:// tabs cannot be claimed or opened there. It starts nothing.
 kind=tabs returns the page tabs of one browser: tab_id, url, title, and claimed / claimed_by ("you" or "another session", which includes other tabwright processes sharing the user's browser). Listing tabs starts the managed browser if needed.
 When browser_id is omitted (here and in every tool) the default is the user's paired browser profile if exactly one is paired (attach mode), else the managed browser (or the --cdp-url one); the answer names the browser_id used.
 Errors: invalid_input (unknown browser_id), browser_unavailable, browser_not_found.`,
-			InputSchema: object(nil, map[string]schema{
-				"kind":       enum("What to list.", "browsers", "browsers", "tabs"),
-				"browser_id": browserIDField,
-			}),
-			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true},
+				InputSchema: object(nil, map[string]schema{
+					"kind":       enum("What to list.", "browsers", "browsers", "tabs"),
+					"browser_id": browserIDField,
+				}),
+				Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true},
+			}
 		},
 		run: func(ctx context.Context, owner string, args json.RawMessage) (any, string, error) {
 			var in discoverInput
@@ -114,17 +116,19 @@ type openTabResult struct {
 
 func (s *server) openTabTool() tool {
 	return tool{
-		def: &mcp.Tool{
-			Name: "browser_open_tab",
-			Description: `Open a new tab on url (a new tab even if that URL is open elsewhere). With claim=true (default) the tab is claimed for you, the call waits for the page's load event and returns tab_handle, the final url, title and HTTP status; if the page fails to load, the tab stays open and claimed and navigation_error says why. With claim=false it returns tab_id at once without waiting. Never repeat a failed open blindly: check browser_discover kind=tabs first, the tab may exist.
+		name: "browser_open_tab",
+		def: func() *mcp.Tool {
+			return &mcp.Tool{
+				Description: `Open a new tab on url (a new tab even if that URL is open elsewhere). With claim=true (default) the tab is claimed for you, the call waits for the page's load event and returns tab_handle, the final url, title and HTTP status; if the page fails to load, the tab stays open and claimed and navigation_error says why. With claim=false it returns tab_id at once without waiting. Never repeat a failed open blindly: check browser_discover kind=tabs first, the tab may exist.
 Errors: invalid_input (url not absolute http(s)/file/about), permission_denied (a file:// URL in the user's browser without file access for the extension), browser_unavailable, browser_not_found, timeout.`,
-			InputSchema: object([]string{"url"}, map[string]schema{
-				"url":        str("Absolute http(s), file or about URL to open."),
-				"browser_id": browserIDField,
-				"active":     boolean("Bring the new tab to the front.", true),
-				"claim":      boolean("Claim the tab and return a tab_handle.", true),
-				"timeout_ms": timeoutField,
-			}),
+				InputSchema: object([]string{"url"}, map[string]schema{
+					"url":        str("Absolute http(s), file or about URL to open."),
+					"browser_id": browserIDField,
+					"active":     boolean("Bring the new tab to the front.", true),
+					"claim":      boolean("Claim the tab and return a tab_handle.", true),
+					"timeout_ms": timeoutField,
+				}),
+			}
 		},
 		run: func(ctx context.Context, owner string, args json.RawMessage) (any, string, error) {
 			var in openTabInput
@@ -179,16 +183,18 @@ type claimTabInput struct {
 
 func (s *server) claimTabTool() tool {
 	return tool{
-		def: &mcp.Tool{
-			Name: "browser_claim_tab",
-			Description: `Claim an existing tab (tab_id from browser_discover kind=tabs) for this session and get its tab_handle. Only you can act on a claimed tab until you release or close it, or your session ends. expected_url / expected_title, when given, must equal the tab's current URL / title exactly, so you never act on a tab that changed since you listed it.
+		name: "browser_claim_tab",
+		def: func() *mcp.Tool {
+			return &mcp.Tool{
+				Description: `Claim an existing tab (tab_id from browser_discover kind=tabs) for this session and get its tab_handle. Only you can act on a claimed tab until you release or close it, or your session ends. expected_url / expected_title, when given, must equal the tab's current URL / title exactly, so you never act on a tab that changed since you listed it.
 Errors: tab_in_use (another session, maybe of another tabwright process, or you already hold it), tab_mismatch (the guard did not match; the message shows what the tab shows), invalid_input (unknown tab_id or browser_id), permission_denied (a file:// tab of the user's browser while the extension has no file access; the hint says what the user must turn on), browser_unavailable.`,
-			InputSchema: object([]string{"tab_id"}, map[string]schema{
-				"tab_id":         str("Tab id from browser_discover kind=tabs."),
-				"browser_id":     browserIDField,
-				"expected_url":   str("Claim only if the tab's URL is exactly this."),
-				"expected_title": str("Claim only if the tab's title is exactly this."),
-			}),
+				InputSchema: object([]string{"tab_id"}, map[string]schema{
+					"tab_id":         str("Tab id from browser_discover kind=tabs."),
+					"browser_id":     browserIDField,
+					"expected_url":   str("Claim only if the tab's URL is exactly this."),
+					"expected_title": str("Claim only if the tab's title is exactly this."),
+				}),
+			}
 		},
 		run: func(ctx context.Context, owner string, args json.RawMessage) (any, string, error) {
 			var in claimTabInput
@@ -219,15 +225,17 @@ type tabControlInput struct {
 
 func (s *server) tabControlTool() tool {
 	return tool{
-		def: &mcp.Tool{
-			Name: "browser_tab_control",
-			Description: `Control a claimed tab. action=release ends your claim and leaves the page open as it is; activate brings the tab to the front; close closes the tab. After release or close the tab_handle is dead: later calls with it fail with invalid_handle.
+		name: "browser_tab_control",
+		def: func() *mcp.Tool {
+			return &mcp.Tool{
+				Description: `Control a claimed tab. action=release ends your claim and leaves the page open as it is; activate brings the tab to the front; close closes the tab. After release or close the tab_handle is dead: later calls with it fail with invalid_handle.
 Errors: invalid_handle, invalid_input, browser_unavailable.`,
-			InputSchema: object([]string{"tab_handle", "action"}, map[string]schema{
-				"tab_handle": tabHandleField,
-				"action":     enum("What to do with the tab.", "", "release", "activate", "close"),
-			}),
-			Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(true)},
+				InputSchema: object([]string{"tab_handle", "action"}, map[string]schema{
+					"tab_handle": tabHandleField,
+					"action":     enum("What to do with the tab.", "", "release", "activate", "close"),
+				}),
+				Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(true)},
+			}
 		},
 		run: func(ctx context.Context, owner string, args json.RawMessage) (any, string, error) {
 			var in tabControlInput
@@ -268,17 +276,19 @@ type navigateInput struct {
 
 func (s *server) navigateTool() tool {
 	return tool{
-		def: &mcp.Tool{
-			Name: "browser_navigate",
-			Description: `Load url in a claimed tab, or move in its history (history=back | forward | reload); give exactly one of url and history. Waits until wait_until: load (default: the load event), domcontentloaded (HTML parsed), or network_idle (no network activity for 500 ms). Returns the final url (after redirects), title and the HTTP status of the document (omitted when none was fetched, e.g. a back/forward cache restore). A 404 or 500 page is a successful navigation with that status.
+		name: "browser_navigate",
+		def: func() *mcp.Tool {
+			return &mcp.Tool{
+				Description: `Load url in a claimed tab, or move in its history (history=back | forward | reload); give exactly one of url and history. Waits until wait_until: load (default: the load event), domcontentloaded (HTML parsed), or network_idle (no network activity for 500 ms). Returns the final url (after redirects), title and the HTTP status of the document (omitted when none was fetched, e.g. a back/forward cache restore). A 404 or 500 page is a successful navigation with that status.
 Errors: navigation_failed (DNS, refused connection, TLS… the message has Chromium's net error), timeout (says which load states were reached), invalid_input (no page to go back/forward to, bad url), invalid_handle, browser_unavailable.`,
-			InputSchema: object([]string{"tab_handle"}, map[string]schema{
-				"tab_handle": tabHandleField,
-				"url":        str("Absolute http(s), file or about URL to load."),
-				"history":    enum("Move in the tab's history instead of loading a url.", "", tabs.HistoryBack, tabs.HistoryForward, tabs.HistoryReload),
-				"wait_until": enum("Load state to wait for.", tabs.WaitLoad, tabs.WaitLoad, tabs.WaitDOMContentLoaded, tabs.WaitNetworkIdle),
-				"timeout_ms": timeoutField,
-			}),
+				InputSchema: object([]string{"tab_handle"}, map[string]schema{
+					"tab_handle": tabHandleField,
+					"url":        str("Absolute http(s), file or about URL to load."),
+					"history":    enum("Move in the tab's history instead of loading a url.", "", tabs.HistoryBack, tabs.HistoryForward, tabs.HistoryReload),
+					"wait_until": enum("Load state to wait for.", tabs.WaitLoad, tabs.WaitLoad, tabs.WaitDOMContentLoaded, tabs.WaitNetworkIdle),
+					"timeout_ms": timeoutField,
+				}),
+			}
 		},
 		run: func(ctx context.Context, owner string, args json.RawMessage) (any, string, error) {
 			var in navigateInput

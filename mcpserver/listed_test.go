@@ -1,0 +1,125 @@
+package mcpserver
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"os"
+	"reflect"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+var update = flag.Bool("update", false, "rewrite tools.json from the tools' definitions (what go generate ./mcpserver runs)")
+
+// toolsFile is the content of tools.json: every tool's definition as the
+// code builds it, in the order of server.tools, encoded as the server
+// encoded them before they were generated (json.Marshal of the schema maps,
+// so sorted keys and <, >, & escaped), indented for reading and diffing.
+func toolsFile(t testing.TB) []byte {
+	t.Helper()
+	var defs []*mcp.Tool
+	for _, tl := range (&server{}).tools() {
+		defs = append(defs, tl.definition())
+	}
+	b, err := json.MarshalIndent(defs, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return append(b, '\n')
+}
+
+// TestToolsJSON: the definitions the server lists (tools.json) are those
+// the code builds. With -update it rewrites tools.json instead.
+func TestToolsJSON(t *testing.T) {
+	want := toolsFile(t)
+	if *update {
+		if err := os.WriteFile("tools.json", want, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	if !bytes.Equal(toolsJSON, want) {
+		t.Fatal("tools.json is not what the tools' definitions build; regenerate it: go generate ./mcpserver")
+	}
+}
+
+// TestListedTools: tools/list, through the SDK, returns every tool with the
+// definition the code builds (compared as JSON values), in the SDK's order,
+// and every tool is callable by its name.
+func TestListedTools(t *testing.T) {
+	ctx := context.Background()
+	srv := New(nil, "test")
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := srv.Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ss.Close()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	if cs.InitializeResult().Capabilities.Tools == nil {
+		t.Fatal("initialize: no tools capability")
+	}
+	res, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.NextCursor != "" {
+		t.Errorf("tools/list is paginated (next cursor %q); want one page", res.NextCursor)
+	}
+	built := map[string]*mcp.Tool{}
+	for _, tl := range (&server{}).tools() {
+		built[tl.name] = tl.definition()
+	}
+	if len(res.Tools) != len(built) {
+		t.Fatalf("tools/list has %d tools, the code builds %d", len(res.Tools), len(built))
+	}
+	for _, got := range res.Tools {
+		want, ok := built[got.Name]
+		if !ok {
+			t.Errorf("tools/list has %s, which the code does not build", got.Name)
+			continue
+		}
+		if g, w := jsonValue(t, got), jsonValue(t, want); !reflect.DeepEqual(g, w) {
+			t.Errorf("%s: listed definition differs from the built one\nlisted: %v\nbuilt:  %v", got.Name, g, w)
+		}
+		// Dispatch reaches our handler: an empty input is refused by its
+		// checks (browser_discover, which needs nothing, reaches the
+		// missing manager instead and is left out).
+		if got.Name == "browser_discover" {
+			continue
+		}
+		r, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: got.Name, Arguments: map[string]any{}})
+		if err != nil {
+			t.Errorf("%s: call: %v", got.Name, err)
+			continue
+		}
+		if !r.IsError || !bytes.Contains(jsonBytes(t, r.StructuredContent), []byte(`"invalid_input"`)) {
+			t.Errorf("%s({}): got %s, want an invalid_input tool error", got.Name, jsonBytes(t, r))
+		}
+	}
+}
+
+func jsonBytes(t testing.TB, v any) []byte {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func jsonValue(t testing.TB, v any) any {
+	t.Helper()
+	var out any
+	if err := json.Unmarshal(jsonBytes(t, v), &out); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
