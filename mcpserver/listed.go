@@ -1,23 +1,38 @@
 package mcpserver
 
 import (
+	"context"
 	_ "embed"
 	"encoding/json"
+	"fmt"
 	"sort"
 	"sync"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// The tools' definitions are written as code (each tool's def), but the
-// server lists them from tools.json, generated from that code: building them
-// takes the 50 KB batch contract apart and encodes some 100 KB of schemas,
-// which every start of `tabwright mcp` would otherwise pay before it can
-// answer tools/list.
+// Tool definitions cost next to nothing at start.
 //
-// TestToolsJSON fails when tools.json differs from what the code builds.
-// After changing a definition, a shared field description or the batch
-// contract (schemas/browser_batch.input.schema.json), regenerate it:
+// They are written as code (each tool's def) but listed from tools.json,
+// generated from that code: building them takes the 50 KB batch contract
+// apart and encodes some 100 KB of schemas.
+//
+// And the SDK is given each tool with a stand-in input schema, {"type":
+// "object"} in its own schema type: AddTool decodes any other kind of schema
+// into maps for its type check, and every schema once more in its search for
+// x-mcp-header annotations, which for ours took longer than all the rest of
+// New (about 4 ms warm, over 10 ms in a fresh process). tools/list gets the real
+// definitions back from serveListed, a receiving middleware that lets the
+// SDK answer (order, pagination, cache hints) and puts tools.json's
+// definition in place of each tool listed. Nothing else in the SDK reads the
+// input schema of a tool added with AddTool: it validates no input, and the
+// x-mcp-header lookup of streamable HTTP calls finds none in either schema.
+//
+// TestToolsJSON fails when tools.json differs from what the code builds;
+// TestListedTools checks what tools/list serves through the SDK. After
+// changing a definition, a shared field description or the batch contract
+// (schemas/browser_batch.input.schema.json), regenerate tools.json:
 //
 //	go generate ./mcpserver
 //
@@ -32,13 +47,19 @@ import (
 //go:embed tools.json
 var toolsJSON []byte
 
+// unlistedSchema is the input schema the SDK is given for every tool; no
+// client sees it. Its own schema type, which AddTool checks without
+// decoding it into maps.
+var unlistedSchema = &jsonschema.Schema{Type: "object"}
+
 // listedTool is a definition as tools.json holds it: the input schema stays
-// the JSON text, which the SDK sends on as it is.
+// JSON text, which the SDK sends on as it is.
 type listedTool struct {
 	mcp.Tool
 	InputSchema json.RawMessage `json:"inputSchema"`
 }
 
+// listed decodes tools.json, by tool name. New starts it in the background.
 var listed = sync.OnceValue(func() map[string]*listedTool {
 	var all []*listedTool
 	if err := json.Unmarshal(toolsJSON, &all); err != nil {
@@ -51,16 +72,29 @@ var listed = sync.OnceValue(func() map[string]*listedTool {
 	return out
 })
 
-// listedTools returns the definitions to serve, by tool name: fresh copies,
-// since the SDK keeps the ones it is given.
-func listedTools() map[string]*mcp.Tool {
-	out := map[string]*mcp.Tool{}
-	for name, t := range listed() {
-		def := t.Tool
-		def.InputSchema = t.InputSchema
-		out[name] = &def
+// serveListed is the receiving middleware that answers tools/list with the
+// definitions of tools.json in place of the ones the SDK holds.
+func serveListed(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		res, err := next(ctx, method, req)
+		list, ok := res.(*mcp.ListToolsResult)
+		if method != "tools/list" || err != nil || !ok {
+			return res, err
+		}
+		defs := listed()
+		out := *list
+		out.Tools = make([]*mcp.Tool, 0, len(list.Tools))
+		for _, t := range list.Tools {
+			def, ok := defs[t.Name]
+			if !ok {
+				return nil, fmt.Errorf("mcpserver: %s is not in tools.json; run go generate ./mcpserver", t.Name)
+			}
+			tool := def.Tool
+			tool.InputSchema = def.InputSchema
+			out.Tools = append(out.Tools, &tool)
+		}
+		return &out, nil
 	}
-	return out
 }
 
 // listedFields returns the properties the named tool's listed input schema

@@ -17,18 +17,23 @@ var update = flag.Bool("update", false, "rewrite tools.json from the tools' defi
 // toolsFile is the content of tools.json: every tool's definition as the
 // code builds it, in the order of server.tools, encoded as the server
 // encoded them before they were generated (json.Marshal of the schema maps,
-// so sorted keys and <, >, & escaped), indented for reading and diffing.
+// so sorted keys and <, >, & escaped): a JSON array, one tool per line,
+// compact (the SDK would compact them on every tools/list; jq . tools.json
+// reads it).
 func toolsFile(t testing.TB) []byte {
 	t.Helper()
-	var defs []*mcp.Tool
-	for _, tl := range (&server{}).tools() {
-		defs = append(defs, tl.definition())
+	b := []byte("[\n")
+	for i, tl := range (&server{}).tools() {
+		line, err := json.Marshal(tl.definition())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i > 0 {
+			b = append(b, ",\n"...)
+		}
+		b = append(b, line...)
 	}
-	b, err := json.MarshalIndent(defs, "", "  ")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return append(b, '\n')
+	return append(b, "\n]\n"...)
 }
 
 // TestToolsJSON: the definitions the server lists (tools.json) are those

@@ -37,14 +37,12 @@ func New(m *tabs.Manager, version string) *mcp.Server {
 		Instructions:       instructions,
 		InitializedHandler: func(_ context.Context, req *mcp.InitializedRequest) { go s.releaseOnEnd(req.Session) },
 	})
-	listed := listedTools()
+	// The definitions are decoded while the client initializes.
+	go listed()
 	for _, t := range s.tools() {
-		def, ok := listed[t.name]
-		if !ok {
-			panic("mcpserver: " + t.name + " is not in tools.json; run go generate ./mcpserver")
-		}
-		srv.AddTool(def, s.handle(t))
+		srv.AddTool(&mcp.Tool{Name: t.name, InputSchema: unlistedSchema}, s.handle(t))
 	}
+	srv.AddReceivingMiddleware(serveListed)
 	return srv
 }
 
@@ -52,7 +50,7 @@ func New(m *tabs.Manager, version string) *mcp.Server {
 // that gets the calling session's owner id and the raw arguments.
 //
 // The server does not call def: it lists the definitions generated from it
-// into tools.json (see listed.go), which cost nothing to build at start.
+// into tools.json (see listed.go).
 type tool struct {
 	name string
 	def  func() *mcp.Tool // all but the name
