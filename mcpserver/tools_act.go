@@ -70,7 +70,7 @@ var fieldDocs = map[string]string{
 	"dy":             "Drag this many pixels down instead of onto an element.",
 	"files":          "Paths of local files (on the machine running tabwright) to put in the file input.",
 	"prompt_text":    "Text to enter in a prompt() dialog before accepting.",
-	"action":         "What to do with the dialog.",
+	"action":         "What the step does; the step's other fields are those of this action's variant.",
 }
 
 // actionDocs is each action tool's description.
