@@ -15,7 +15,7 @@ func TestObserveFrame(t *testing.T) {
 		fmt.Fprint(w, `<title>Top</title><p>outside the frame</p><iframe id="f" src="/inner"></iframe>`)
 	})
 	mux.HandleFunc("/inner", func(w http.ResponseWriter, r *http.Request) {
-		fmt.Fprint(w, `<title>Inner</title><p>inside the frame</p><button>Frame button</button>`)
+		fmt.Fprint(w, `<title>Inner</title><p>inside the frame</p><button>Frame button</button><section aria-label="Box"><p>in the box</p></section>`)
 	})
 	site := httptest.NewServer(mux)
 	defer site.Close()
@@ -31,6 +31,11 @@ func TestObserveFrame(t *testing.T) {
 		if err := observationSchema(t).Validate(obs); err != nil {
 			t.Fatal(err)
 		}
+	}
+	// A locator scope inside the frame: found there, read there.
+	boxed := mustCall(t, s.sess, "browser_observe", map[string]any{"tab_handle": h, "frame": map[string]any{"title": "Inner"}, "selector": "region", "selector_type": "role", "name": "Box"})
+	if boxed["textpreview"] != "in the box" {
+		t.Fatalf("locator scope in a frame: %v", boxed["textpreview"])
 	}
 	if code, path, _ := callErr(t, s.sess, "browser_observe", map[string]any{"tab_handle": h, "frame": map[string]any{"title": "Inner"}, "frame_id": "X"}); code != "invalid_input" || path != "frame" {
 		t.Fatalf("frame and frame_id: %s %s", code, path)
