@@ -178,7 +178,11 @@ func renderForm(b *strings.Builder, page string, f *Form) {
 			b.WriteString(clip(name, 40))
 			b.WriteByte(' ')
 		}
-		b.WriteString("[" + fd.Type)
+		typ := fd.Type
+		if typ == "" {
+			typ = "text" // HTML's default, left out of the JSON
+		}
+		b.WriteString("[" + typ)
 		if len(fd.Options) > 0 && (fd.Type == "radio" || strings.HasPrefix(fd.Type, "select")) {
 			b.WriteString(": ")
 			b.WriteString(optionList(fd.Options))

@@ -192,6 +192,9 @@ func TestSignupFormLabels(t *testing.T) {
 	if c := fieldNamed(t, f, "country"); len(c.Options) != 4 || c.Options[1].Label != "Germany" {
 		t.Errorf("country options: %+v", c.Options)
 	}
+	if r := Render(o); !strings.Contains(r, "Full name [text]*") {
+		t.Errorf("render names a text field's type, left out of the JSON:\n%s", r)
+	}
 	t.Logf("signup: default %d chars", len(raw))
 }
 
