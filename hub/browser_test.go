@@ -8,7 +8,6 @@ package hub
 // compare the relay's latency with a direct connection.
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -16,10 +15,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -36,6 +33,7 @@ import (
 	"github.com/tabwright/tabwright/engine/locate"
 	"github.com/tabwright/tabwright/engine/observe"
 	"github.com/tabwright/tabwright/engine/tabs"
+	"github.com/tabwright/tabwright/internal/testbrowser"
 )
 
 const profileName = "Test Profile"
@@ -59,54 +57,18 @@ func startExtBrowser(t testing.TB, h *Hub, key string) *extBrowser {
 	if err := InstallExtension(extDir, &Config{Port: h.Port(), Key: key}, profileName); err != nil {
 		t.Fatal(err)
 	}
-	dataDir := t.TempDir()
-	args := []string{"--headless=new", "--remote-debugging-port=0", "--user-data-dir=" + dataDir,
-		"--load-extension=" + extDir, "--disable-extensions-except=" + extDir,
-		"--disable-gpu", "--no-first-run", "--no-default-browser-check",
-		"--disable-background-networking", "--disable-component-update", "--disable-dev-shm-usage"}
-	if os.Geteuid() == 0 {
-		args = append(args, "--no-sandbox")
-	}
-	args = append(args, "about:blank")
-	cmd := exec.Command(path, args...)
-	stderr, err := cmd.StderrPipe()
+	browser, err := testbrowser.StartWithExtension(path, extDir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan struct{})
-	go func() { cmd.Wait(); close(exited) }()
-	t.Cleanup(func() {
-		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		<-exited
-	})
-	wsURL := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			if u, ok := strings.CutPrefix(sc.Text(), "DevTools listening on "); ok {
-				wsURL <- u
-			}
-		}
-	}()
-	var u string
-	select {
-	case u = <-wsURL:
-	case <-exited:
-		t.Fatal("the browser exited at start")
-	case <-time.After(20 * time.Second):
-		t.Fatal("the browser did not open its DevTools port")
-	}
+	t.Cleanup(browser.Kill)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	tr, err := cdp.DialWebSocket(ctx, u, nil)
+	tr, err := cdp.DialWebSocket(ctx, browser.WSURL, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := &extBrowser{direct: cdp.New(tr), wsURL: u}
+	b := &extBrowser{direct: cdp.New(tr), wsURL: browser.WSURL}
 	t.Cleanup(func() { b.direct.Close() })
 	return b
 }

@@ -29,6 +29,7 @@
 package hub
 
 import (
+	"cmp"
 	"context"
 	"crypto/subtle"
 	"encoding/hex"
@@ -37,7 +38,7 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -153,6 +154,17 @@ func (h *Hub) Close() error {
 	return err
 }
 
+// sortByName orders profiles by the name the user gave them, then by id, so
+// listings are stable.
+func sortByName[P interface {
+	Name() string
+	ID() string
+}](ps []P) {
+	slices.SortFunc(ps, func(a, b P) int {
+		return cmp.Or(strings.Compare(a.Name(), b.Name()), strings.Compare(a.ID(), b.ID()))
+	})
+}
+
 // Profiles returns every profile that paired since the hub started, sorted
 // by name then id; Connected tells which are there now.
 func (h *Hub) Profiles() []*Profile {
@@ -162,13 +174,7 @@ func (h *Hub) Profiles() []*Profile {
 		out = append(out, p)
 	}
 	h.mu.Unlock()
-	sort.Slice(out, func(i, j int) bool {
-		a, b := out[i].Name(), out[j].Name()
-		if a != b {
-			return a < b
-		}
-		return out[i].id < out[j].id
-	})
+	sortByName(out)
 	return out
 }
 
@@ -210,46 +216,59 @@ func (h *Hub) logf(format string, args ...any) {
 	fmt.Fprintf(h.opt.Log, "tabwright hub: "+format+"\n", args...)
 }
 
-// accept checks a connection before upgrading it: loopback peer, our
-// extension's origin, the pairing key.
-func (h *Hub) accept(w http.ResponseWriter, r *http.Request) {
+// admit checks what every connection needs before its upgrade: a loopback
+// peer, an acceptable origin (badOrigin says why one is not), our
+// subprotocol and the pairing key, compared in constant time. who names the
+// kind of peer in the log ("" for an extension, "client " for a process).
+func (h *Hub) admit(w http.ResponseWriter, r *http.Request, who, protocol string, badOrigin func(string) string) bool {
 	peer, _, _ := net.SplitHostPort(r.RemoteAddr)
 	if ip := net.ParseIP(peer); ip == nil || !ip.IsLoopback() {
-		h.logf("refused %s: not a loopback peer", r.RemoteAddr)
+		h.logf("refused %s%s: not a loopback peer", who, r.RemoteAddr)
 		http.Error(w, "loopback only", http.StatusForbidden)
-		return
+		return false
 	}
-	want := "chrome-extension://" + h.opt.ExtensionID
-	if origin := r.Header.Get("Origin"); origin != want {
-		h.logf("refused %s: origin %q is not the tabwright extension", r.RemoteAddr, origin)
+	if why := badOrigin(r.Header.Get("Origin")); why != "" {
+		h.logf("refused %s%s: %s", who, r.RemoteAddr, why)
 		http.Error(w, "origin refused", http.StatusForbidden)
-		return
+		return false
 	}
 	var key []byte
-	relay := false
+	offered := false
 	for _, field := range r.Header.Values("Sec-WebSocket-Protocol") {
 		for _, proto := range strings.Split(field, ",") {
 			proto = strings.TrimSpace(proto)
-			if proto == Protocol {
-				relay = true
-			}
+			offered = offered || proto == protocol
 			if k, ok := strings.CutPrefix(proto, keyPrefix); ok {
 				key, _ = hex.DecodeString(k)
 			}
 		}
 	}
-	if !relay {
-		h.logf("refused %s: no %s subprotocol", r.RemoteAddr, Protocol)
+	if !offered {
+		h.logf("refused %s%s: no %s subprotocol", who, r.RemoteAddr, protocol)
 		http.Error(w, "unsupported protocol", http.StatusBadRequest)
-		return
+		return false
 	}
 	if len(key) != len(h.opt.Key) || subtle.ConstantTimeCompare(key, h.opt.Key) != 1 {
 		if key == nil {
-			h.logf("refused %s: no pairing key", r.RemoteAddr)
+			h.logf("refused %s%s: no pairing key", who, r.RemoteAddr)
 		} else {
-			h.logf("refused %s: wrong pairing key", r.RemoteAddr)
+			h.logf("refused %s%s: wrong pairing key", who, r.RemoteAddr)
 		}
 		http.Error(w, "pairing key refused", http.StatusUnauthorized)
+		return false
+	}
+	return true
+}
+
+// accept admits our extension (its exact origin) and upgrades it.
+func (h *Hub) accept(w http.ResponseWriter, r *http.Request) {
+	want := "chrome-extension://" + h.opt.ExtensionID
+	if !h.admit(w, r, "", Protocol, func(origin string) string {
+		if origin != want {
+			return fmt.Sprintf("origin %q is not the tabwright extension", origin)
+		}
+		return ""
+	}) {
 		return
 	}
 	conn, err := websocket.Accept(w, r, &websocket.AcceptOptions{

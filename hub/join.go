@@ -11,12 +11,10 @@ package hub
 
 import (
 	"context"
-	"crypto/subtle"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"strings"
 	"sync"
@@ -46,44 +44,15 @@ type profilesMsg struct {
 	Profiles []profileInfo `json:"profiles"`
 }
 
-// authClient checks a joining process before its upgrade: loopback peer,
-// no Origin (no web page), the client protocol and the pairing key.
+// authClient admits a joining process: no Origin at all, since a web page
+// always sends one and only a tabwright process may join.
 func (h *Hub) authClient(w http.ResponseWriter, r *http.Request) bool {
-	peer, _, _ := net.SplitHostPort(r.RemoteAddr)
-	if ip := net.ParseIP(peer); ip == nil || !ip.IsLoopback() {
-		h.logf("refused client %s: not a loopback peer", r.RemoteAddr)
-		http.Error(w, "loopback only", http.StatusForbidden)
-		return false
-	}
-	if origin := r.Header.Get("Origin"); origin != "" {
-		h.logf("refused client %s: origin %q (only a tabwright process may join, not a page)", r.RemoteAddr, origin)
-		http.Error(w, "origin refused", http.StatusForbidden)
-		return false
-	}
-	var key []byte
-	client := false
-	for _, field := range r.Header.Values("Sec-WebSocket-Protocol") {
-		for _, proto := range strings.Split(field, ",") {
-			proto = strings.TrimSpace(proto)
-			if proto == ClientProtocol {
-				client = true
-			}
-			if k, ok := strings.CutPrefix(proto, keyPrefix); ok {
-				key, _ = hex.DecodeString(k)
-			}
+	return h.admit(w, r, "client ", ClientProtocol, func(origin string) string {
+		if origin != "" {
+			return fmt.Sprintf("origin %q (only a tabwright process may join, not a page)", origin)
 		}
-	}
-	if !client {
-		h.logf("refused client %s: no %s subprotocol", r.RemoteAddr, ClientProtocol)
-		http.Error(w, "unsupported protocol", http.StatusBadRequest)
-		return false
-	}
-	if len(key) != len(h.opt.Key) || subtle.ConstantTimeCompare(key, h.opt.Key) != 1 {
-		h.logf("refused client %s: wrong or missing pairing key", r.RemoteAddr)
-		http.Error(w, "pairing key refused", http.StatusUnauthorized)
-		return false
-	}
-	return true
+		return ""
+	})
 }
 
 func acceptClientWS(w http.ResponseWriter, r *http.Request) (*websocket.Conn, error) {

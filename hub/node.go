@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sort"
 	"sync"
 	"syscall"
 	"time"
@@ -189,13 +188,7 @@ func (n *Node) Profiles() []*NodeProfile {
 		out = append(out, np)
 	}
 	n.mu.Unlock()
-	sort.Slice(out, func(i, j int) bool {
-		a, b := out[i].Name(), out[j].Name()
-		if a != b {
-			return a < b
-		}
-		return out[i].id < out[j].id
-	})
+	sortByName(out)
 	return out
 }
 

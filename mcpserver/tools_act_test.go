@@ -12,6 +12,7 @@ import (
 
 	"github.com/tabwright/tabwright/engine/act"
 	"github.com/tabwright/tabwright/engine/errs"
+	"github.com/tabwright/tabwright/schemas"
 )
 
 // batchVariants reads the batch contract from the repository (not the
@@ -42,29 +43,6 @@ func batchVariants(t *testing.T) (string, map[string]map[string]any) {
 		out[a] = v
 	}
 	return contract.Schema, out
-}
-
-// stripDescriptions removes every description string, at any depth. A
-// property named "description" (a schema, not a string) is kept.
-func stripDescriptions(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		out := map[string]any{}
-		for k, e := range x {
-			if _, isString := e.(string); k == "description" && isString {
-				continue
-			}
-			out[k] = stripDescriptions(e)
-		}
-		return out
-	case []any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			out[i] = stripDescriptions(e)
-		}
-		return out
-	}
-	return v
 }
 
 // diffJSON lists where two generic JSON values differ, by path.
@@ -137,7 +115,7 @@ func TestActionSchemasMatchBatchContract(t *testing.T) {
 			// Deep copy through JSON, then derive the expected schema.
 			var want map[string]any
 			json.Unmarshal([]byte(js(v)), &want)
-			want = stripDescriptions(want).(map[string]any)
+			want = schemas.Structure(want).(map[string]any)
 			props := want["properties"].(map[string]any)
 			delete(props, "action")
 			if _, ok := props["observe"].(map[string]any); !ok {
@@ -158,7 +136,7 @@ func TestActionSchemasMatchBatchContract(t *testing.T) {
 				t.Fatalf("no tool %s", toolName(action))
 			}
 			_, got := schemaJSON(t, tl)
-			got = stripDescriptions(got).(map[string]any)
+			got = schemas.Structure(got).(map[string]any)
 			// The draft is an annotation for clients, not structure: it must be
 			// the contract's (tuple items need draft-07 rules), then it is set
 			// aside.

@@ -19,3 +19,28 @@ var Observation []byte
 //
 //go:embed task.schema.json
 var Task []byte
+
+// Structure returns v, a decoded JSON schema, without its description
+// strings at any depth: what must equal the contract, since descriptions
+// are written in our own words. A property named "description" (a schema,
+// not a string) is kept.
+func Structure(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		out := map[string]any{}
+		for k, e := range x {
+			if _, isString := e.(string); k == "description" && isString {
+				continue
+			}
+			out[k] = Structure(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = Structure(e)
+		}
+		return out
+	}
+	return v
+}

@@ -6,7 +6,6 @@ package main
 // and `tabwright mcp --attach` through the paired extension.
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -373,48 +372,14 @@ func startUserBrowser(t *testing.T, extDir string) *userBrowser {
 	if err != nil {
 		t.Fatalf("no browser to test with: %v", err)
 	}
-	args := []string{"--headless=new", "--remote-debugging-port=0", "--user-data-dir=" + t.TempDir(),
-		"--load-extension=" + extDir, "--disable-extensions-except=" + extDir,
-		"--disable-gpu", "--no-first-run", "--no-default-browser-check",
-		"--disable-background-networking", "--disable-component-update", "--disable-dev-shm-usage"}
-	if os.Geteuid() == 0 {
-		args = append(args, "--no-sandbox")
-	}
-	cmd := exec.Command(path, append(args, "about:blank")...)
-	stderr, err := cmd.StderrPipe()
+	browser, err := testbrowser.StartWithExtension(path, extDir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan struct{})
-	go func() { cmd.Wait(); close(exited) }()
-	t.Cleanup(func() {
-		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		<-exited
-	})
-	ws := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			if u, ok := strings.CutPrefix(sc.Text(), "DevTools listening on "); ok {
-				ws <- u
-			}
-		}
-	}()
-	var u string
-	select {
-	case u = <-ws:
-	case <-exited:
-		t.Fatal("the browser exited at start")
-	case <-time.After(20 * time.Second):
-		t.Fatal("the browser did not open its DevTools port")
-	}
+	t.Cleanup(browser.Kill)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	tr, err := cdp.DialWebSocket(ctx, u, nil)
+	tr, err := cdp.DialWebSocket(ctx, browser.WSURL, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,29 +6,9 @@ import (
 	"os"
 	"reflect"
 	"testing"
-)
 
-// withoutDescriptions drops every description string, at any depth.
-func withoutDescriptions(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		out := map[string]any{}
-		for k, e := range x {
-			if _, isString := e.(string); k == "description" && isString {
-				continue
-			}
-			out[k] = withoutDescriptions(e)
-		}
-		return out
-	case []any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			out[i] = withoutDescriptions(e)
-		}
-		return out
-	}
-	return v
-}
+	"github.com/tabwright/tabwright/schemas"
+)
 
 // What tools/list advertises for browser_batch is the contract in the repo's
 // schemas/ copy, description strings aside.
@@ -51,7 +31,7 @@ func TestBatchContractOverToolsList(t *testing.T) {
 		b, _ := json.Marshal(tl.InputSchema)
 		var got any
 		json.Unmarshal(b, &got)
-		if !reflect.DeepEqual(withoutDescriptions(want), withoutDescriptions(got)) {
+		if !reflect.DeepEqual(schemas.Structure(want), schemas.Structure(got)) {
 			t.Fatalf("browser_batch's advertised schema differs from the contract")
 		}
 		return

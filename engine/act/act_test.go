@@ -2,8 +2,6 @@ package act
 
 import (
 	"context"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"strings"
 	"testing"
@@ -12,42 +10,24 @@ import (
 	"github.com/tabwright/tabwright/engine/errs"
 	"github.com/tabwright/tabwright/engine/locate"
 	"github.com/tabwright/tabwright/engine/tabs"
+	"github.com/tabwright/tabwright/internal/testtabs"
 )
 
-var (
-	manager *tabs.Manager
-	site    *httptest.Server
-)
+// env is the browser and fixture server of this test binary.
+var env *testtabs.Env
 
 func TestMain(m *testing.M) {
-	site = httptest.NewServer(http.FileServer(http.Dir("../../testdata/act")))
 	var err error
-	manager, err = tabs.New(tabs.Options{})
-	if err != nil {
+	if env, err = testtabs.Start("../../testdata/act"); err != nil {
 		panic(err)
 	}
 	code := m.Run()
-	manager.Close()
-	site.Close()
+	env.Close()
 	os.Exit(code)
 }
 
 // page opens a fresh claimed tab on a fixture page.
-func page(t testing.TB, name string) *tabs.Tab {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	opened, err := manager.Open(ctx, "test", "", "about:blank", true, true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tab := opened.Tab
-	t.Cleanup(func() { manager.CloseTab(context.Background(), "test", tab.Handle()) })
-	if _, err := tab.Navigate(ctx, tabs.Navigation{URL: site.URL + "/" + name}); err != nil {
-		t.Fatal(err)
-	}
-	return tab
-}
+func page(t testing.TB, name string) *tabs.Tab { return env.Page(t, name) }
 
 func run(t testing.TB, tab *tabs.Tab, s *Step) (*Result, error) {
 	t.Helper()

@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"slices"
 	"strings"
@@ -14,42 +12,24 @@ import (
 
 	"github.com/tabwright/tabwright/engine/errs"
 	"github.com/tabwright/tabwright/engine/tabs"
+	"github.com/tabwright/tabwright/internal/testtabs"
 )
 
-var (
-	manager *tabs.Manager
-	site    *httptest.Server
-)
+// env is the browser and fixture server of this test binary.
+var env *testtabs.Env
 
 func TestMain(m *testing.M) {
-	site = httptest.NewServer(http.FileServer(http.Dir("../../testdata/batch")))
 	var err error
-	manager, err = tabs.New(tabs.Options{})
-	if err != nil {
+	if env, err = testtabs.Start("../../testdata/batch"); err != nil {
 		panic(err)
 	}
 	code := m.Run()
-	manager.Close()
-	site.Close()
+	env.Close()
 	os.Exit(code)
 }
 
 // page opens a fresh claimed tab on a fixture page.
-func page(t testing.TB, name string) *tabs.Tab {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	opened, err := manager.Open(ctx, "test", "", "about:blank", true, true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tab := opened.Tab
-	t.Cleanup(func() { manager.CloseTab(context.Background(), "test", tab.Handle()) })
-	if _, err := tab.Navigate(ctx, tabs.Navigation{URL: site.URL + "/" + name}); err != nil {
-		t.Fatal(err)
-	}
-	return tab
-}
+func page(t testing.TB, name string) *tabs.Tab { return env.Page(t, name) }
 
 // request builds a batch for the tab from its steps and extra top-level
 // fields (a JSON object's members without braces, or "").
@@ -76,7 +56,7 @@ func runBatch(t testing.TB, raw json.RawMessage) *Result {
 // tab finds the claimed tab a request names.
 func (r *Request) tab(t testing.TB) *tabs.Tab {
 	t.Helper()
-	tab, err := manager.Get("test", r.TabHandle)
+	tab, err := env.Manager.Get("test", r.TabHandle)
 	if err != nil {
 		t.Fatal(err)
 	}

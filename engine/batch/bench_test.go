@@ -27,7 +27,7 @@ import (
 func BenchmarkFormBatch(b *testing.B) {
 	tab := page(b, "form.html")
 	raw := request(tab, formSteps, formObserve)
-	url := site.URL + "/form.html"
+	url := env.Site.URL + "/form.html"
 	var navCalls, batchCalls int64
 	task := func() (nav, run time.Duration) {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)

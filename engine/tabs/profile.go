@@ -125,28 +125,22 @@ func (p *profile) connect(ctx context.Context) (*cdp.Conn, int, error) {
 			return nil, 0, err
 		}
 		managed, conn, version = b, b.Conn, b.Version
-	case KindExtension:
-		c, err := p.openExtension()
+	default: // a connection to a browser someone else runs: ask its version
+		var c *cdp.Conn
+		var err error
+		if p.kind == KindExtension {
+			c, err = p.openExtension()
+		} else {
+			c, err = launch.Attach(ctx, p.m.opt.CDPURL)
+		}
 		if err != nil {
 			return nil, 0, err
 		}
-		v, err := browserVersion(ctx, c)
-		if err != nil {
+		if version, err = browserVersion(ctx, c); err != nil {
 			c.Close()
 			return nil, 0, err
 		}
-		conn, version = c, v
-	default:
-		c, err := launch.Attach(ctx, p.m.opt.CDPURL)
-		if err != nil {
-			return nil, 0, err
-		}
-		v, err := browserVersion(ctx, c)
-		if err != nil {
-			c.Close()
-			return nil, 0, err
-		}
-		conn, version = c, v
+		conn = c
 	}
 
 	p.mu.Lock()

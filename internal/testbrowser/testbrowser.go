@@ -1,6 +1,6 @@
 // Package testbrowser starts a headless Chromium with a DevTools port, as a
-// user would start the browser tabwright attaches to. It is used only by
-// tests of attach mode.
+// user would start the browser tabwright attaches to, with or without our
+// extension loaded. It is used only by tests of attach mode.
 //
 // It imports nothing of tabwright's, so that engine/launch's own in-package
 // tests can use it: callers pass the browser binary (launch.FindHeadless).
@@ -39,13 +39,24 @@ type Browser struct {
 // any free port) and returns once it listens there. The browser is killed if
 // the test binary dies; otherwise the caller must call Kill.
 func Start(path, port string) (*Browser, error) {
+	return start(path, port, "--headless")
+}
+
+// StartWithExtension starts the full Chromium at path (the headless shell
+// cannot load extensions) in its new headless mode, with the unpacked
+// extension in extDir loaded and no other, on any free port.
+func StartWithExtension(path, extDir string) (*Browser, error) {
+	return start(path, "0", "--headless=new", "--load-extension="+extDir, "--disable-extensions-except="+extDir)
+}
+
+func start(path, port string, mode ...string) (*Browser, error) {
 	dir, err := os.MkdirTemp("", "tabwright-testbrowser-")
 	if err != nil {
 		return nil, err
 	}
-	args := []string{"--headless", "--remote-debugging-port=" + port, "--user-data-dir=" + dir,
+	args := append(mode, "--remote-debugging-port="+port, "--user-data-dir="+dir,
 		"--disable-gpu", "--no-first-run", "--no-default-browser-check",
-		"--disable-background-networking", "--disable-component-update", "--disable-dev-shm-usage"}
+		"--disable-background-networking", "--disable-component-update", "--disable-dev-shm-usage")
 	if os.Geteuid() == 0 {
 		args = append(args, "--no-sandbox")
 	}

@@ -73,6 +73,18 @@ type blockedErr struct{ reason, at string }
 
 func (e *blockedErr) Error() string { return e.reason + ": " + e.at }
 
+// fail records why r could not be read: a refusal (a hop off the
+// allowlist) or any other error.
+func (r *Read) fail(err error) *Read {
+	var be *blockedErr
+	if errors.As(err, &be) {
+		r.Blocked, r.ResolvedTo = be.reason, be.at
+	} else {
+		r.Err = err.Error()
+	}
+	return r
+}
+
 // Get reads rawURL for a task whose docs hosts are allow. The URL, every
 // redirect hop and the page the browser ends on must all be on allow.
 func (d *Reader) Get(ctx context.Context, rawURL string, allow []string) *Read {
@@ -108,14 +120,7 @@ func (d *Reader) Get(ctx context.Context, rawURL string, allow []string) *Read {
 	req.Header.Set("User-Agent", "tabwright-qs (documentation readability testing)")
 	resp, err := client.Do(req)
 	if err != nil {
-		var be *blockedErr
-		if errors.As(err, &be) {
-			r.Blocked = be.reason
-			r.ResolvedTo = be.at
-			return r
-		}
-		r.Err = err.Error()
-		return r
+		return r.fail(err)
 	}
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<20))
 	resp.Body.Close()
@@ -140,14 +145,7 @@ func (d *Reader) Get(ctx context.Context, rawURL string, allow []string) *Read {
 		}
 		text, final, err = d.render(ctx, final, allow)
 		if err != nil {
-			var be *blockedErr
-			if errors.As(err, &be) {
-				r.Blocked = be.reason
-				r.ResolvedTo = be.at
-				return r
-			}
-			r.Err = err.Error()
-			return r
+			return r.fail(err)
 		}
 		r.Rendered = true
 	} else {

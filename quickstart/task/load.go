@@ -280,22 +280,17 @@ func join(at, key string) string {
 	return at + "." + key
 }
 
+// kindOf names v's type in YAML's words (list, mapping), for messages about
+// the file as written.
 func kindOf(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case bool:
-		return "boolean"
-	case string:
-		return "string"
-	case json.Number, int, int64, uint64, float64:
-		return "number"
-	case []any:
+	switch t := jsonTypeOf(v); t {
+	case "array":
 		return "list"
-	case map[string]any, map[any]any:
+	case "object":
 		return "mapping"
+	default:
+		return t
 	}
-	return fmt.Sprintf("%T", v)
 }
 
 // Merge returns defaults with over laid on top: mappings merge key by key,

@@ -504,9 +504,9 @@ func jsonTypeOf(v any) string {
 		return "string"
 	case []any:
 		return "array"
-	case map[string]any:
+	case map[string]any, map[any]any: // the latter from YAML, before keys are checked
 		return "object"
-	case int64, float64, json.Number:
+	case json.Number, int, int64, uint64, float64:
 		return "number"
 	}
 	return fmt.Sprintf("%T", v)
