@@ -5,11 +5,13 @@
 // cannot see it, and it cannot see the page's JavaScript, only the shared DOM.
 // Scripts install themselves once on globalThis.__tabwright and keep their
 // state there (refs, counters) for the life of the document, so evaluating
-// them again with every command is cheap and harmless.
+// them again is harmless; a Bundle avoids sending them again at all.
 package injected
 
 import (
 	_ "embed"
+	"hash/fnv"
+	"strconv"
 	"strings"
 )
 
@@ -68,3 +70,39 @@ var (
 //
 //go:embed act.js
 var Act string
+
+// NotInstalled is what a Bundle's Guarded expression answers in a world
+// that does not hold the bundle's scripts yet: a new document, or one an
+// older build installed into.
+const NotInstalled = "__tabwright_not_installed__"
+
+// Bundle is core and a set of concern scripts, installed together. The
+// scripts run to tens of kilobytes, which a world would parse again on every
+// command; a Bundle instead marks the world it installed into, so later
+// commands send only a guard and the call.
+type Bundle struct {
+	prefix string // the installers and the mark, ready for a call
+	mark   string // names this exact set of scripts (a hash of their text)
+}
+
+// NewBundle bundles core with concerns.
+func NewBundle(concerns ...string) *Bundle {
+	installers := Program("", concerns...)
+	sum := fnv.New64a()
+	sum.Write([]byte(installers))
+	mark := strconv.FormatUint(sum.Sum64(), 36)
+	return &Bundle{
+		prefix: installers + "(globalThis.__tabwright.marks ??= {})[" + strconv.Quote(mark) + "] = true;\n",
+		mark:   mark,
+	}
+}
+
+// Program installs the bundle (each script a no-op when already there),
+// marks the world, then evaluates call.
+func (b *Bundle) Program(call string) string { return b.prefix + call }
+
+// Guarded evaluates call when the world holds this bundle, and answers
+// NotInstalled otherwise; the caller then sends Program(call).
+func (b *Bundle) Guarded(call string) string {
+	return "(globalThis.__tabwright?.marks?.[" + strconv.Quote(b.mark) + "]) ? (" + call + ") : " + strconv.Quote(NotInstalled)
+}

@@ -7,7 +7,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/chromedp/cdproto/accessibility"
@@ -129,27 +131,22 @@ type pageResult struct {
 	Target     map[string]any   `json:"target"`
 }
 
+// actBundle is core and the act helpers.
+var actBundle = sync.OnceValue(func() *injected.Bundle { return injected.NewBundle(injected.Act) })
+
 // Program returns a page-side expression with the act helpers installed.
-func Program(call string) string { return injected.Program(call, injected.Act) }
-
-// notInstalled is what a short call answers in a document whose isolated
-// world does not have the act helpers yet.
-const notInstalled = "__tabwright_not_installed__"
-
-// actVersion must match act.js's actVersion.
-const actVersion = 2
+func Program(call string) string { return actBundle().Program(call) }
 
 // Eval runs a page-side act call in frame f (nil: the main frame). It sends
-// only the call while the helpers are installed (the usual case: one round
-// trip, no 30 KB script to parse again), and the whole program once per
-// document otherwise.
+// only a guard and the call while the helpers are installed (the usual case:
+// one round trip, no 30 KB script to parse again), and the whole program
+// once per document otherwise.
 func Eval(ctx context.Context, t *tabs.Tab, f *tabs.Frame, call string, out any) error {
-	short := fmt.Sprintf("(globalThis.__tabwright && globalThis.__tabwright.actVersion === %d) ? (%s) : %q", actVersion, call, notInstalled)
 	var raw json.RawMessage
-	if err := t.EvalIn(ctx, f, short, &raw); err != nil {
+	if err := t.EvalIn(ctx, f, actBundle().Guarded(call), &raw); err != nil {
 		return err
 	}
-	if string(raw) == `"`+notInstalled+`"` {
+	if string(raw) == strconv.Quote(injected.NotInstalled) {
 		raw = nil
 		if err := t.EvalIn(ctx, f, Program(call), &raw); err != nil {
 			return err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strconv"
 	"sync"
 	"time"
 
@@ -60,8 +61,65 @@ type journal struct {
 	Changes int  `json:"changes"`
 }
 
-// programPrefix installs every extractor; a call with the options follows.
-var programPrefix = injected.Program("", injected.Observe, injected.A11y, injected.Lists, injected.Tables, injected.Watch)
+// extractors is every page-side extractor, installed once per world.
+var extractors = sync.OnceValue(func() *injected.Bundle {
+	return injected.NewBundle(injected.Observe, injected.A11y, injected.Lists, injected.Tables, injected.Watch)
+})
+
+// installedKey keeps, per tab, the document the extractors were last
+// installed into.
+const installedKey = "observe.installed"
+
+type installed struct {
+	mu        sync.Mutex
+	installed bool
+	loader    string // "" until the tab has seen a navigation: still one document
+}
+
+// evalPage evaluates call in p. The first call in a document sends the
+// whole program (one round trip, as before any guard); later ones in the
+// same document send only a guard and the call, since the extractors run to
+// tens of kilobytes of script to parse again. A guard that misses (a world
+// made anew within one document, or a child frame's) costs one more round
+// trip with the program. Pages that do not name their document always get
+// the program.
+func evalPage(ctx context.Context, p Page, call string, out any) error {
+	var inst *installed
+	var loader string
+	if tr, ok := p.(Tracked); ok {
+		inst = tr.State(installedKey, func() any { return &installed{} }).(*installed)
+		loader = tr.Loader()
+	}
+	known := false
+	if inst != nil {
+		inst.mu.Lock()
+		known = inst.installed && inst.loader == loader
+		inst.mu.Unlock()
+	}
+	expr := extractors().Program(call)
+	if known {
+		expr = extractors().Guarded(call)
+	}
+	var raw json.RawMessage
+	if err := p.Eval(ctx, expr, &raw); err != nil {
+		return err
+	}
+	if known && string(raw) == strconv.Quote(injected.NotInstalled) {
+		raw = nil
+		if err := p.Eval(ctx, extractors().Program(call), &raw); err != nil {
+			return err
+		}
+	}
+	if inst != nil {
+		inst.mu.Lock()
+		inst.installed, inst.loader = true, loader
+		inst.mu.Unlock()
+	}
+	if err := json.Unmarshal(raw, out); err != nil {
+		return errs.Wrap(errs.Internal, err, "decoding the page's observation")
+	}
+	return nil
+}
 
 // pageOptions is what tw.observe reads.
 type pageOptions struct {
@@ -72,7 +130,8 @@ type pageOptions struct {
 	ScopeHandle    string          `json:"scopeHandle,omitempty"`
 }
 
-func expression(o Options, set Set, watch bool) string {
+// pageCall is the page-side call that reads the sections of set.
+func pageCall(o Options, set Set, watch bool) string {
 	raw, _ := json.Marshal(pageOptions{MaxChars: o.maxChars(), MaxInteractive: o.MaxInteractive, Include: set, Scope: o.Scope, ScopeHandle: o.ScopeHandle})
 	call := "globalThis.__tabwright.observe(" + string(raw) + ")"
 	if watch {
@@ -82,7 +141,7 @@ func expression(o Options, set Set, watch bool) string {
 			" if (!j.fresh && j.changes === 0) return {quiet: true, journal: j};" +
 			" const r = " + call + "; r.journal = j; return r; })()"
 	}
-	return programPrefix + call
+	return call
 }
 
 // Capture observes the page with one Eval call (plus a screenshot when
@@ -132,7 +191,7 @@ func Capture(ctx context.Context, p Page, opt Options) (*Observation, error) {
 	}
 
 	var res *pageResult
-	if err := p.Eval(ctx, expression(opt, set, w != nil), &res); err != nil {
+	if err := evalPage(ctx, p, pageCall(opt, set, w != nil), &res); err != nil {
 		var coded *errs.Error
 		if errors.As(err, &coded) {
 			return nil, err
@@ -159,7 +218,7 @@ func Capture(ctx context.Context, p Page, opt Options) (*Observation, error) {
 			return d, nil
 		}
 		if res.Quiet { // quiet, but the request differs from the last one: read in full
-			if err := p.Eval(ctx, expression(opt, set, false), &res); err != nil {
+			if err := evalPage(ctx, p, pageCall(opt, set, false), &res); err != nil {
 				return nil, err
 			}
 			if res == nil || res.Error != nil {

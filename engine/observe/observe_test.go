@@ -610,7 +610,7 @@ func validate(t *testing.T, raw []byte) {
 func BenchmarkCapture(b *testing.B) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	p := open(b, ctx, "/signin.html")
+	p := openTracked(b, ctx, "/signin.html", nil)         // a tab, as the server observes it
 	if _, err := Capture(ctx, p, Options{}); err != nil { // warm: install the extractor
 		b.Fatal(err)
 	}

@@ -23,7 +23,7 @@ func BenchmarkObservePages(b *testing.B) {
 				name, opt.Include = page+"/all", []string{"all"}
 			}
 			b.Run(name, func(b *testing.B) {
-				p := open(b, ctx, "/"+page+".html")
+				p := openTracked(b, ctx, "/"+page+".html", nil) // a tab, as the server observes it
 				if _, err := Capture(ctx, p, opt); err != nil { // warm: install the extractors
 					b.Fatal(err)
 				}
