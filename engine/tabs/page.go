@@ -60,14 +60,9 @@ func (t *Tab) InFlight() int {
 	return len(t.page.inflight)
 }
 
-// EvalObject evaluates expression in the main frame's isolated world and
-// returns a reference to the resulting object (for DOM and Accessibility
-// commands that take one). Release it with ReleaseObject.
-func (t *Tab) EvalObject(ctx context.Context, expression string) (runtime.RemoteObjectID, error) {
-	return t.EvalObjectIn(ctx, nil, expression)
-}
-
-// EvalObjectIn is EvalObject in frame f (nil: the main frame).
+// EvalObjectIn evaluates expression in frame f's isolated world (nil: the
+// main frame) and returns a reference to the resulting object, for DOM and
+// Accessibility commands that take one. Release it with ReleaseObject.
 func (t *Tab) EvalObjectIn(ctx context.Context, f *Frame, expression string) (runtime.RemoteObjectID, error) {
 	f = t.frameOrMain(f)
 	params := runtime.EvaluateParams{Expression: expression}
@@ -91,13 +86,8 @@ func (t *Tab) EvalObjectIn(ctx context.Context, f *Frame, expression string) (ru
 	return res.Result.ObjectID, nil
 }
 
-// CallOn calls the function declaration fn with this bound to an object of
-// the main frame and decodes its JSON result into out.
-func (t *Tab) CallOn(ctx context.Context, obj runtime.RemoteObjectID, fn string, out any) error {
-	return t.CallOnIn(ctx, nil, obj, fn, out)
-}
-
-// CallOnIn is CallOn for an object of frame f (nil: the main frame).
+// CallOnIn calls the function declaration fn with this bound to an object of
+// frame f (nil: the main frame) and decodes its JSON result into out.
 func (t *Tab) CallOnIn(ctx context.Context, f *Frame, obj runtime.RemoteObjectID, fn string, out any) error {
 	f = t.frameOrMain(f)
 	var res runtime.CallFunctionOnResult

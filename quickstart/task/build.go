@@ -230,15 +230,6 @@ func JSONScalar(v any) string {
 	return fmt.Sprint(v)
 }
 
-// ShellQuoteAll quotes each word.
-func ShellQuoteAll(words []string) string {
-	q := make([]string, len(words))
-	for i, w := range words {
-		q[i] = Quote(w)
-	}
-	return strings.Join(q, " ")
-}
-
 func itoa(i int) string { return strconv.Itoa(i) }
 
 func asInt(v any) (int64, bool) {

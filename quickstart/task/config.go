@@ -113,17 +113,6 @@ func LoadConfig(path string) (*Config, error) {
 	return c, nil
 }
 
-// RunString returns the run: setting key as a string, or "".
-func (c *Config) RunString(key string) string {
-	if c == nil {
-		return ""
-	}
-	if v, ok := c.Run[key]; ok && v != nil {
-		return fmt.Sprint(v)
-	}
-	return ""
-}
-
 // Discover finds task files when none are named: tasks/*.yaml, else
 // ./*.yaml (config files excluded), sorted.
 func Discover(dir string) []string {

@@ -3,8 +3,6 @@ package task
 import (
 	"fmt"
 	"strings"
-
-	"github.com/tabwright/tabwright/engine/errs"
 )
 
 // Problem is one rule a task file breaks: the field at fault as a path
@@ -39,27 +37,6 @@ func (e *Error) Error() string {
 		fmt.Fprintf(&b, " [rule %s]", p.Rule)
 	}
 	return b.String()
-}
-
-// Coded returns the error as the engine's coded error: invalid_input, with
-// the first problem's field as the path.
-func (e *Error) Coded() *errs.Error {
-	path := e.File
-	if len(e.Problems) > 0 && e.Problems[0].Field != "" {
-		path += "#" + e.Problems[0].Field
-	}
-	return &errs.Error{Code: errs.InvalidInput, Path: path, Message: e.Error(),
-		Hint: "fix the task file; `tabwright qs validate FILE` lists every problem"}
-}
-
-// Has reports whether a problem with this rule was found.
-func (e *Error) Has(rule string) bool {
-	for _, p := range e.Problems {
-		if p.Rule == rule {
-			return true
-		}
-	}
-	return false
 }
 
 type problems []Problem
