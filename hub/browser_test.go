@@ -28,7 +28,6 @@ import (
 	"github.com/tabwright/tabwright/engine/batch"
 	"github.com/tabwright/tabwright/engine/cdp"
 	"github.com/tabwright/tabwright/engine/errs"
-	"github.com/tabwright/tabwright/engine/injected"
 	"github.com/tabwright/tabwright/engine/launch"
 	"github.com/tabwright/tabwright/engine/locate"
 	"github.com/tabwright/tabwright/engine/observe"
@@ -422,71 +421,6 @@ func TestServiceWorkerRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitUntil(t, "the debugger to detach", func() bool { ti := b.target(t, id); return ti != nil && !ti.Attached })
-}
-
-// TestElisionInBrowser runs the engine's programs through the relay: from
-// the second command on in a world only the guard and the call travel, and
-// a world that lost the installers' mark gets the full program again, with
-// the call run exactly once.
-func TestElisionInBrowser(t *testing.T) {
-	base := fixture(t)
-	h, b, m, bi := pairedManager(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	id := b.userTab(t, base+"/form.html", "Signed in")
-	tab, err := m.Claim(ctx, "agent", bi.BrowserID, string(id), "", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	el := h.Profiles()[0].elide
-	count := injected.Program("globalThis.__n = (globalThis.__n || 0) + 1", injected.Act)
-	var n int
-	for i := 1; i <= 3; i++ {
-		if err := tab.Eval(ctx, count, &n); err != nil || n != i {
-			t.Fatalf("run %d: %v %d", i, err, n)
-		}
-	}
-	if el.elided.Load() != 2 || el.resent.Load() != 0 {
-		t.Fatalf("elided %d, sent again %d; want 2, 0", el.elided.Load(), el.resent.Load())
-	}
-	// The world loses the mark (as if it were another world with the same id).
-	if err := tab.Eval(ctx, "delete globalThis.__tabwrightRelay", nil); err != nil {
-		t.Fatal(err)
-	}
-	if err := tab.Eval(ctx, count, &n); err != nil || n != 4 {
-		t.Fatalf("after the mark was lost: %v %d, want 4", err, n)
-	}
-	if el.resent.Load() != 1 {
-		t.Fatalf("sent again %d times, want 1", el.resent.Load())
-	}
-	if err := tab.Eval(ctx, count, &n); err != nil || n != 5 || el.elided.Load() != 4 {
-		t.Fatalf("after the full program: %v %d, elided %d", err, n, el.elided.Load())
-	}
-	// Observations: the engine itself sends the installers once per
-	// document, so the second observation of a document reaches the relay
-	// as a guard and a call, with nothing left to elide.
-	var before int64
-	err = tab.Do(ctx, func(ctx context.Context) error {
-		for i := 0; i < 2; i++ {
-			obs, err := observe.Capture(ctx, tab, observe.Options{})
-			if err != nil {
-				return err
-			}
-			if obs.Title != "Signed in" || len(obs.Forms) != 1 {
-				return fmt.Errorf("observation %d: %q %d forms", i, obs.Title, len(obs.Forms))
-			}
-			if i == 0 {
-				before = el.elided.Load()
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := el.elided.Load() - before; got != 0 {
-		t.Fatalf("the second observation of a document carried its installers (%d elided)", got)
-	}
 }
 
 // setFileAccess turns "Allow access to file URLs" for the extension on or

@@ -6,11 +6,8 @@
 // A Profile hands the engine one cdp.Transport (Open) that speaks plain CDP,
 // exactly like a browser's DevTools WebSocket: the engine's tabs, locators,
 // actions, batch and observation run on it unchanged. The hub forwards the
-// engine's messages to the extension as they are, but for one saving
-// (elide.go: the page-side installers of a program go to a world once, not
-// with every command, since chrome.debugger is slow with big commands); the
-// extension answers
-// the few browser-level commands the engine sends (Target.getTargets,
+// engine's messages to the extension as they are (the engine itself sends a
+// world's page-side installers once); the extension answers the few browser-level commands the engine sends (Target.getTargets,
 // Target.attachToTarget, Browser.getVersion, ...) from chrome.tabs and
 // chrome.debugger and passes every session command to chrome.debugger.
 //

@@ -121,9 +121,8 @@ func isControl(data []byte) bool { return bytes.HasPrefix(data, []byte(`{"type":
 // only. A tab attached by one link cannot be attached, detached or closed
 // by another, so claims stay exclusive across processes.
 type Profile struct {
-	h     *Hub
-	id    string
-	elide *elider
+	h  *Hub
+	id string
 
 	mu         sync.Mutex
 	name       string
@@ -154,7 +153,7 @@ type pendingCmd struct {
 }
 
 func newProfile(h *Hub, id string) *Profile {
-	return &Profile{h: h, id: id, elide: newElider(), links: map[*link]bool{}, pending: map[int64]*pendingCmd{},
+	return &Profile{h: h, id: id, links: map[*link]bool{}, pending: map[int64]*pendingCmd{},
 		sessions: map[string]sessionOwner{}, tabs: map[string]string{}, attaching: map[string]*link{}}
 }
 
@@ -241,7 +240,6 @@ func (p *Profile) plug(s *socket, m *hello) {
 	if old != nil {
 		old.conn.Close(websocket.StatusPolicyViolation, "replaced by a newer connection of the same profile")
 	}
-	p.elide.reset()
 	switch {
 	case len(m.Claims) > 0 && none:
 		s.write(releaseAllMsg)
@@ -330,8 +328,7 @@ func (p *Profile) abandon(why *errs.Error) {
 	p.pending = map[int64]*pendingCmd{}
 	clear(p.attaching)
 	p.mu.Unlock()
-	for hid, pc := range pending {
-		p.elide.forget(hid)
+	for _, pc := range pending {
 		if pc.l != nil {
 			pc.l.push(refusalReply(pc.id, pc.sid, why))
 		}
@@ -476,26 +473,9 @@ func (p *Profile) answer(hid int64, data []byte) {
 			}
 		}
 	}
-	s := p.sock
 	p.mu.Unlock()
 	if pc == nil || pc.l == nil {
 		return // the hub's own command, or answered by the hub already
-	}
-	if full := p.elide.reply(hid, data); full != nil {
-		// the world lacked the installers and the call did not run: send
-		// the full program under the same id
-		p.mu.Lock()
-		p.pending[hid] = pc
-		p.mu.Unlock()
-		if s != nil && s.write(full) == nil {
-			return
-		}
-		p.mu.Lock()
-		delete(p.pending, hid)
-		p.mu.Unlock()
-		pc.l.push(refusalReply(pc.id, pc.sid, errs.New(errs.BrowserUnavailable, "the extension went away while the command was sent again").
-			WithHint("retry once it is back")))
-		return
 	}
 	pc.l.push(withID(data, pc.id))
 }
@@ -592,7 +572,7 @@ func (l *link) WriteMessage(data []byte) error {
 	p.mu.Unlock()
 	// a failed write means the socket is going: its reader unplugs it and
 	// answers what was in flight
-	s.write(p.elide.command(hid, sid, withID(data, hid)))
+	s.write(withID(data, hid))
 	return nil
 }
 
@@ -733,7 +713,7 @@ func withID(data []byte, id int64) []byte {
 	rest, ok := bytes.CutPrefix(data, []byte(`{"id":`))
 	if ok {
 		if end := bytes.IndexAny(rest, ",}"); end > 0 {
-			return concat([]byte(`{"id":`), strconv.AppendInt(nil, id, 10), rest[end:])
+			return bytes.Join([][]byte{[]byte(`{"id":`), strconv.AppendInt(nil, id, 10), rest[end:]}, nil)
 		}
 	}
 	var m map[string]json.RawMessage
