@@ -34,6 +34,7 @@ bench: chromium
 fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzDecode -fuzztime 30s ./mcpserver
 	$(GO) test -run '^$$' -fuzz FuzzDecodeObservation -fuzztime 30s ./engine/observe
+	$(GO) test -run '^$$' -fuzz FuzzReader -fuzztime 30s ./engine/observe
 	$(GO) test -run '^$$' -fuzz FuzzValidate -fuzztime 30s ./engine/act
 	$(GO) test -run '^$$' -fuzz FuzzParseChord -fuzztime 30s ./engine/act
 	$(GO) test -run '^$$' -fuzz FuzzPrevalidate -fuzztime 30s ./engine/batch
