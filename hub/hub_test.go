@@ -110,7 +110,7 @@ func TestRefusals(t *testing.T) {
 // an optional delay.
 type fakeExtension struct {
 	conn *websocket.Conn
-	hold chan struct{} // when not nil, commands wait for it
+	slow chan struct{} // gets a value when Slow.call, which is never answered, arrives
 
 	mu   sync.Mutex
 	seen []string // attach and detach commands, in order
@@ -138,7 +138,7 @@ func connectFake(t *testing.T, h *Hub, key, id, name string, claims ...string) *
 	if err := conn.Write(context.Background(), websocket.MessageText, hello); err != nil {
 		t.Fatal(err)
 	}
-	f := &fakeExtension{conn: conn}
+	f := &fakeExtension{conn: conn, slow: make(chan struct{}, 1)}
 	go f.run()
 	return f
 }
@@ -161,7 +161,11 @@ func (f *fakeExtension) run() {
 			f.conn.Write(ctx, websocket.MessageText, []byte(`{"type":"pong"}`))
 			continue
 		}
-		if f.hold != nil && m.Method == "Slow.call" {
+		if m.Method == "Slow.call" {
+			select {
+			case f.slow <- struct{}{}:
+			default:
+			}
 			continue // never answered
 		}
 		var out []byte
@@ -242,10 +246,13 @@ func TestRelayAcrossReconnects(t *testing.T) {
 	}
 
 	// A command in flight when the extension goes away fails at once.
-	f.hold = make(chan struct{})
 	errc := make(chan error, 1)
 	go func() { errc <- sess.Call(ctx, "Slow.call", nil, nil) }()
-	time.Sleep(100 * time.Millisecond)
+	select {
+	case <-f.slow: // the command reached the extension
+	case <-time.After(5 * time.Second):
+		t.Fatal("the slow command never reached the fake extension")
+	}
 	f.conn.CloseNow()
 	select {
 	case err := <-errc:

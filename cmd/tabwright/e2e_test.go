@@ -495,12 +495,26 @@ func TestBrowserCrashFailsFastAndRelaunches(t *testing.T) {
 		isErr bool
 		at    time.Time
 	}
+	// A page that never loads, and says when the browser asked for it.
+	asked := make(chan struct{}, 1)
+	stuck := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case asked <- struct{}{}:
+		default:
+		}
+		<-r.Context().Done()
+	}))
+	defer stuck.Close()
 	done := make(chan result, 1)
 	go func() {
-		out, isErr := call(t, s.sess, "browser_navigate", map[string]any{"tab_handle": h, "url": site.URL + "/slow"})
+		out, isErr := call(t, s.sess, "browser_navigate", map[string]any{"tab_handle": h, "url": stuck.URL + "/never"})
 		done <- result{out, isErr, time.Now()}
 	}()
-	time.Sleep(300 * time.Millisecond) // the navigation is waiting on /slow
+	select {
+	case <-asked: // the navigation is waiting on the stuck page
+	case <-time.After(10 * time.Second):
+		t.Fatal("the browser never asked for the stuck page")
+	}
 	syscall.Kill(pgid, syscall.SIGKILL)
 	killed := time.Now()
 	var r result

@@ -2,7 +2,10 @@ package launch
 
 import (
 	"context"
+	"net/http"
+	"net/http/httptest"
 	"os"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -58,13 +61,27 @@ func TestStartEvaluateAndDieCleanly(t *testing.T) {
 	}
 
 	// A call that never answers (the page spins) must fail within 1 s of the
-	// browser dying, with browser_unavailable.
+	// browser dying, with browser_unavailable. The page tells a fixture
+	// server, with a synchronous request, that it is about to spin.
+	spinning := make(chan struct{}, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case spinning <- struct{}{}:
+		default:
+		}
+	}))
+	defer srv.Close()
+	spin := "var x = new XMLHttpRequest(); x.open('GET', " + strconv.Quote(srv.URL) + ", false); try { x.send() } catch (e) {}; for(;;){}"
 	errc := make(chan error, 1)
 	go func() {
-		_, err := cdproto.Call(ctx, s, runtime.Evaluate, runtime.EvaluateParams{Expression: "for(;;){}"})
+		_, err := cdproto.Call(ctx, s, runtime.Evaluate, runtime.EvaluateParams{Expression: spin})
 		errc <- err
 	}()
-	time.Sleep(200 * time.Millisecond)
+	select {
+	case <-spinning:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the page never reached its endless loop")
+	}
 	syscall.Kill(b.Pid(), syscall.SIGKILL)
 	killed := time.Now()
 	select {
