@@ -33,6 +33,7 @@ bench: chromium
 
 fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzDecode -fuzztime 30s ./mcpserver
+	$(GO) test -run '^$$' -fuzz FuzzStdioFilter -fuzztime 30s ./mcpserver
 	$(GO) test -run '^$$' -fuzz FuzzDecodeObservation -fuzztime 30s ./engine/observe
 	$(GO) test -run '^$$' -fuzz FuzzReader -fuzztime 30s ./engine/observe
 	$(GO) test -run '^$$' -fuzz FuzzValidate -fuzztime 30s ./engine/act

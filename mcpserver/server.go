@@ -89,6 +89,10 @@ func (s *server) releaseOnEnd(ss *mcp.ServerSession) {
 func (s *server) handle(t tool) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		result, text, err := t.run(ctx, s.owner(req.Session), req.Params.Arguments)
+		if err != nil && errors.Is(ctx.Err(), context.Canceled) {
+			err = errs.New(errs.Cancelled, "the client cancelled the call (or its session ended) before it finished").
+				WithHint("nothing was rolled back: observe the tab to see how far it got")
+		}
 		var failed *failure
 		if errors.As(err, &failed) {
 			return &mcp.CallToolResult{

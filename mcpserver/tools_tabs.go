@@ -3,8 +3,10 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -162,6 +164,13 @@ Errors: invalid_input (url not absolute http(s)/file/about), permission_denied (
 				out.URL, out.Title, out.Status = nav.URL, nav.Title, nav.Status
 				return nil
 			})
+			if err != nil && errors.Is(ctx.Err(), context.Canceled) {
+				// The client will never learn the handle: leave no claim and no tab behind.
+				closeCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+				defer cancel()
+				s.m.CloseTab(closeCtx, owner, out.TabHandle)
+				return nil, "", err
+			}
 			text := fmt.Sprintf("tab_handle %s (tab %s): %s %q status %d", out.TabHandle, out.TabID, out.URL, out.Title, out.Status)
 			if err != nil {
 				out.NavigationError = errorResult(err).StructuredContent.(map[string]any)["error"]

@@ -7,10 +7,9 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"runtime/debug"
 	"time"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/tabwright/tabwright/engine/errs"
 	"github.com/tabwright/tabwright/engine/launch"
@@ -30,6 +29,7 @@ func runMCP(ctx context.Context, args []string, stderr io.Writer) error {
 	var bf browserFlags
 	bf.register(fs)
 	addr := fs.String("http", "", "serve streamable HTTP on this loopback address (e.g. 127.0.0.1:8931) instead of stdio")
+	idle := fs.Duration("session-idle", mcpserver.DefaultSessionIdle, "with --http: end a session whose client has had no request in flight and no stream open this long, releasing its claims (0: never)")
 	attach := fs.Bool("attach", false, "also drive the user's own Chrome/Edge profiles paired through the extension (see tabwright setup): runs the hub, or joins the one another tabwright process runs; with one paired profile it is the default browser")
 	fs.SetOutput(stderr)
 	if err := fs.Parse(args); err != nil {
@@ -51,13 +51,13 @@ func runMCP(ctx context.Context, args []string, stderr io.Writer) error {
 	defer m.Close()
 	srv := mcpserver.New(m, version)
 	if *addr == "" {
-		err := srv.Run(ctx, &mcp.StdioTransport{})
+		err := srv.Run(ctx, mcpserver.Stdio(os.Stdin, os.Stdout))
 		if ctx.Err() != nil || errors.Is(err, io.EOF) {
 			return nil
 		}
 		return err
 	}
-	return serveHTTP(ctx, srv, *addr, stderr)
+	return serveHTTP(ctx, mcpserver.HTTPHandler(srv, *idle), *addr, stderr)
 }
 
 // lazyGCAtStart lets the heap grow 4x as far as usual before a collection,
@@ -76,7 +76,7 @@ func lazyGCAtStart() {
 	time.AfterFunc(time.Second, func() { debug.SetGCPercent(old) })
 }
 
-func serveHTTP(ctx context.Context, srv *mcp.Server, addr string, stderr io.Writer) error {
+func serveHTTP(ctx context.Context, handler http.Handler, addr string, stderr io.Writer) error {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
 		return errs.Input("--http", "%q is not host:port", addr)
@@ -89,7 +89,6 @@ func serveHTTP(ctx context.Context, srv *mcp.Server, addr string, stderr io.Writ
 	if err != nil {
 		return errs.Wrap(errs.InvalidInput, err, "listening on "+addr)
 	}
-	handler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil)
 	hs := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
 	fmt.Fprintf(stderr, "tabwright: MCP over streamable HTTP at http://%s/\n", ln.Addr())
 	go func() {

@@ -9,6 +9,7 @@ import (
 	"encoding/hex"
 	"sort"
 	"sync"
+	"time"
 
 	"github.com/chromedp/cdproto/browser"
 	cdproto "github.com/chromedp/cdproto/cdp"
@@ -202,7 +203,11 @@ func (m *Manager) Open(ctx context.Context, owner, browserID, url string, active
 	}
 	t, err := m.claim(ctx, owner, p, conn, gen, created.TargetID)
 	if err != nil {
-		return res, err
+		// Nobody holds the tab we made: close it rather than leave it behind.
+		closeCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), closeWait)
+		defer cancel()
+		cdproto.Call(closeCtx, conn.Browser(), target.CloseTarget, target.CloseTargetParams{TargetID: created.TargetID})
+		return nil, err
 	}
 	res.Tab, res.Claimed, res.ClaimedBy = t, true, "you"
 	return res, nil
@@ -298,16 +303,53 @@ func (m *Manager) Release(ctx context.Context, owner, handle string) error {
 	return t.detach(ctx)
 }
 
-// CloseTab closes the tab; its handle dies.
+// CloseTab closes the tab and returns once the browser has destroyed it,
+// so a discovery right after no longer lists it; its handle dies.
 func (m *Manager) CloseTab(ctx context.Context, owner, handle string) error {
 	t, err := m.Get(owner, handle)
 	if err != nil {
 		return err
 	}
 	m.forget(t, deadHandle("tab handle %q belongs to a closed tab", handle).WithHint("open or claim another tab"))
-	_, err = cdproto.Call(ctx, t.sess.Conn().Browser(), target.CloseTarget, target.CloseTargetParams{TargetID: t.TargetID})
-	return err
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, 10*time.Second)
+		defer cancel()
+	}
+	browser := t.sess.Conn().Browser()
+	if _, err := cdproto.Call(ctx, browser, target.CloseTarget, target.CloseTargetParams{TargetID: t.TargetID}); err != nil {
+		return err
+	}
+	select {
+	case <-t.sess.Done(): // the browser detached us: the target is being destroyed
+	case <-ctx.Done():
+		return errs.New(errs.Timeout, "the browser did not destroy tab %s in time", t.TargetID).
+			WithHint("discover the tabs to see whether it closed")
+	}
+	return gone(ctx, browser, t.TargetID)
 }
+
+// gone waits until the browser no longer lists target id. The detach comes
+// with the target's destruction; the list may trail it by a moment.
+func gone(ctx context.Context, browser *cdp.Session, id target.ID) error {
+	for wait := time.Millisecond; ; wait *= 2 {
+		_, err := cdproto.Call(ctx, browser, target.GetTargetInfo, target.GetTargetInfoParams{TargetID: id})
+		if errs.Code(err) == errs.ProtocolError {
+			return nil // "no target with given id"
+		}
+		if err != nil {
+			return err
+		}
+		select {
+		case <-time.After(wait):
+		case <-ctx.Done():
+			return errs.New(errs.Timeout, "the browser still lists closed tab %s", id)
+		}
+	}
+}
+
+// closeWait bounds closing a tab nobody could use.
+const closeWait = 2 * time.Second
 
 // Activate brings the tab to the front.
 func (m *Manager) Activate(ctx context.Context, owner, handle string) error {

@@ -197,3 +197,32 @@ func TestHandlesDieOnReleaseCloseAndCrash(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// Close means gone: once CloseTab returns, discovery no longer lists the tab.
+func TestCloseMeansGone(t *testing.T) {
+	srv := fixture(t)
+	m := newManager(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for i := range 10 {
+		opened, err := m.Open(ctx, "s", "", "about:blank", true, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := opened.Tab.Navigate(ctx, Navigation{URL: fmt.Sprintf("%s/close-%d", srv.URL, i)}); err != nil {
+			t.Fatal(err)
+		}
+		if err := m.CloseTab(ctx, "s", opened.Tab.Handle()); err != nil {
+			t.Fatal(err)
+		}
+		list, err := m.Tabs(ctx, "s", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, ti := range list {
+			if ti.TabID == opened.TabID {
+				t.Fatalf("round %d: closed tab still listed: %+v", i, ti)
+			}
+		}
+	}
+}

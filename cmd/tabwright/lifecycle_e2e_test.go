@@ -1,0 +1,265 @@
+package main
+
+// Sessions that end: HTTP sessions whose client vanished, Origin checks,
+// cancelled calls over stdio. Each test drives the built binary.
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// startHTTP runs `tabwright mcp --http 127.0.0.1:0 args...` and returns its
+// endpoint.
+func startHTTP(t testing.TB, args ...string) (endpoint string, cmd *exec.Cmd) {
+	t.Helper()
+	cmd = exec.Command(binary, append([]string{"mcp", "--http", "127.0.0.1:0"}, args...)...)
+	stderr, _ := cmd.StderrPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Signal(syscall.SIGTERM); cmd.Wait() })
+	sc := bufio.NewScanner(stderr)
+	for sc.Scan() {
+		if _, after, ok := strings.Cut(sc.Text(), " at "); ok {
+			endpoint = strings.TrimSpace(after)
+			break
+		}
+	}
+	if endpoint == "" {
+		t.Fatal("server did not print its address")
+	}
+	go func() {
+		for sc.Scan() {
+			fmt.Fprintln(os.Stderr, sc.Text())
+		}
+	}()
+	return endpoint, cmd
+}
+
+func connectHTTP(t testing.TB, endpoint string) *mcp.ClientSession {
+	t.Helper()
+	client := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, nil)
+	sess, err := client.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: endpoint}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sess.Close() })
+	return sess
+}
+
+// rawHTTP is a client that speaks streamable HTTP by hand and can vanish
+// without a DELETE, as the TypeScript SDK's close() and the Inspector do.
+type rawHTTP struct {
+	endpoint, session string
+	origin            string
+}
+
+func (c *rawHTTP) post(t testing.TB, body string) (status int, reply string) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, c.endpoint, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	if c.session != "" {
+		req.Header.Set("Mcp-Session-Id", c.session)
+	}
+	if c.origin != "" {
+		req.Header.Set("Origin", c.origin)
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	if id := res.Header.Get("Mcp-Session-Id"); id != "" {
+		c.session = id
+	}
+	b, _ := io.ReadAll(res.Body)
+	return res.StatusCode, string(b)
+}
+
+const initialize = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`
+
+func (c *rawHTTP) init(t testing.TB) {
+	t.Helper()
+	if st, body := c.post(t, initialize); st != 200 {
+		t.Fatalf("initialize: %d %s", st, body)
+	}
+	c.post(t, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+}
+
+func TestHTTPRefusesForeignOrigins(t *testing.T) {
+	endpoint, _ := startHTTP(t)
+	for _, tc := range []struct {
+		origin string
+		want   int
+	}{
+		{"", 200},
+		{"http://localhost:5173", 200},
+		{"http://127.0.0.1:8080", 200},
+		{"http://[::1]:3000", 200},
+		{"https://evil.example", 403},
+		{"http://localhost.evil.example", 403},
+		{"null", 403},
+	} {
+		c := &rawHTTP{endpoint: endpoint, origin: tc.origin}
+		if st, body := c.post(t, initialize); st != tc.want {
+			t.Errorf("Origin %q: status %d, want %d (%s)", tc.origin, st, tc.want, body)
+		}
+	}
+}
+
+// A client that vanishes without DELETE: its session ends after
+// --session-idle and its claim with it. A client that only holds its event
+// stream open stays.
+func TestHTTPIdleSessionReleasesClaims(t *testing.T) {
+	site := fixtures(t)
+	const idle = time.Second
+	endpoint, _ := startHTTP(t, "--session-idle", idle.String())
+	live := connectHTTP(t, endpoint) // the SDK client keeps a GET stream open
+	opened := mustCall(t, live, "browser_open_tab", map[string]any{"url": site.URL + "/shared", "claim": false})
+
+	gone := &rawHTTP{endpoint: endpoint}
+	gone.init(t)
+	claim := fmt.Sprintf(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"browser_claim_tab","arguments":{"tab_id":%q}}}`, opened["tab_id"])
+	if _, body := gone.post(t, claim); !strings.Contains(body, "tab_handle") {
+		t.Fatalf("raw client's claim: %s", body)
+	}
+	vanished := time.Now()
+	if code, _, _ := callErr(t, live, "browser_claim_tab", map[string]any{"tab_id": opened["tab_id"]}); code != "tab_in_use" {
+		t.Fatalf("claim of a live session: %s", code)
+	}
+	for {
+		if _, isErr := call(t, live, "browser_claim_tab", map[string]any{"tab_id": opened["tab_id"]}); !isErr {
+			break
+		}
+		if time.Since(vanished) > idle+3*time.Second {
+			t.Fatalf("claim still held %v after its client vanished (idle %v)", time.Since(vanished), idle)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	freed := time.Since(vanished)
+	figure(t, "claims of a vanished HTTP client freed after", "%d ms (--session-idle %v)", freed.Milliseconds(), idle)
+	if freed < idle {
+		t.Fatalf("claim freed after %v, before the idle time %v", freed, idle)
+	}
+	// The raw client's session is gone for good.
+	if st, _ := gone.post(t, `{"jsonrpc":"2.0","id":3,"method":"tools/list"}`); st != http.StatusNotFound {
+		t.Fatalf("the idle session still answers: %d", st)
+	}
+	// The SDK client, idle for longer than idle but with its stream open, is still served.
+	time.Sleep(idle + 500*time.Millisecond)
+	mustCall(t, live, "browser_discover", map[string]any{})
+}
+
+// stdioClient speaks newline-delimited JSON-RPC on a server's pipes.
+type stdioClient struct {
+	in    io.WriteCloser
+	lines chan string
+}
+
+func startStdio(t testing.TB, args ...string) *stdioClient {
+	t.Helper()
+	cmd := exec.Command(binary, append([]string{"mcp"}, args...)...)
+	in, _ := cmd.StdinPipe()
+	out, _ := cmd.StdoutPipe()
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { in.Close(); cmd.Process.Signal(syscall.SIGTERM); cmd.Wait() })
+	c := &stdioClient{in: in, lines: make(chan string, 64)}
+	go func() {
+		sc := bufio.NewScanner(out)
+		sc.Buffer(nil, 4<<20)
+		for sc.Scan() {
+			c.lines <- sc.Text()
+		}
+		close(c.lines)
+	}()
+	c.send(t, initialize)
+	c.reply(t, 1, 10*time.Second)
+	c.send(t, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	return c
+}
+
+func (c *stdioClient) send(t testing.TB, line string) {
+	t.Helper()
+	if _, err := io.WriteString(c.in, line+"\n"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// reply waits for the answer to request id, failing on any other answer.
+func (c *stdioClient) reply(t testing.TB, id int, within time.Duration) map[string]any {
+	t.Helper()
+	timeout := time.After(within)
+	for {
+		select {
+		case line, ok := <-c.lines:
+			if !ok {
+				t.Fatal("server closed stdout")
+			}
+			var msg map[string]any
+			json.Unmarshal([]byte(line), &msg)
+			if msg["method"] != nil {
+				continue // a notification
+			}
+			if got, _ := msg["id"].(float64); int(got) != id {
+				t.Fatalf("answer to %v while waiting for %d: %s", msg["id"], id, line)
+			}
+			return msg
+		case <-timeout:
+			t.Fatalf("no answer to request %d within %v", id, within)
+		}
+	}
+}
+
+func toolCall(id int, name string, args any) string {
+	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": map[string]any{"name": name, "arguments": args}})
+	return string(b)
+}
+
+// A cancelled call gets no answer, ends at once, and leaves no claim.
+func TestStdioCancelledCallIsNotAnswered(t *testing.T) {
+	site := fixtures(t)
+	c := startStdio(t)
+	c.send(t, toolCall(2, "browser_open_tab", map[string]any{"url": site.URL + "/slow"}))
+	time.Sleep(700 * time.Millisecond) // the tab is open and claimed, loading /slow
+	c.send(t, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2,"reason":"user gave up"}}`)
+	cancelled := time.Now()
+	for id := 3; ; id++ {
+		c.send(t, toolCall(id, "browser_discover", map[string]any{"kind": "tabs"}))
+		msg := c.reply(t, id, 10*time.Second) // fails if request 2 is answered
+		raw, _ := json.Marshal(msg)
+		if !bytes.Contains(raw, []byte("/slow")) {
+			break
+		}
+		if time.Since(cancelled) > 2*time.Second {
+			t.Fatalf("the cancelled open_tab's tab is still there 2s later: %s", raw)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	figure(t, "tab of a cancelled open_tab closed after", "%d ms", time.Since(cancelled).Milliseconds())
+	// And the answer to request 2 never comes.
+	c.send(t, `{"jsonrpc":"2.0","id":99,"method":"ping"}`)
+	c.reply(t, 99, 5*time.Second)
+}
+
+// figure prints one measured figure of the reliability suite.
+func figure(t testing.TB, what, format string, args ...any) {
+	t.Helper()
+	fmt.Printf("FIGURE %s: %s: %s\n", t.Name(), what, fmt.Sprintf(format, args...))
+}
