@@ -29,6 +29,9 @@ func inputTypes() map[string]reflect.Type {
 	for name := range stepToolFields() {
 		types[name] = reflect.TypeFor[actInput]()
 	}
+	for name, typ := range stateInputTypes() {
+		types[name] = typ
+	}
 	return types
 }
 
@@ -470,6 +473,9 @@ func TestToolSchemasCompile(t *testing.T) {
 	for _, tl := range (&server{}).tools() {
 		t.Run(tl.name, func(t *testing.T) {
 			sch := compileSchema(t, tl)
+			for name, ex := range stateExamples() {
+				examples[name] = ex
+			}
 			ex, ok := examples[tl.name]
 			if !ok {
 				t.Fatalf("no examples for %s", tl.name)

@@ -23,16 +23,28 @@ import (
 const instructions = `tabwright drives real Chromium tabs. Typical flow: browser_open_tab (or browser_discover kind=tabs then browser_claim_tab) to get a tab_handle; browser_navigate; browser_observe to read the page. A claimed tab is yours alone until you release or close it. Errors carry a stable code, the field at fault and what to do next.`
 
 type server struct {
-	m *tabs.Manager
+	m   *tabs.Manager
+	opt Options
 
 	mu     sync.Mutex
 	owners map[*mcp.ServerSession]string
 }
 
+// Options are the server's opt-in tools and limits.
+type Options struct {
+	// AllowEvaluate lists browser_evaluate, which runs any script in a page.
+	AllowEvaluate bool
+}
+
 // New returns an MCP server whose tools act on m's browsers. Claims are held
 // per MCP session and released when the session ends.
 func New(m *tabs.Manager, version string) *mcp.Server {
-	s := &server{m: m, owners: map[*mcp.ServerSession]string{}}
+	return NewWithOptions(m, version, Options{})
+}
+
+// NewWithOptions is New with opt-in tools.
+func NewWithOptions(m *tabs.Manager, version string, opt Options) *mcp.Server {
+	s := &server{m: m, opt: opt, owners: map[*mcp.ServerSession]string{}}
 	srv := mcp.NewServer(&mcp.Implementation{Name: "tabwright", Version: version}, &mcp.ServerOptions{
 		Instructions:       instructions,
 		InitializedHandler: func(_ context.Context, req *mcp.InitializedRequest) { go s.releaseOnEnd(req.Session) },
@@ -104,11 +116,19 @@ func (s *server) handle(t tool) mcp.ToolHandler {
 		if err != nil {
 			return errorResult(err), nil
 		}
-		return &mcp.CallToolResult{
-			Content:           []mcp.Content{&mcp.TextContent{Text: text}},
-			StructuredContent: result,
-		}, nil
+		content := []mcp.Content{&mcp.TextContent{Text: text}}
+		if wc, ok := result.(withContent); ok {
+			result, content = wc.result, append(content, wc.extra...)
+		}
+		return &mcp.CallToolResult{Content: content, StructuredContent: result}, nil
 	}
+}
+
+// withContent is a result that carries more content than its text, such
+// as an image a vision model looks at.
+type withContent struct {
+	result any
+	extra  []mcp.Content
 }
 
 // failure is a failed call whose structured result says more than the
@@ -163,13 +183,15 @@ func withTimeout(ctx context.Context, ms int) (context.Context, context.CancelFu
 // tools lists every tool the server offers; each lives in a tools_*.go file
 // by concern.
 func (s *server) tools() []tool {
-	return []tool{
+	all := []tool{
 		s.discoverTool(), s.openTabTool(), s.claimTabTool(), s.tabControlTool(), s.navigateTool(),
 		s.observeTool(),
 		s.actionTool(act.Click), s.actionTool(act.Fill), s.actionTool(act.Type), s.actionTool(act.Hover),
 		s.actionTool(act.SelectOption), s.actionTool(act.Scroll), s.actionTool(act.Wait), s.actionTool(act.PressKey),
 		s.dragTool(), s.uploadTool(), s.dialogTool(), s.batchTool(),
+		s.screenshotTool(),
 	}
+	return all
 }
 
 func msDuration(ms int) time.Duration { return time.Duration(ms) * time.Millisecond }

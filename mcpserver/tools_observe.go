@@ -166,6 +166,9 @@ Errors: invalid_input (path names the field: include[i], mode, since, scope, sel
 			if err != nil {
 				return nil, "", err
 			}
+			if v := obs.Vision; v != nil && v.Image != nil {
+				return withContent{result: obs, extra: []mcp.Content{&mcp.ImageContent{Data: v.Image.Data, MIMEType: v.Image.MIME}}}, observe.Render(obs), nil
+			}
 			return obs, observe.Render(obs), nil
 		},
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/tabwright/tabwright/engine/launch"
+	"github.com/tabwright/tabwright/engine/observe"
 	"github.com/tabwright/tabwright/quickstart/sandbox"
 )
 
@@ -50,6 +51,11 @@ func runDoctor(stdout io.Writer) int {
 		fmt.Fprintln(stdout, "sandbox:  Chromium's own sandbox is on")
 	}
 	fmt.Fprintf(stdout, "tmp dir:  %s (browser profiles live here and are removed at exit)\n", os.TempDir())
+	if bin, why := observe.OCRAvailable(); bin != "" {
+		fmt.Fprintf(stdout, "ocr:      %s (the observation's vision section carries OCR text)\n", bin)
+	} else {
+		fmt.Fprintf(stdout, "ocr:      none: %s; vision works without OCR text\n", why)
+	}
 	probe, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	if ok, why := sandbox.Probe(probe); ok {
 		fmt.Fprintln(stdout, "qs:       the sandbox backend can enforce isolation here (bubblewrap)")

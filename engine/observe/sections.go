@@ -141,6 +141,7 @@ type TableShape struct {
 // text when tesseract is installed.
 type Vision struct {
 	Screenshot string            `json:"screenshot,omitempty"` // PNG file path
+	Image      *VisionImage      `json:"image,omitempty"`      // the screenshot's size and scale
 	Viewport   [2]int            `json:"viewport"`             // CSS px
 	Scroll     [2]int            `json:"scroll"`               // CSS px of the viewport's top-left in the page
 	Groundings map[string][4]int `json:"groundings"`           // ref -> [x, y, width, height] in viewport CSS px

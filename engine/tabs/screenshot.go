@@ -131,6 +131,16 @@ func (t *Tab) Capture(ctx context.Context, s Shot) (*Image, error) {
 	return img, nil
 }
 
+// VisionShot is the viewport as a PNG in the default bounds (for the
+// observation's vision section).
+func (t *Tab) VisionShot(ctx context.Context) (data []byte, mime string, width, height int, scale float64, err error) {
+	img, err := t.Capture(ctx, Shot{})
+	if err != nil {
+		return nil, "", 0, 0, 0, err
+	}
+	return img.Data, img.MIME, img.Width, img.Height, img.Scale, nil
+}
+
 // fitScale is the factor (at most 1: never larger than device pixels) that
 // brings a w x h image within the longest side and the pixel count.
 func fitScale(w, h float64, longSide, pixels int) float64 {
@@ -140,6 +150,9 @@ func fitScale(w, h float64, longSide, pixels int) float64 {
 	}
 	if p := w * h * s * s; p > float64(pixels) {
 		s *= math.Sqrt(float64(pixels) / p)
+	}
+	if s == 1 {
+		return 1
 	}
 	return s * 0.999 // room for Chromium's rounding up
 }

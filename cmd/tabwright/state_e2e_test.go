@@ -1,0 +1,123 @@
+package main
+
+// Screenshots, logs, evaluate, pdf, emulation, storage and downloads over
+// MCP, against real Chromium.
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"image"
+	_ "image/jpeg"
+	_ "image/png"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// stateSite serves the pages of these tests.
+func stateSite(t testing.TB) *httptest.Server {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/shot", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><title>Shot</title><style>body{margin:0}</style>
+<div style="height:3000px;background:#ddd"><button id="go" style="position:absolute;top:2000px;left:40px;width:120px;height:40px">Go</button>
+<a href="/x" style="position:absolute;top:10px;left:10px">Top link</a></div>`)
+	})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// callFull calls a tool and returns the whole result.
+func callFull(t testing.TB, sess *mcp.ClientSession, name string, args map[string]any) (*mcp.CallToolResult, map[string]any) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	res, err := sess.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	var out map[string]any
+	raw, _ := json.Marshal(res.StructuredContent)
+	json.Unmarshal(raw, &out)
+	if res.IsError {
+		t.Fatalf("%s(%v) failed: %v", name, args, out)
+	}
+	return res, out
+}
+
+// imageOf decodes the image content of a result.
+func imageOf(t testing.TB, res *mcp.CallToolResult) (image.Config, string, []byte) {
+	t.Helper()
+	for _, c := range res.Content {
+		if img, ok := c.(*mcp.ImageContent); ok {
+			cfg, format, err := image.DecodeConfig(bytes.NewReader(img.Data))
+			if err != nil {
+				t.Fatalf("image content does not decode: %v", err)
+			}
+			if img.MIMEType != "image/"+format {
+				t.Fatalf("image content says %s, is %s", img.MIMEType, format)
+			}
+			return cfg, format, img.Data
+		}
+	}
+	t.Fatalf("no image content in %d items", len(res.Content))
+	return image.Config{}, "", nil
+}
+
+func openOn(t testing.TB, sess *mcp.ClientSession, url string) string {
+	t.Helper()
+	return mustCall(t, sess, "browser_open_tab", map[string]any{"url": url})["tab_handle"].(string)
+}
+
+func TestScreenshotOverMCP(t *testing.T) {
+	site := stateSite(t)
+	s := startServer(t)
+	h := openOn(t, s.sess, site.URL+"/shot")
+
+	res, out := callFull(t, s.sess, "browser_screenshot", map[string]any{"tab_handle": h})
+	cfg, _, _ := imageOf(t, res)
+	if max(cfg.Width, cfg.Height) > 1568 || cfg.Width*cfg.Height > 1_150_000 || out["width"] != float64(cfg.Width) {
+		t.Fatalf("viewport image %dx%d, result %v", cfg.Width, cfg.Height, out)
+	}
+
+	save := filepath.Join(t.TempDir(), "full.jpg")
+	res, out = callFull(t, s.sess, "browser_screenshot", map[string]any{"tab_handle": h, "full_page": true, "format": "jpeg", "quality": 60, "save_path": save, "max_long_side": 1000})
+	cfg, format, data := imageOf(t, res)
+	if format != "jpeg" || cfg.Height > 1000 || cfg.Height < 990 {
+		t.Fatalf("full page: %s %dx%d", format, cfg.Width, cfg.Height)
+	}
+	if disk, err := os.ReadFile(save); err != nil || !bytes.Equal(disk, data) || out["saved"] != save {
+		t.Fatalf("saved file: %v, %d bytes vs %d; %v", err, len(disk), len(data), out["saved"])
+	}
+
+	res, out = callFull(t, s.sess, "browser_screenshot", map[string]any{"tab_handle": h, "selector": "button", "selector_type": "role", "name": "Go", "groundings": true})
+	cfg, _, _ = imageOf(t, res)
+	if cfg.Width != 120 || cfg.Height != 40 {
+		t.Fatalf("element image %dx%d: %v", cfg.Width, cfg.Height, out)
+	}
+	gs, _ := out["groundings"].([]any)
+	if len(gs) != 1 || gs[0].(map[string]any)["role"] != "button" || fmt.Sprint(gs[0].(map[string]any)["box"]) != "[0 0 120 40]" {
+		t.Fatalf("groundings of the element shot: %v", out["groundings"])
+	}
+
+	code, path, _ := callErr(t, s.sess, "browser_screenshot", map[string]any{"tab_handle": h, "full_page": true, "ref": "e1"})
+	if code != "invalid_input" || path != "full_page" {
+		t.Fatalf("full_page with a ref: %s %s", code, path)
+	}
+
+	// The observation's vision section carries the image too.
+	res, out = callFull(t, s.sess, "browser_observe", map[string]any{"tab_handle": h, "include": []any{"vision"}})
+	cfg, _, _ = imageOf(t, res)
+	v, _ := out["vision"].(map[string]any)
+	img, _ := v["image"].(map[string]any)
+	if img == nil || img["width"] != float64(cfg.Width) || (v["ocr"] == nil && v["ocrnote"] == nil) {
+		t.Fatalf("vision: %v", v)
+	}
+}

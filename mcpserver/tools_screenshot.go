@@ -1,0 +1,207 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/tabwright/tabwright/engine/act"
+	"github.com/tabwright/tabwright/engine/errs"
+	"github.com/tabwright/tabwright/engine/locate"
+	"github.com/tabwright/tabwright/engine/observe"
+	"github.com/tabwright/tabwright/engine/tabs"
+)
+
+// ---- browser_screenshot
+
+type screenshotInput struct {
+	TabHandle     string            `json:"tab_handle"`
+	FullPage      bool              `json:"full_page"`
+	Selector      string            `json:"selector"`
+	SelectorType  string            `json:"selector_type"`
+	Name          *string           `json:"name"`
+	Nth           *int              `json:"nth"`
+	Ref           string            `json:"ref"`
+	Frame         *locate.FrameSpec `json:"frame"`
+	FrameID       string            `json:"frame_id"`
+	Format        string            `json:"format"`
+	Quality       *int              `json:"quality"`
+	MaxLongSide   *int              `json:"max_long_side"`
+	MaxMegapixels *float64          `json:"max_megapixels"`
+	SavePath      string            `json:"save_path"`
+	Groundings    bool              `json:"groundings"`
+	TimeoutMS     *int              `json:"timeout_ms"`
+}
+
+func (in screenshotInput) locator() (locate.Locator, bool) {
+	if in.Selector == "" && in.Ref == "" {
+		return locate.Locator{}, false
+	}
+	return locate.Locator{Selector: in.Selector, SelectorType: in.SelectorType, Name: in.Name, Nth: in.Nth, Ref: in.Ref, Frame: in.Frame, FrameID: in.FrameID}, true
+}
+
+// screenshotResult is the structured side; the image itself is content.
+type screenshotResult struct {
+	MIME       string              `json:"mime"`
+	Width      int                 `json:"width"`
+	Height     int                 `json:"height"`
+	Bytes      int                 `json:"bytes"`
+	Scale      float64             `json:"scale"`
+	DPR        float64             `json:"device_scale"`
+	Region     [4]float64          `json:"region"`
+	Saved      string              `json:"saved,omitempty"`
+	Groundings []observe.Grounding `json:"groundings,omitempty"`
+	Cut        bool                `json:"groundings_truncated,omitempty"`
+}
+
+const maxGroundings = 300
+
+func screenshotSchema() schema {
+	props := locatorProps()
+	describe(schema{"properties": props})
+	props["tab_handle"] = tabHandleField
+	props["nth"] = schema{"type": "integer", "minimum": 0, "maximum": 100000, "description": fieldDocs["nth"]}
+	props["selector"] = str("Capture only the one element this strict locator finds (fields as in browser_click), scrolled into view.")
+	props["ref"] = str("Capture only the element with this ref from browser_observe.")
+	props["full_page"] = boolean("Capture the whole scrollable page instead of the viewport.", false)
+	props["format"] = enum("png, or jpeg (smaller, lossy).", "png", "png", "jpeg")
+	props["quality"] = integer("JPEG quality.", 1, 100, tabs.DefaultJPEGQuality)
+	props["max_long_side"] = integer("Scale the image down so that its longest side has at most this many pixels.", 16, 8000, tabs.DefaultMaxLongSide)
+	props["max_megapixels"] = schema{"type": "number", "minimum": 0.01, "maximum": 40, "default": 1.15, "description": "Scale the image down to at most this many million pixels."}
+	props["save_path"] = str("Also write the image to this absolute file path on the server's machine (parent folder must exist).")
+	props["groundings"] = boolean("List the interactive elements in the image: ref, role, label and box [x,y,w,h] in the image's pixels.", false)
+	props["timeout_ms"] = timeoutField
+	return schema{"type": "object", "properties": props, "required": []string{"tab_handle"}, "additionalProperties": false}
+}
+
+func (s *server) screenshotTool() tool {
+	return tool{
+		name: "browser_screenshot",
+		def: func() *mcp.Tool {
+			return &mcp.Tool{
+				Description: `Screenshot a claimed tab as image content: the viewport (default), the full page, or one element (frames included). Sized for vision models: at most 1568 px on the longest side and 1.15 megapixels unless raised; device pixel ratio accounted for; never larger than device pixels. The result says the image's size and scale (image px per CSS px). You act through refs or selectors, not coordinates.
+Errors: invalid_input, not_found, ambiguous, invalid_handle, timeout.`,
+				InputSchema: screenshotSchema(),
+				Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true},
+			}
+		},
+		run: s.runScreenshot,
+	}
+}
+
+func (s *server) runScreenshot(ctx context.Context, owner string, args json.RawMessage) (any, string, error) {
+	var in screenshotInput
+	if err := decode(args, &in); err != nil {
+		return nil, "", err
+	}
+	if err := screenshotCheck(in); err != nil {
+		return nil, "", err
+	}
+	shot := tabs.Shot{Format: in.Format, Quality: orDefault(in.Quality, 0), FullPage: in.FullPage, MaxLongSide: orDefault(in.MaxLongSide, 0)}
+	if in.MaxMegapixels != nil {
+		shot.MaxPixels = int(math.Round(*in.MaxMegapixels * 1e6))
+	}
+	var img *tabs.Image
+	var ground []observe.Grounding
+	var cut bool
+	err := s.onTab(ctx, owner, in.TabHandle, in.TimeoutMS, func(ctx context.Context, t *tabs.Tab) (err error) {
+		if loc, ok := in.locator(); ok {
+			box, _, err := locate.Box(ctx, t, loc)
+			if err != nil {
+				return err
+			}
+			shot.Clip = &box
+		}
+		if img, err = t.Capture(ctx, shot); err != nil {
+			return err
+		}
+		if in.Groundings {
+			ground, cut, err = observe.Ground(ctx, t, maxGroundings)
+		}
+		return err
+	})
+	if err != nil {
+		return nil, "", err
+	}
+	out := screenshotResult{MIME: img.MIME, Width: img.Width, Height: img.Height, Bytes: len(img.Data), Scale: round3(img.Scale), DPR: img.DPR,
+		Region: [4]float64{img.Region.X, img.Region.Y, img.Region.W, img.Region.H}, Cut: cut}
+	if in.Groundings {
+		out.Groundings = inImage(ground, img)
+	}
+	if in.SavePath != "" {
+		if err := os.WriteFile(in.SavePath, img.Data, 0o644); err != nil {
+			return nil, "", errs.Input("save_path", "cannot write the image: %v", err).WithHint("give an absolute path in a folder that exists and is writable")
+		}
+		out.Saved = in.SavePath
+	}
+	text := fmt.Sprintf("%s %dx%d (%d bytes, %.3g image px per CSS px) of CSS region %.0f,%.0f %.0fx%.0f", img.MIME, img.Width, img.Height, len(img.Data), out.Scale, img.Region.X, img.Region.Y, img.Region.W, img.Region.H)
+	if out.Saved != "" {
+		text += "\nsaved to " + out.Saved
+	}
+	for _, g := range out.Groundings {
+		text += fmt.Sprintf("\n%s %s %q [%.0f,%.0f,%.0f,%.0f]", g.Ref, g.Role, g.Label, g.Box[0], g.Box[1], g.Box[2], g.Box[3])
+	}
+	return withContent{result: out, extra: []mcp.Content{&mcp.ImageContent{Data: img.Data, MIMEType: img.MIME}}}, text, nil
+}
+
+func screenshotCheck(in screenshotInput) error {
+	if err := firstErr(
+		required("tab_handle", in.TabHandle),
+		between("quality", in.Quality, 1, 100),
+		between("max_long_side", in.MaxLongSide, 16, 8000),
+		between("timeout_ms", in.TimeoutMS, minTimeoutMS, maxTimeoutMS),
+		frameCheck(in.Frame, in.FrameID),
+	); err != nil {
+		return err
+	}
+	_, hasLoc := in.locator()
+	switch {
+	case in.Format != "" && in.Format != "png" && in.Format != "jpeg":
+		return errs.Input("format", "must be png or jpeg; got %q", in.Format)
+	case in.Quality != nil && in.Format != "jpeg":
+		return errs.Input("quality", "only goes with format jpeg")
+	case in.MaxMegapixels != nil && (*in.MaxMegapixels < 0.01 || *in.MaxMegapixels > 40):
+		return errs.Input("max_megapixels", "must be between 0.01 and 40; got %g", *in.MaxMegapixels)
+	case in.FullPage && hasLoc:
+		return errs.Input("full_page", "give full_page or an element (selector or ref), not both")
+	case !hasLoc && (in.Frame != nil || in.FrameID != "" || in.SelectorType != "" || in.Name != nil || in.Nth != nil):
+		return errs.Input("selector", "frame, selector_type, name and nth go with a selector")
+	case in.Ref != "" && (in.Frame != nil || in.FrameID != ""):
+		return errs.Input("ref", "a ref names the element alone: drop frame and frame_id")
+	case in.SavePath != "" && !filepath.IsAbs(in.SavePath):
+		return errs.Input("save_path", "must be an absolute path; got %q", in.SavePath)
+	}
+	if loc, ok := in.locator(); ok {
+		loc.Frame, loc.FrameID = nil, ""
+		if v := act.ValidateLocator(loc); len(v) > 0 {
+			return v[0]
+		}
+	}
+	return nil
+}
+
+// inImage turns viewport CSS boxes into boxes in the image's pixels and
+// keeps those that show in it, clipped to it.
+func inImage(list []observe.Grounding, img *tabs.Image) []observe.Grounding {
+	out := []observe.Grounding{}
+	for _, g := range list {
+		x0 := (g.Box[0] + img.Viewport.X - img.Region.X) * img.Scale
+		y0 := (g.Box[1] + img.Viewport.Y - img.Region.Y) * img.Scale
+		x1, y1 := x0+g.Box[2]*img.Scale, y0+g.Box[3]*img.Scale
+		x0, y0 = math.Max(0, x0), math.Max(0, y0)
+		x1, y1 = math.Min(float64(img.Width), x1), math.Min(float64(img.Height), y1)
+		if x1-x0 < 1 || y1-y0 < 1 {
+			continue
+		}
+		g.Box = [4]float64{math.Round(x0), math.Round(y0), math.Round(x1 - x0), math.Round(y1 - y0)}
+		out = append(out, g)
+	}
+	return out
+}
+
+func round3(f float64) float64 { return math.Round(f*1000) / 1000 }
