@@ -67,7 +67,10 @@ func (t *Tab) Capture(ctx context.Context, s Shot) (*Image, error) {
 	var lm page.GetLayoutMetricsResult
 	var dpr float64
 	err := parallel(
-		func() (err error) { lm, err = cdproto.Call(ctx, t.sess, page.GetLayoutMetrics, cdproto.Empty{}); return err },
+		func() (err error) {
+			lm, err = cdproto.Call(ctx, t.sess, page.GetLayoutMetrics, cdproto.Empty{})
+			return err
+		},
 		func() error { return t.Eval(ctx, "devicePixelRatio", &dpr) },
 	)
 	if err != nil {
