@@ -300,7 +300,8 @@ func qsRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	code = suite.Exit(*strict)
 	suite.ExitCode = code
 	if *out != "" {
-		if err := os.MkdirAll(*out, 0o755); err == nil {
+		err := os.MkdirAll(*out, 0o755)
+		if err == nil {
 			err = suite.WriteFiles(*out)
 		}
 		if err != nil {
@@ -310,11 +311,7 @@ func qsRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "  results written to %s/\n", strings.TrimRight(*out, "/"))
 	}
 	if *junit != "" {
-		err := os.MkdirAll(filepath.Dir(*junit), 0o755)
-		if err == nil {
-			err = os.WriteFile(*junit, report.JUnit(suite), 0o644)
-		}
-		if err != nil {
+		if err := qsrun.WriteFileAtomic(*junit, report.JUnit(suite)); err != nil {
 			fmt.Fprintf(stderr, "could not write %s: %v\n", *junit, err)
 			return 3
 		}
@@ -511,7 +508,7 @@ func qsReport(args []string, stdout, stderr io.Writer) int {
 	} else {
 		data = report.HTML(s, report.Transcripts(resultsPath))
 	}
-	if err := os.WriteFile(dest, data, 0o644); err != nil {
+	if err := qsrun.WriteFileAtomic(dest, data); err != nil {
 		fmt.Fprintf(stderr, "could not write %s: %v\n", dest, err)
 		return 3
 	}
@@ -571,10 +568,7 @@ func qsInit(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "%s already exists; pass --force to overwrite\n", dest)
 		return 3
 	}
-	if err := os.MkdirAll(filepath.Dir(dest), 0o755); err == nil {
-		err = os.WriteFile(dest, []byte(text), 0o644)
-	}
-	if err != nil {
+	if err := qsrun.WriteFileAtomic(dest, []byte(text)); err != nil {
 		fmt.Fprintf(stderr, "could not write %s: %v\n", dest, err)
 		return 3
 	}

@@ -60,6 +60,9 @@ type Result struct {
 	Sandbox            string       `json:"sandbox,omitempty"`
 	// EgressBlocked counts the proxy's refusals in this run (every reason).
 	EgressBlocked int `json:"egress_blocked"`
+	// Warnings name the commands that timed out or failed, the check's
+	// verdict notwithstanding.
+	Warnings []string `json:"warnings,omitempty"`
 
 	Trace    *Trace        `json:"-"`
 	Duration time.Duration `json:"-"`
@@ -108,6 +111,11 @@ func Attempt(ctx context.Context, t *task.Task, attempt int, opt Options) *Resul
 			passed = &p
 		}
 		res.Classification = Classify(stop, detail, passed, tr.Events())
+		if none, why := DocsUnreadable(tr.Events()); none && detail == "" {
+			detail = why
+			res.Detail = why
+		}
+		res.Warnings = StepWarnings(tr.Events())
 		res.Passed = res.Classification == Passed
 		res.Evidential = Evidential(res.Classification)
 		for _, ev := range tr.Events() {

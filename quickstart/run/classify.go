@@ -27,14 +27,18 @@ const (
 
 var infraMarkers = []string{"connection error", "api error 429", "api error 500", "api error 502", "api error 503", "api error 529", "overloaded", "rate limit"}
 
-// Classify gives the verdict, in the reference's order, with two of its
-// bugs fixed: a run that ended in an agent or harness error (or a refusal)
+// Classify gives the verdict, in the reference's order, with three of its
+// bugs fixed: a run that read no docs page at all, though it tried, is
+// infra_error (no evidence about the docs, even when its check passed); a run that ended in an agent or harness error (or a refusal)
 // is never a pass, even when a check would hold in the untouched workspace
 // (such runs are not scored at all); and the egress facts are all in the
 // trace before this is called.
 func Classify(stop, detail string, checkPassed *bool, events []map[string]any) string {
 	if stop == StopSkipped {
 		return Skipped
+	}
+	if none, _ := DocsUnreadable(events); none {
+		return InfraError
 	}
 	scored := stop != StopError && stop != StopRefusal
 	if scored && checkPassed != nil && *checkPassed {

@@ -279,11 +279,21 @@ func safeName(n string) string {
 }
 
 func atomicWrite(path string, data []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-")
 	if err != nil {
 		return err
 	}
-	if _, err := f.Write(data); err != nil {
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Chmod(0o644) // CreateTemp's 0600 is not what a results file needs
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if err != nil {
 		f.Close()
 		os.Remove(f.Name())
 		return err
@@ -292,7 +302,11 @@ func atomicWrite(path string, data []byte) error {
 		os.Remove(f.Name())
 		return err
 	}
-	return os.Rename(f.Name(), path)
+	if err := os.Rename(f.Name(), path); err != nil {
+		os.Remove(f.Name())
+		return err
+	}
+	return nil
 }
 
 // Transcript renders events as a readable transcript.
@@ -327,7 +341,11 @@ func Transcript(events []map[string]any) string {
 				line = fmt.Sprintf("$ %v", ev["command"])
 			}
 		case "tool_result":
-			line = fmt.Sprintf("  exit %v", ev["exit_code"]) + indent(fmt.Sprint(ev["output"]))
+			line = fmt.Sprintf("  exit %v", ev["exit_code"])
+			if ev["timed_out"] == true {
+				line += " (timed out)"
+			}
+			line += indent(fmt.Sprint(ev["output"]))
 		case "success_check":
 			line = fmt.Sprintf("success check exited %v", ev["exit_code"]) + indent(fmt.Sprint(ev["output"]))
 		case "run_end":
@@ -358,6 +376,9 @@ func PrintRun(w io.Writer, r *Result) {
 	}
 	fmt.Fprintf(w, "  stop reason: %s\n", stop)
 	fmt.Fprintf(w, "  turns: %d, duration: %.1fs\n", r.Turns, r.Duration.Seconds())
+	for _, warn := range r.Warnings {
+		fmt.Fprintf(w, "  warning: %s\n", warn)
+	}
 	if r.Enforced {
 		fmt.Fprintf(w, "  backend: %s  [enforced]\n", r.Backend)
 	} else {

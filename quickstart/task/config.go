@@ -89,7 +89,7 @@ func LoadConfig(path string) (*Config, error) {
 				c.Tasks = m
 			}
 		default:
-			unknown = append(unknown, k)
+			unknown = append(unknown, k+suggest(k, []string{"run", "tasks"}))
 		}
 	}
 	if len(unknown) > 0 {
@@ -103,7 +103,7 @@ func LoadConfig(path string) (*Config, error) {
 			ok = ok || k == r
 		}
 		if !ok {
-			bad = append(bad, k)
+			bad = append(bad, k+suggest(k, RunKeys))
 		}
 	}
 	if len(bad) > 0 {

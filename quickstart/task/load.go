@@ -187,6 +187,7 @@ func Parse(path string, data []byte, defaults map[string]any) (*Task, error) {
 	var ps problems
 	checkRules(path, top, &ps)
 	schemaProblems(top, &ps)
+	ps = unknownKeys(top, ps)
 	if len(ps) > 0 {
 		return nil, &Error{File: path, Problems: dedupe(ps)}
 	}

@@ -1,0 +1,47 @@
+package run
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+)
+
+// A docs host that is down: the check passes, but the run is no evidence.
+func TestDocsDownIsInfraError(t *testing.T) {
+	down := httptest.NewServer(http.NotFoundHandler())
+	url := down.URL
+	down.Close() // nothing listens there now
+	tk := newTask(t, "name: down\ngoal: g\ndocs:\n  path: ["+url+"/docs/]\nreplay: ['true']\nsuccess:\n  script: 'true'\n")
+	r := Attempt(context.Background(), tk, 1, opts())
+	if r.Classification != InfraError || r.Evidential || !strings.Contains(r.Detail, "no docs page could be read") {
+		t.Fatalf("%s evidential=%v detail=%q", r.Classification, r.Evidential, r.Detail)
+	}
+	s := Summarise([]*Result{r})
+	if s.Tasks[0].PassRate != nil || s.Exit(false) != 2 {
+		t.Errorf("a run without docs counted: rate %v exit %d", s.Tasks[0].PassRate, s.Exit(false))
+	}
+}
+
+// A replay step that timed out while the check passed says so, in the
+// console block and in the result.
+func TestTimeoutShownWhenCheckPasses(t *testing.T) {
+	tk := newTask(t, strings.Replace(head, "NAME", "slow", 1)+"replay: ['sleep 5; true']\nsuccess:\n  script: 'true'\nbudgets: {max_command_seconds: 1}\n")
+	r := Attempt(context.Background(), tk, 1, opts())
+	if r.Classification != Passed {
+		t.Fatalf("%s: %s", r.Classification, r.Trace.JSONL())
+	}
+	if len(r.Warnings) != 1 || !strings.Contains(r.Warnings[0], "step 1 timed out") {
+		t.Fatalf("warnings %q", r.Warnings)
+	}
+	var out bytes.Buffer
+	PrintRun(&out, r)
+	if !strings.Contains(out.String(), "[PASS]") || !strings.Contains(out.String(), "warning: step 1 timed out (exit 124): sleep 5; true") {
+		t.Errorf("console:\n%s", out.String())
+	}
+	if !strings.Contains(Transcript(r.Trace.Events()), "exit 124 (timed out)") {
+		t.Errorf("transcript:\n%s", Transcript(r.Trace.Events()))
+	}
+}
