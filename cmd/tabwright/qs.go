@@ -360,6 +360,7 @@ func chooseBackend(ctx context.Context, want string, allow bool, stdout, stderr 
 	} else {
 		fmt.Fprintln(stdout, "backend: local (UNENFORCED)")
 	}
+	fmt.Fprintln(stdout, "  "+qsrun.AdvisoryNote)
 	return sandbox.Local, 0
 }
 

@@ -151,7 +151,7 @@ func Attempt(ctx context.Context, t *task.Task, attempt int, opt Options) *Resul
 		}
 	}()
 	startEv := map[string]any{"task": t.Name, "agent": "replay", "backend": res.Backend, "enforced": res.Enforced,
-		"image": t.Image, "attempt": attempt, "source": t.Source}
+		"image": t.Image, "attempt": attempt, "source": t.Source, "egress": egressMode(res.Enforced)}
 	if opt.Cache != nil {
 		startEv["registry_cache"] = opt.Cache.Dir()
 	}

@@ -31,19 +31,23 @@ type SandboxOptions struct {
 // only the sandbox backend has.
 var ErrCacheNeedsSandbox = errors.New("qs.cache_needs_sandbox: --cache-dir caches through the sandbox backend's egress proxy, and the local backend has none; run where `tabwright doctor` says the sandbox can enforce, or drop --cache-dir")
 
+// AdvisoryNote says what the local backend's egress proxy does and does not.
+const AdvisoryNote = "egress: advisory. The shell's HTTP(S) goes through the harness's proxy, which applies the task's network policy and records every connection and refusal, but a command that ignores the proxy variables reaches the network unrecorded, and the filesystem is not isolated."
+
 // NewSandbox makes t's sandbox. Under the sandbox backend it owns an egress
 // proxy with t's policy, which also answers the check's qs_browser_expect.
 func NewSandbox(t *task.Task, o SandboxOptions) (*sandbox.Sandbox, error) {
+	p := &egress.Proxy{Policy: egress.ForTask(t), Dial: o.EgressDial, OnEvent: o.OnEvent, Cache: o.Cache, UpstreamTLS: o.EgressTLS}
 	if o.Backend != sandbox.Isolated {
+		// The same proxy, advisory: it records what goes through it.
 		if o.Cache != nil {
 			return nil, ErrCacheNeedsSandbox
 		}
 		if o.Adopt != "" {
-			return sandbox.Adopt(o.Adopt)
+			return sandbox.AdoptLocal(o.Adopt, p)
 		}
-		return sandbox.New()
+		return sandbox.NewLocal(p)
 	}
-	p := &egress.Proxy{Policy: egress.ForTask(t), Dial: o.EgressDial, OnEvent: o.OnEvent, Cache: o.Cache, UpstreamTLS: o.EgressTLS}
 	var sb *sandbox.Sandbox
 	var err error
 	if o.Adopt != "" {
@@ -117,4 +121,12 @@ func bridgeExpect(sb *sandbox.Sandbox, endpoint string) http.Handler {
 		w.WriteHeader(resp.StatusCode)
 		io.Copy(w, resp.Body)
 	})
+}
+
+// egressMode is run_start's word for the egress proxy's hold on the shell.
+func egressMode(enforced bool) string {
+	if enforced {
+		return "enforced"
+	}
+	return "advisory"
 }

@@ -382,7 +382,7 @@ func PrintRun(w io.Writer, r *Result) {
 	if r.Enforced {
 		fmt.Fprintf(w, "  backend: %s  [enforced]\n", r.Backend)
 	} else {
-		fmt.Fprintf(w, "  backend: %s  [UNENFORCED: policy is advisory here]\n", r.Backend)
+		fmt.Fprintf(w, "  backend: %s  [UNENFORCED: policy is advisory here; the proxy records what goes through it]\n", r.Backend)
 	}
 	if r.EgressBlocked > 0 {
 		fmt.Fprintf(w, "  blocked from the shell: %d request(s)\n", r.EgressBlocked)

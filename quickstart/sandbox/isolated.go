@@ -390,12 +390,7 @@ func (iso *isolation) runIsolated(ctx context.Context, s *Sandbox, argv, env []s
 		return 125, false, err.Error()
 	}
 	if k.addr != "" {
-		env = append(env, iso.proxy.MirrorEnv("http://"+k.addr)...)
-		proxy := "http://" + k.addr
-		for _, v := range []string{"HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"} {
-			env = append(env, v+"="+proxy)
-		}
-		env = append(env, "NO_PROXY=localhost,127.0.0.1,::1", "no_proxy=localhost,127.0.0.1,::1")
+		env = append(env, proxyEnv(iso.proxy, k.addr)...)
 	}
 	id, ch, err := k.request(ctlMsg{Op: "run", Argv: argv, Env: dedupEnv(env), Dir: s.Workspace}, out)
 	if err != nil {

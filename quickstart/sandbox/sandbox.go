@@ -44,7 +44,8 @@ type Sandbox struct {
 	groups []int // process groups still to kill at Close
 	seq    int
 
-	iso *isolation // nil: the local backend
+	iso   *isolation  // nil: the local backend
+	local *localProxy // the local backend's advisory proxy, or nil
 }
 
 // BackendName is the backend that runs this sandbox's commands.
@@ -190,6 +191,9 @@ func (s *Sandbox) runLocal(ctx context.Context, command string, out *os.File, op
 	cmd := exec.Command("bash", "-c", command)
 	cmd.Dir = s.Workspace
 	cmd.Env = s.Env(opt.Env...)
+	if s.local != nil {
+		cmd.Env = dedupEnv(append(cmd.Env, proxyEnv(s.local.p, s.local.addr)...))
+	}
 	cmd.Stdin = nil
 	cmd.Stdout = out // a file, not a pipe: Wait returns when bash does, even if children hold it
 	cmd.Stderr = out
@@ -289,6 +293,9 @@ func (s *Sandbox) Close(keep bool) error {
 	}
 	if s.iso != nil {
 		s.iso.close()
+	}
+	if s.local != nil {
+		s.local.p.Close()
 	}
 	if keep || s.adopted {
 		return nil
