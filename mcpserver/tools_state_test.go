@@ -8,6 +8,7 @@ import "reflect"
 func stateInputTypes() map[string]reflect.Type {
 	return map[string]reflect.Type{
 		"browser_screenshot": reflect.TypeFor[screenshotInput](),
+		"browser_logs":       reflect.TypeFor[logsInput](),
 	}
 }
 
@@ -23,12 +24,18 @@ func stateExamples() map[string]toolExamples {
 				`{"tab_handle":"h","selector":"#a","frame":{"path":["iframe"]}}`, `{"tab_handle":"h","ref":"e1"}`},
 			invalid: []string{`{}`, `{"tab_handle":"h","format":"gif"}`, `{"tab_handle":"h","quality":0}`, `{"tab_handle":"h","max_megapixels":50}`, `{"tab_handle":"h","extra":1}`},
 		},
+		"browser_logs": {
+			valid: []string{`{"tab_handle":"h"}`, `{"tab_handle":"h","after_seq":12,"kind":["console","network"],"level":"warning","url_contains":"/api","limit":1000,"headers":true,"bodies":true,"max_body_chars":100,"timeout_ms":1000}`},
+			invalid: []string{`{}`, `{"tab_handle":"h","kind":[]}`, `{"tab_handle":"h","kind":["dom"]}`, `{"tab_handle":"h","kind":["error","error"]}`, `{"tab_handle":"h","level":"fatal"}`,
+				`{"tab_handle":"h","limit":0}`, `{"tab_handle":"h","after_seq":-1}`},
+		},
 	}
 }
 
 func init() {
 	fuzzSeeds = append(fuzzSeeds,
 		`{"tab_handle":"h","full_page":true,"selector":"#a"}`, `{"tab_handle":"h","format":"png","quality":5}`, `{"tab_handle":"h","save_path":"rel.png"}`,
-		`{"tab_handle":"h","frame":{"path":["iframe"]}}`, `{"tab_handle":"h","ref":"e1","frame_id":"F"}`, `{"tab_handle":"h","max_megapixels":-1}`,
+		`{"tab_handle":"h","frame":{"path":["iframe"]}}`, `{"tab_handle":"h","kind":["console","console"]}`, `{"tab_handle":"h","kind":"console"}`,
+		`{"tab_handle":"h","max_body_chars":500}`, `{"tab_handle":"h","level":"warn","after_seq":1e20}`, `{"tab_handle":"h","ref":"e1","frame_id":"F"}`, `{"tab_handle":"h","max_megapixels":-1}`,
 	)
 }

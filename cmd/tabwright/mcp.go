@@ -31,11 +31,16 @@ func runMCP(ctx context.Context, args []string, stderr io.Writer) error {
 	addr := fs.String("http", "", "serve streamable HTTP on this loopback address (e.g. 127.0.0.1:8931) instead of stdio")
 	idle := fs.Duration("session-idle", mcpserver.DefaultSessionIdle, "with --http: end a session whose client has had no request in flight and no stream open this long, releasing its claims (0: never)")
 	attach := fs.Bool("attach", false, "also drive the user's own Chrome/Edge profiles paired through the extension (see tabwright setup): runs the hub, or joins the one another tabwright process runs; with one paired profile it is the default browser")
+	var st stateFlags
+	st.register(fs)
 	fs.SetOutput(stderr)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	opt := tabs.Options{Launch: launch.Options{Headful: bf.headful}, CDPURL: bf.cdpURL}
+	if err := st.apply(&opt); err != nil {
+		return err
+	}
 	if *attach {
 		h, err := startAttachHub(stderr)
 		if err != nil {
@@ -49,7 +54,7 @@ func runMCP(ctx context.Context, args []string, stderr io.Writer) error {
 		return err
 	}
 	defer m.Close()
-	srv := mcpserver.New(m, version)
+	srv := mcpserver.NewWithOptions(m, version, mcpserver.Options{AllowEvaluate: st.allowEvaluate})
 	if *addr == "" {
 		err := srv.Run(ctx, mcpserver.Stdio(os.Stdin, os.Stdout))
 		if ctx.Err() != nil || errors.Is(err, io.EOF) {

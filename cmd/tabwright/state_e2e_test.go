@@ -15,6 +15,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -28,6 +29,17 @@ func stateSite(t testing.TB) *httptest.Server {
 		fmt.Fprint(w, `<!doctype html><title>Shot</title><style>body{margin:0}</style>
 <div style="height:3000px;background:#ddd"><button id="go" style="position:absolute;top:2000px;left:40px;width:120px;height:40px">Go</button>
 <a href="/x" style="position:absolute;top:10px;left:10px">Top link</a></div>`)
+	})
+	mux.HandleFunc("/api", func(w http.ResponseWriter, r *http.Request) {
+		http.SetCookie(w, &http.Cookie{Name: "sid", Value: "planted-cookie-123"})
+		fmt.Fprint(w, `{"ok":true}`)
+	})
+	mux.HandleFunc("/logs", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><title>Logs</title><script>
+document.cookie = "sid=planted-" + "cookie-123"; // the page's own text is no header: spelled apart
+console.warn("configured-secret-value is here");
+fetch("/api", {headers: {Authorization: "Bearer planted-" + "token-456"}});
+</script>`)
 	})
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
@@ -119,5 +131,43 @@ func TestScreenshotOverMCP(t *testing.T) {
 	img, _ := v["image"].(map[string]any)
 	if img == nil || img["width"] != float64(cfg.Width) || (v["ocr"] == nil && v["ocrnote"] == nil) {
 		t.Fatalf("vision: %v", v)
+	}
+}
+
+func TestLogsOverMCP(t *testing.T) {
+	site := stateSite(t)
+	secrets := filepath.Join(t.TempDir(), "secrets")
+	if err := os.WriteFile(secrets, []byte("# test\nAPI_KEY=configured-secret-value\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s := startServer(t, "--secrets-file", secrets)
+	h := openOn(t, s.sess, site.URL+"/logs")
+	var out map[string]any
+	waitFor(t, "the /api request in the log", 10*time.Second, func() bool {
+		_, out = callFull(t, s.sess, "browser_logs", map[string]any{"tab_handle": h, "headers": true, "bodies": true})
+		return strings.Contains(fmt.Sprint(out["entries"]), `url:`+site.URL+`/api]`)
+	})
+	all, _ := json.Marshal(out)
+	for _, secret := range []string{"planted-token-456", "planted-cookie-123", "configured-secret-value"} {
+		if strings.Contains(string(all), secret) {
+			t.Fatalf("%q shows in browser_logs: %s", secret, all)
+		}
+	}
+	var api map[string]any
+	for _, e := range out["entries"].([]any) {
+		if e := e.(map[string]any); e["kind"] == "network" && strings.HasSuffix(fmt.Sprint(e["url"]), "/api") {
+			api = e
+		}
+	}
+	if api == nil || api["status"] != float64(200) || api["body"] != `{"ok":true}` || api["request_headers"].(map[string]any)["Authorization"] != "[redacted]" {
+		t.Fatalf("the /api entry: %v", api)
+	}
+	next := out["next_seq"].(float64)
+	_, later := callFull(t, s.sess, "browser_logs", map[string]any{"tab_handle": h, "after_seq": next, "kind": []any{"console"}})
+	if len(later["entries"].([]any)) != 0 || later["next_seq"] != next {
+		t.Fatalf("after next_seq: %v", later)
+	}
+	if code, path, _ := callErr(t, s.sess, "browser_logs", map[string]any{"tab_handle": h, "kind": []any{"dom"}}); code != "invalid_input" || path != "kind[0]" {
+		t.Fatalf("bad kind: %s %s", code, path)
 	}
 }

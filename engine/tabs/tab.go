@@ -9,6 +9,7 @@ import (
 
 	cdproto "github.com/chromedp/cdproto/cdp"
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
+	cdplog "github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
@@ -45,6 +46,7 @@ type Tab struct {
 	children  map[cdproto.FrameID]*cdp.Session // out-of-process frames' sessions
 	page      pageState
 	extras    map[string]any // per-tab state other packages keep (see State)
+	logs      *logBuffer     // what the tab reported since the claim (logs.go)
 }
 
 // pageState is what the tab's events tell us about its main frame.
@@ -149,6 +151,7 @@ func (t *Tab) attach(ctx context.Context, conn *cdp.Conn) error {
 	t.page.inflight = map[string]struct{}{}
 	t.page.worlds = map[cdproto.FrameID]worldRef{}
 	t.children = map[cdproto.FrameID]*cdp.Session{}
+	t.logs = newLogBuffer(t.profile.m.redact)
 	t.unlisten = sess.Listen(t.onEvent)
 
 	err = parallel(
@@ -159,6 +162,7 @@ func (t *Tab) attach(ctx context.Context, conn *cdp.Conn) error {
 		},
 		func() error { _, err := cdproto.Call(ctx, sess, runtime.Enable, cdproto.Empty{}); return err },
 		func() error { _, err := cdproto.Call(ctx, sess, network.Enable, network.EnableParams{}); return err },
+		func() error { _, err := cdproto.Call(ctx, sess, cdplog.Enable, cdproto.Empty{}); return err }, // the browser's own messages, for logs
 		func() error { return autoAttach(ctx, sess) },
 		func() error {
 			// Creates our isolated world in every new document before its scripts run.
@@ -200,6 +204,7 @@ func (t *Tab) detach(ctx context.Context) error {
 // onEvent keeps pageState current. It runs on the connection's reader, in
 // event order, so it only decodes the few events it needs.
 func (t *Tab) onEvent(method string, params jsonv2.Value) {
+	t.logs.record(method, params)
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	p := &t.page

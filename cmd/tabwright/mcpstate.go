@@ -1,0 +1,66 @@
+package main
+
+import (
+	"bufio"
+	"flag"
+	"os"
+	"strings"
+
+	"github.com/tabwright/tabwright/engine/errs"
+	"github.com/tabwright/tabwright/engine/tabs"
+)
+
+// stateFlags are tabwright mcp's flags for the opt-in and state tools.
+type stateFlags struct {
+	allowEvaluate bool
+	secretsFile   string
+	downloadsDir  string
+}
+
+func (f *stateFlags) register(fs *flag.FlagSet) {
+	fs.BoolVar(&f.allowEvaluate, "allow-evaluate", false, "list browser_evaluate, which runs any JavaScript the agent writes in a claimed page")
+	fs.StringVar(&f.secretsFile, "secrets-file", "", "a file of secret values (one per line, or NAME=value; # comments) replaced by [redacted] in logs and evaluation results")
+}
+
+// apply puts the flags into the manager's options.
+func (f *stateFlags) apply(opt *tabs.Options) error {
+	opt.DownloadsDir = f.downloadsDir
+	if f.secretsFile == "" {
+		return nil
+	}
+	secrets, err := readSecrets(f.secretsFile)
+	if err != nil {
+		return err
+	}
+	opt.Secrets = secrets
+	return nil
+}
+
+// readSecrets reads a secrets file: each non-blank line that is not a
+// comment is a value, or NAME=value.
+func readSecrets(path string) ([]string, error) {
+	file, err := os.Open(path)
+	if err != nil {
+		return nil, errs.Input("--secrets-file", "cannot read %s: %v", path, err)
+	}
+	defer file.Close()
+	var out []string
+	sc := bufio.NewScanner(file)
+	for n := 1; sc.Scan(); n++ {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		if name, value, ok := strings.Cut(line, "="); ok && !strings.ContainsAny(name, " \t") {
+			line = value
+		}
+		if len(line) < tabs.MinSecretLength {
+			return nil, errs.Input("--secrets-file", "%s line %d: a secret shorter than %d characters would blank out ordinary text", path, n, tabs.MinSecretLength)
+		}
+		out = append(out, line)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, errs.Input("--secrets-file", "reading %s: %v", path, err)
+	}
+	return out, nil
+}

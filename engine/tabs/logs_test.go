@@ -1,0 +1,141 @@
+package tabs
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+)
+
+const plantedToken = "Bearer s3cr3t-token-XYZ"
+const plantedCookie = "c00kie-value-QRS"
+const configuredSecret = "hunter2-configured"
+
+func logSite(t *testing.T) *httptest.Server {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/api", func(w http.ResponseWriter, r *http.Request) {
+		http.SetCookie(w, &http.Cookie{Name: "sid", Value: plantedCookie})
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"ok":true,"echo":%q}`, configuredSecret)
+	})
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, `<!doctype html><title>Logs</title><script>
+document.cookie = "sid=%s";
+console.log("hello", 42, {a: 1});
+console.warn("careful");
+console.error("the secret is %s");
+fetch("/api", {headers: {Authorization: %q}}).then(r => r.text());
+fetch("http://127.0.0.1:1/refused").catch(() => {});
+setTimeout(() => { null.boom; }, 0);
+</script>`, plantedCookie, configuredSecret, plantedToken)
+	})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func TestLogs(t *testing.T) {
+	srv := logSite(t)
+	m, err := New(Options{Secrets: []string{configuredSecret}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(m.Close)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	opened, err := m.Open(ctx, "s", "", srv.URL+"/", true, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tab := opened.Tab
+	var page LogPage
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		page = tab.Logs(LogQuery{})
+		if hasEntry(page, LogError, "") && hasEntry(page, LogNetwork, "/api") && hasEntry(page, LogNetwork, "refused") || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	all, _ := json.Marshal(page)
+	for _, secret := range []string{"s3cr3t-token", plantedCookie, configuredSecret} {
+		if strings.Contains(string(all), secret) {
+			t.Fatalf("%q shows in the log: %s", secret, all)
+		}
+	}
+	find := func(kind, url string) LogEntry {
+		for _, e := range page.Entries {
+			if e.Kind == kind && strings.Contains(e.URL+e.Text, url) {
+				return e
+			}
+		}
+		t.Fatalf("no %s entry with %q in %s", kind, url, all)
+		return LogEntry{}
+	}
+	if e := find(LogConsole, "hello 42"); e.Level != "info" || !strings.Contains(e.Source, srv.URL) || e.Text != "hello 42 Object" {
+		t.Errorf("console.log entry: %+v", e)
+	}
+	if e := find(LogConsole, "the secret is "+Redacted); e.Level != "error" || len(e.Stack) == 0 {
+		t.Errorf("console.error entry: %+v", e)
+	}
+	if e := find(LogError, "TypeError"); e.Level != "error" || !strings.Contains(e.Text, "Cannot read properties of null") || e.Source == "" {
+		t.Errorf("page error entry: %+v", e)
+	}
+	api := find(LogNetwork, "/api")
+	if api.Method != "GET" || api.Status != 200 || api.Type != "Fetch" || api.MIME != "application/json" || api.Bytes <= 0 || api.DurationMS <= 0 {
+		t.Errorf("network entry: %+v", api)
+	}
+	if api.RequestHeaders["Authorization"] != Redacted {
+		t.Errorf("request headers: %v", api.RequestHeaders)
+	}
+	if e := find(LogNetwork, "refused"); !strings.HasPrefix(e.Error, "net::ERR_") || e.Status != 0 {
+		t.Errorf("failed request: %+v", e)
+	}
+	if e := find(LogNavigation, srv.URL); e.Type == "" {
+		t.Errorf("navigation: %+v", e)
+	}
+	body, binary, err := tab.ResponseBody(ctx, api.RequestID)
+	if err != nil || binary || body != `{"ok":true,"echo":"`+Redacted+`"}` {
+		t.Errorf("body %q binary %v: %v", body, binary, err)
+	}
+
+	// Cursor and filters.
+	last := page.Next
+	if next := tab.Logs(LogQuery{AfterSeq: last}); len(next.Entries) != 0 || next.Lost != 0 || next.Next != last {
+		t.Errorf("after the cursor: %+v", next)
+	}
+	if errs := tab.Logs(LogQuery{MinLevel: "warning"}); len(errs.Entries) != 4 || errs.Entries[3].Source != "network" { // warn, console.error, the exception, the browser on the refused port
+		t.Errorf("warning and up: %+v", errs.Entries)
+	}
+	if one := tab.Logs(LogQuery{Limit: 1}); len(one.Entries) != 1 || !one.More || one.Next != one.Entries[0].Seq {
+		t.Errorf("limit 1: %+v", one)
+	}
+
+	// Eviction: the oldest entries go, and a cursor before them says so.
+	if err := tab.Eval(ctx, fmt.Sprintf("(() => { for (let i = 0; i < %d; i++) console.debug('n' + i); return true; })()", LogCapacity+50), nil); err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("n%d", LogCapacity+49)
+	for end := time.Now().Add(10 * time.Second); !hasEntry(tab.Logs(LogQuery{AfterSeq: last}), LogConsole, want); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(end) {
+			t.Fatal("the last debug message never arrived")
+		}
+	}
+	lost := tab.Logs(LogQuery{AfterSeq: last, Limit: 10})
+	if lost.Lost != 50 || lost.Entries[0].Text != "n50" {
+		t.Fatalf("after eviction: lost %d, first %+v", lost.Lost, lost.Entries[0])
+	}
+}
+
+func hasEntry(p LogPage, kind, text string) bool {
+	for _, e := range p.Entries {
+		if e.Kind == kind && strings.Contains(e.URL+e.Text, text) {
+			return true
+		}
+	}
+	return false
+}
