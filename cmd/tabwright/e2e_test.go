@@ -159,8 +159,8 @@ func TestDiscoverOpenNavigateObserve(t *testing.T) {
 		}
 	}
 	sort.Strings(names)
-	want := "browser_batch browser_claim_tab browser_click browser_dialog browser_discover browser_drag browser_fill browser_hover browser_navigate browser_observe " +
-		"browser_open_tab browser_press_key browser_scroll browser_select_option browser_tab_control browser_type browser_upload browser_wait"
+	want := "browser_batch browser_claim_tab browser_click browser_dialog browser_discover browser_drag browser_fill browser_hover browser_logs browser_navigate browser_observe " +
+		"browser_open_tab browser_press_key browser_screenshot browser_scroll browser_select_option browser_tab_control browser_type browser_upload browser_wait"
 	if strings.Join(names, " ") != want {
 		t.Fatalf("tools: %v", names)
 	}
