@@ -20,7 +20,8 @@ func stepOf(t testing.TB, raw string) *Step {
 }
 
 // Every rule of Validate, each with the exact paths it reports (under the
-// prefix steps[3]), in order: Validate returns all violations at once.
+// prefix steps[3]), in order: Validate returns all violations at once, the
+// contract's bounds in field order first, then the rules between fields.
 func TestValidate(t *testing.T) {
 	long := strings.Repeat("a", 10001)
 	tests := []struct {
@@ -137,14 +138,14 @@ func TestValidate(t *testing.T) {
 		{name: "scroll mode native", step: `{"action":"scroll","delta_y":1,"mode":"native"}`, paths: []string{"mode"}, msg: "must be one of dom, wheel"},
 		{name: "max_steps 0", step: `{"action":"scroll","delta_y":1,"max_steps":0}`, paths: []string{"max_steps"}, msg: "must be between 1 and 500; got 0"},
 		{name: "max_steps 501", step: `{"action":"scroll","delta_y":1,"max_steps":501}`, paths: []string{"max_steps"}},
-		{name: "until without text", step: `{"action":"scroll","until":{"selector":"#l"}}`, paths: []string{"until.text"}, msg: "1 to 2000 characters"},
+		{name: "until without text", step: `{"action":"scroll","until":{"selector":"#l"}}`, paths: []string{"until.text"}, msg: "must not be empty"},
 		{name: "until text too long", step: `{"action":"scroll","until":{"text":"` + long[:2001] + `"}}`, paths: []string{"until.text"}},
 		{name: "x without y", step: `{"action":"scroll","delta_y":1,"x":3}`, paths: []string{"x"}, msg: "give x and y together"},
 		{name: "y without x", step: `{"action":"scroll","delta_y":1,"y":3}`, paths: []string{"x"}},
 
 		// wait
 		{name: "wait without condition", step: `{"action":"wait"}`, paths: []string{"condition"}, msg: "is required"},
-		{name: "unknown condition", step: `{"action":"wait","condition":"gone"}`, paths: []string{"selector", "condition"}, msg: "condition gone needs a selector"},
+		{name: "unknown condition", step: `{"action":"wait","condition":"gone"}`, paths: []string{"condition", "selector"}, msg: `must be one of attached, absent`},
 		{name: "text with expected and previous", step: `{"action":"wait","condition":"text","selector":"#l","expected":"a","previous":"b"}`, paths: []string{"expected"}, msg: "exactly one"},
 		{name: "text with neither", step: `{"action":"wait","condition":"text","selector":"#l"}`, paths: []string{"expected"}},
 		{name: "previous on visible", step: `{"action":"wait","condition":"visible","selector":"#l","previous":"b"}`, paths: []string{"previous"}, msg: "is only for condition text"},
@@ -170,7 +171,7 @@ func TestValidate(t *testing.T) {
 		{name: "drag to name without role", step: `{"action":"drag","selector":"#a","to":{"selector":"#b","name":"x"}}`, paths: []string{"to.name"}},
 
 		// upload
-		{name: "upload without files", step: `{"action":"upload","selector":"#f"}`, paths: []string{"files"}, msg: "give at least one file path"},
+		{name: "upload without files", step: `{"action":"upload","selector":"#f"}`, paths: []string{"files"}, msg: "is required"},
 		{name: "upload empty path", step: `{"action":"upload","selector":"#f","files":["/a",""]}`, paths: []string{"files[1]"}, msg: "must not be empty"},
 
 		// observe
@@ -183,8 +184,8 @@ func TestValidate(t *testing.T) {
 		{
 			name:  "every violation is reported",
 			step:  `{"action":"click","selector":"x","name":"n","timeout_ms":5,"dialog_policy":"maybe","offset":{"x_ratio":2,"y_ratio":0},"button":"back","click_count":3,"modifiers":["X"],"settle_ms":[9,1],"text":"t","observe":{"max_options":0}}`,
-			paths: []string{"text", "name", "dialog_policy", "timeout_ms", "offset.x_ratio", "button", "click_count", "modifiers[0]", "settle_ms", "observe.max_options"},
-			msg:   "is not a field of click",
+			paths: []string{"timeout_ms", "dialog_policy", "observe.max_options", "offset.x_ratio", "button", "click_count", "modifiers[0]", "settle_ms", "text", "name"},
+			msg:   "must be between 100 and 30000; got 5",
 		},
 	}
 	for _, tc := range tests {

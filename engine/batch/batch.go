@@ -9,9 +9,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sort"
+	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/tabwright/tabwright/engine/act"
@@ -19,7 +18,6 @@ import (
 	"github.com/tabwright/tabwright/engine/input"
 	"github.com/tabwright/tabwright/engine/locate"
 	"github.com/tabwright/tabwright/engine/tabs"
-	"github.com/tabwright/tabwright/schemas"
 )
 
 // Bounds of the contract.
@@ -40,40 +38,6 @@ type Request struct {
 	TimeoutMS    *int              `json:"timeout_ms,omitempty"`
 	DialogPolicy string            `json:"dialog_policy,omitempty"`
 }
-
-// stepFields lists, per action, the fields its step variant allows: read
-// from the embedded contract, so prevalidation follows it exactly.
-var stepFields = sync.OnceValue(func() map[string][]string {
-	var contract struct {
-		Properties struct {
-			Steps struct {
-				Items struct {
-					OneOf []struct {
-						Properties map[string]json.RawMessage `json:"properties"`
-					} `json:"oneOf"`
-				} `json:"items"`
-			} `json:"steps"`
-		} `json:"properties"`
-	}
-	if err := json.Unmarshal(schemas.BrowserBatchInput, &contract); err != nil {
-		panic(err) // the embedded contract is part of the build
-	}
-	out := map[string][]string{}
-	for _, v := range contract.Properties.Steps.Items.OneOf {
-		var action struct {
-			Const string `json:"const"`
-		}
-		json.Unmarshal(v.Properties["action"], &action)
-		for name := range v.Properties {
-			out[action.Const] = append(out[action.Const], name)
-		}
-		sort.Strings(out[action.Const])
-	}
-	return out
-})
-
-// batchObserveFields are the fields of the batch-level observe.
-var batchObserveFields = []string{"selector", "selector_type", "name", "nth", "ref", "frame", "frame_id", "popup_selector", "max_options", "max_chars", "timeout_ms"}
 
 // Prevalidate decodes and checks a whole batch. It returns every violation,
 // each with its path (steps[4].settle_ms), never only the first.
@@ -144,22 +108,28 @@ func Prevalidate(raw json.RawMessage) (*Request, []*errs.Error) {
 		}
 	}
 	if obs, given := fields["observe"]; given {
-		var o act.ObserveSpec
-		if err := input.DecodeOnlyAt("observe.", obs, &o, batchObserveFields); err != nil {
-			v = append(v, errs.As(err))
-		} else {
-			req.Observe = &o
-			if o.Ref != "" {
-				add("observe.ref", "refs are refused in a batch: they name elements of one observation, and a batch must stand on its own; use selector")
-			} else if o.Selector == "" {
-				add("observe.selector", "is required: the batch-level observe reads one control named by a fresh locator")
-			}
-			check := o
-			check.Ref = ""
-			v = append(v, check.Validate("observe")...)
-		}
+		o, errs := prevalidateObserve(obs)
+		req.Observe = o
+		v = append(v, errs...)
 	}
 	return req, v
+}
+
+// prevalidateObserve decodes and checks the batch-level observe.
+func prevalidateObserve(raw json.RawMessage) (*act.ObserveSpec, []*errs.Error) {
+	var o act.ObserveSpec
+	if err := input.DecodeOnlyAt("observe.", raw, &o, act.BatchObserveFields()); err != nil {
+		return nil, []*errs.Error{errs.As(err)}
+	}
+	var v []*errs.Error
+	if o.Ref != "" {
+		v = append(v, errs.Input("observe.ref", "refs are refused in a batch: they name elements of one observation, and a batch must stand on its own; use selector"))
+	} else if o.Selector == "" {
+		v = append(v, errs.Input("observe.selector", "is required: the batch-level observe reads one control named by a fresh locator"))
+	}
+	check := o
+	check.Ref = ""
+	return &o, append(v, check.Validate("observe")...)
 }
 
 // prevalidateStep decodes step i against its variant and checks its rules.
@@ -177,8 +147,8 @@ func prevalidateStep(i int, raw json.RawMessage) (*act.Step, []*errs.Error) {
 	if json.Unmarshal(rawAction, &action) != nil {
 		return nil, []*errs.Error{errs.Input(at+".action", "must be a string: one of %s", strings.Join(stepActions(), ", "))}
 	}
-	fields, ok := stepFields()[action]
-	if !ok {
+	fields, ok := act.StepFields(action)
+	if !ok || !slices.Contains(act.BatchActions(), action) {
 		return nil, []*errs.Error{errs.Input(at+".action", "must be one of %s; got %q", strings.Join(stepActions(), ", "), action)}
 	}
 	s := &act.Step{}
@@ -193,14 +163,7 @@ func prevalidateStep(i int, raw json.RawMessage) (*act.Step, []*errs.Error) {
 	return s, s.Validate(at)
 }
 
-func stepActions() []string {
-	out := make([]string, 0, len(stepFields()))
-	for a := range stepFields() {
-		out = append(out, a)
-	}
-	sort.Strings(out)
-	return out
-}
+func stepActions() []string { return act.BatchActions() }
 
 // StepResult is what one step did.
 type StepResult struct {

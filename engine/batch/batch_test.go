@@ -528,7 +528,7 @@ func TestPrevalidate(t *testing.T) {
 		{"batch observe needs a selector", `{"tab_handle":"h","steps":[` + click + `],"observe":{}}`, []violation{{"observe.selector", "is required"}}},
 		{"batch observe unknown field", `{"tab_handle":"h","steps":[` + click + `],"observe":{"selector":"#a","text":"x"}}`, []violation{{"observe.text", "unknown field"}}},
 		{"batch observe bounds and locator", `{"tab_handle":"h","steps":[` + click + `],"observe":{"selector":"#a","name":"x","max_chars":64001,"frame":{"path":[]}}}`,
-			[]violation{{"observe.frame", "needs at least one of url, title and path"}, {"observe.name", "is only for selector_type role"}, {"observe.max_chars", "must be between 1000 and 64000; got 64001"}}},
+			[]violation{{"observe.frame.path", "must hold at least 1 item(s)"}, {"observe.max_chars", "must be between 1000 and 64000; got 64001"}, {"observe.name", "is only for selector_type role"}}},
 		{"batch observe not an object", `{"tab_handle":"h","steps":[` + click + `],"observe":"#a"}`, []violation{{"observe", "must be an object"}}},
 	}
 	for _, tc := range tests {
