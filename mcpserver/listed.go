@@ -5,7 +5,6 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
-	"sort"
 	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -16,7 +15,10 @@ import (
 //
 // They are written as code (each tool's def) but listed from tools.json,
 // generated from that code: building them takes the 50 KB batch contract
-// apart and encodes some 100 KB of schemas.
+// apart and encodes its 20 KB of structure. Measured with the lean list
+// (37 KB in all): building every definition and adding it with its schema
+// costs 5.2 ms a start (2.8 ms without browser_batch), against 0.18 ms for
+// New with tools.json, on a cold-start budget of 30 ms.
 //
 // And the SDK is given each tool with a stand-in input schema, {"type":
 // "object"} in its own schema type: AddTool decodes any other kind of schema
@@ -95,25 +97,4 @@ func serveListed(next mcp.MethodHandler) mcp.MethodHandler {
 		}
 		return &out, nil
 	}
-}
-
-// listedFields returns the properties the named tool's listed input schema
-// advertises, sorted.
-func listedFields(name string) []string {
-	t, ok := listed()[name]
-	if !ok {
-		panic("mcpserver: " + name + " is not in tools.json; run go generate ./mcpserver")
-	}
-	var in struct {
-		Properties map[string]json.RawMessage `json:"properties"`
-	}
-	if err := json.Unmarshal(t.InputSchema, &in); err != nil {
-		panic("mcpserver: tools.json: " + name + ": " + err.Error())
-	}
-	out := make([]string, 0, len(in.Properties))
-	for k := range in.Properties {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

@@ -56,7 +56,10 @@ func TestToolsJSON(t *testing.T) {
 // and every tool is callable by its name.
 func TestListedTools(t *testing.T) {
 	ctx := context.Background()
-	srv := New(nil, "test")
+	srv, err := NewWithOptions(nil, "test", Options{Tools: "full", AllowEvaluate: true})
+	if err != nil {
+		t.Fatal(err)
+	}
 	st, ct := mcp.NewInMemoryTransports()
 	ss, err := srv.Connect(ctx, st, nil)
 	if err != nil {

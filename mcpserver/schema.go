@@ -13,29 +13,39 @@ func object(required []string, props map[string]schema) schema {
 	return s
 }
 
-func str(desc string) schema { return schema{"type": "string", "minLength": 1, "description": desc} }
+// Each builder leaves an empty description out: a field whose name, type
+// and tool say enough costs no words.
 
-func enum(desc string, def string, values ...string) schema {
-	s := schema{"type": "string", "enum": values, "description": desc}
-	if def != "" {
-		s["default"] = def
+func described(s schema, desc string) schema {
+	if desc != "" {
+		s["description"] = desc
 	}
 	return s
 }
 
+func str(desc string) schema { return described(schema{"type": "string", "minLength": 1}, desc) }
+
+func enum(desc string, def string, values ...string) schema {
+	s := schema{"type": "string", "enum": values}
+	if def != "" {
+		s["default"] = def
+	}
+	return described(s, desc)
+}
+
 func integer(desc string, lo, hi, def int) schema {
-	return schema{"type": "integer", "minimum": lo, "maximum": hi, "default": def, "description": desc}
+	return described(schema{"type": "integer", "minimum": lo, "maximum": hi, "default": def}, desc)
 }
 
 func boolean(desc string, def bool) schema {
-	return schema{"type": "boolean", "default": def, "description": desc}
+	return described(schema{"type": "boolean", "default": def}, desc)
 }
 
 // Shared field descriptions keep one vocabulary across tools.
 var (
-	tabHandleField = str("Handle of a tab this session claimed (from browser_open_tab or browser_claim_tab).")
-	browserIDField = str("Browser to use, from browser_discover kind=browsers. Default: the user's own browser profile when exactly one is paired (attach mode), else the managed browser (or the --cdp-url one).")
-	timeoutField   = integer("Deadline for the whole call in milliseconds.", minTimeoutMS, maxTimeoutMS, defaultTimeoutMS)
+	tabHandleField = schema{"type": "string"}
+	browserIDField = str("")
+	timeoutField   = integer("", minTimeoutMS, maxTimeoutMS, defaultTimeoutMS)
 )
 
 const (

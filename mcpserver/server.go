@@ -30,32 +30,53 @@ type server struct {
 	owners map[*mcp.ServerSession]string
 }
 
-// Options are the server's opt-in tools and limits.
+// Options are the server's tools, opt-in tools and limits.
 type Options struct {
+	// Tools names the profiles and single tools to list, joined by commas
+	// ("core,browser_batch"); empty means DefaultProfile (profiles.go).
+	Tools string
 	// AllowEvaluate lists browser_evaluate, which runs any script in a page.
 	AllowEvaluate bool
 }
 
-// New returns an MCP server whose tools act on m's browsers. Claims are held
-// per MCP session and released when the session ends.
+// New returns an MCP server whose tools act on m's browsers, listing the
+// default profile. Claims are held per MCP session and released when the
+// session ends.
 func New(m *tabs.Manager, version string) *mcp.Server {
-	return NewWithOptions(m, version, Options{})
+	srv, err := NewWithOptions(m, version, Options{})
+	if err != nil {
+		panic(err) // the default profile always resolves
+	}
+	return srv
 }
 
-// NewWithOptions is New with opt-in tools.
-func NewWithOptions(m *tabs.Manager, version string, opt Options) *mcp.Server {
+// NewWithOptions is New with the tools opt names and opt-in tools; an
+// unknown profile or tool name is an invalid_input error.
+func NewWithOptions(m *tabs.Manager, version string, opt Options) (*mcp.Server, error) {
 	s := &server{m: m, opt: opt, owners: map[*mcp.ServerSession]string{}}
+	all := s.tools()
+	known := map[string]bool{}
+	for _, t := range all {
+		known[t.name] = true
+	}
+	set, err := toolSet(opt.Tools, known)
+	if err != nil {
+		return nil, err
+	}
 	srv := mcp.NewServer(&mcp.Implementation{Name: "tabwright", Version: version}, &mcp.ServerOptions{
 		Instructions:       instructions,
 		InitializedHandler: func(_ context.Context, req *mcp.InitializedRequest) { go s.releaseOnEnd(req.Session) },
 	})
 	// The definitions are decoded while the client initializes.
 	go listed()
-	for _, t := range s.tools() {
+	for _, t := range all {
+		if allowed, isGated := gated[t.name]; (isGated && !allowed(opt)) || (!isGated && !set[t.name]) {
+			continue
+		}
 		srv.AddTool(&mcp.Tool{Name: t.name, InputSchema: unlistedSchema}, s.handle(t))
 	}
 	srv.AddReceivingMiddleware(serveListed)
-	return srv
+	return srv, nil
 }
 
 // tool is one MCP tool: its name, how to build its definition and a handler

@@ -14,11 +14,10 @@ import (
 	"github.com/tabwright/tabwright/schemas"
 )
 
-const batchDoc = `Run several actions on one claimed tab as ordered steps, in one call, under one deadline (timeout_ms, default 30000; a step's own timeout_ms is capped by what remains). Each step is a browser_<action> call without tab_handle: {"action": "click" | "fill" | "type" | "hover" | "select_option" | "scroll" | "wait" | "press_key", ...that tool's fields}. Refs are refused: locate with selector (css, xpath, label, placeholder, role + name), nth, frame / frame_id.
-Every step is checked before anything runs, including steps start_at skips; a bad batch runs nothing and the error lists every violation with its path (steps[4].settle_ms: min 600 is greater than max 200).
-Steps run in order; the first failure stops the batch, with no rollback and no retry: the result has failed_step (its index), error {code, message, path, hint}, and the results of the steps before it. dialog_policy applies to every step that does not set its own. A step's observe reads a control right after that step; the batch's observe reads one control (named by selector) after the last step; a failed read is reported in observe_error, never fails the batch. start_at skips a prefix you already completed.
-Result: ok, steps [{index, action, ok, elapsed_ms, target, verified, value, selected, wait, scroll, dialogs, observe}], skipped, observe, elapsed_ms; on failure also failed_step and error.
-Errors: invalid_input (with violations), invalid_handle, and a failed step's own code (not_found, ambiguous, not_actionable, value_mismatch, dialog_pending, timeout...).`
+const batchDoc = `Run ordered steps on one claimed tab in one call under one deadline (timeout_ms; a step's own timeout_ms is capped by what remains). A step is {"action": click | fill | type | hover | select_option | scroll | wait | press_key, ...the fields of that browser_ tool, without tab_handle}. Refs are refused: use selectors.
+Every step is checked before anything runs (including those start_at skips); a bad batch runs nothing and lists every violation with its path. The first failure stops the batch, with no rollback or retry: failed_step, error {code, message, path, hint} and the results of the steps before it. dialog_policy applies to steps that set none. A step's observe reads a control after it; the batch's observe reads one after the last step (a failed read is observe_error, not a failure).
+Result: ok, steps [{index, action, ok, elapsed_ms, target, verified, value, selected, wait, scroll, dialogs, observe}], skipped, observe, elapsed_ms.
+Errors: invalid_input (with violations), invalid_handle, a failed step's code.`
 
 // batchTopDocs describes the batch's own fields.
 var batchTopDocs = map[string]string{
@@ -31,6 +30,8 @@ var batchTopDocs = map[string]string{
 }
 
 // batchSchema is the contract with our descriptions: structure untouched.
+// The fields of a step are those of the single-action tool of its action,
+// described there; here they are not described again.
 func batchSchema() schema {
 	var s map[string]any
 	if err := json.Unmarshal(schemas.BrowserBatchInput, &s); err != nil {
@@ -41,15 +42,11 @@ func batchSchema() schema {
 	for name, d := range batchTopDocs {
 		props[name].(map[string]any)["description"] = d
 	}
-	if o, ok := props["observe"].(map[string]any); ok {
-		describeAt(o, map[string]any{}, 1)
-	}
 	items := props["steps"].(map[string]any)["items"].(map[string]any)
 	for _, v := range items["oneOf"].([]any) {
 		variant := v.(map[string]any)
-		describe(variant)
 		action := variant["properties"].(map[string]any)["action"].(map[string]any)
-		variant["description"] = fmt.Sprintf("A %s step: the fields of browser_%s.", action["const"], action["const"])
+		variant["description"] = fmt.Sprintf("browser_%s's fields", action["const"])
 	}
 	return s
 }

@@ -59,50 +59,28 @@ func (s *server) observeTool() tool {
 		name: "browser_observe",
 		def: func() *mcp.Tool {
 			return &mcp.Tool{
-				Description: `Read a claimed tab as one compact JSON observation (schemaversion 1). Always: url, title, capturedat (epoch ms), environment, mode (left out when passive), digest (16 hex digits naming this content; equal digests mean nothing changed), and textpreview/textlength, forms, interactive (present even when not included: then empty, and reserved.notincluded says so).
-Sections (include, default ["text","forms","interactive"]; "all" = every section but vision):
-- text: textpreview = visible text in reading order cut at max_chars (default 4000), textlength = its full length.
-- forms: each form (or group of controls outside a form): selector, action, method (left out for get), fields with label, type (left out for text), name (left out when the selector is [name=N]), unique selector, value (never a password's; a select's or radio group's choice), required, disabled, options {value, label (left out when equal to value)}; a radio option without a selector is input[name=N][value=V].
-- interactive: visible actionable elements in DOM order, at most max_interactive (default 150): ref like e7 (stable for the element while the document lives), unique CSS selector, role, label, state, href (same-origin links as a path; left out when the selector, like a[href='/x'], spells it). A run of 3+ consecutive stateless elements comes as one entry {role, columns:["ref","selector","label"(,"href")], rows:[[...],...]}, one row per element; when their roles differ, role is a column after ref. When forms is included, the controls it lists are left out here.
-- a11y: accessibility outline, one line per landmark/heading/list/table/control, role "name" [state], indented; at most 200 lines / 8000 chars.
-- reader: the main article as Markdown with absolute links, plus title, byline, sitename, lang, excerpt, length; from the rendered DOM, so script-built pages work; markdown cut at max_chars (default 20000); found=false when no article stands out.
-- listpattern: repeated sibling structures (cards, results): container and item selectors, count, fields items carry (title, price, link, image...), up to 3 samples; at most 10.
-- tableshape: data tables (<table> and ARIA grids; layout tables skipped): selector, caption, headers, rows, cols, up to 3 sample rows; at most 10.
-- vision (by name only): PNG screenshot path of the viewport, groundings ref -> [x,y,w,h] CSS px in it, OCR text when tesseract is installed (else ocrnote says so).
-Every cut is counted in reserved.truncated.
-Modes: passive (default). diffing: pass since = the digest of one of this tab's last 8 observations; the payload adds diff {base, added, removed, changed} keyed by section (interactive by ref, forms/tableshape by selector, listpattern by item selector, text and a11y by line; removed lists keys). watching: the first call starts a change journal in the page and returns a full payload; each later call returns delta=true with only added or changed entries in each section (textpreview = added lines), diff naming every change by key, required fields present; after a navigation it returns a full payload again (reserved.watch says why).
-scope: a CSS selector; all sections are read under the first element it matches. Or scope with a strict locator, as the action tools take it: selector + selector_type (css, xpath, label, placeholder, role) + name + nth, or ref; it must name exactly one element. frame (url, title and/or path of iframe selectors) or frame_id: read a child frame instead of the page, cross-origin ones included.
-Errors: invalid_input (path names the field: include[i], mode, since, scope, selector, max_chars...), not_found and ambiguous (a locator scope), invalid_handle, timeout, browser_unavailable.`,
+				Description: `Read a claimed tab as one JSON observation: url, title, digest (equal: nothing changed), textpreview, forms (fields: label, type, ref, selector, value, options), interactive (visible actionable elements, at most max_interactive: ref, selector, role, label, state); include (default text, forms, interactive) adds a11y, reader (article Markdown), listpattern, tableshape, vision, or "all". Child frames' controls come inline with their frame; what was cut is said. mode diffing with since (a recent digest) adds a diff; watching returns what changed since the last watching call. scope (CSS), a locator or frame reads part of the page.
+Locators, in every action tool: ref from the latest observation, or selector read by selector_type: css (default; pierces open shadow roots), xpath, label (exact label text), placeholder, role (name: exact accessible name). Several matches are ambiguous unless nth (0-based) picks one. frame {path: [iframe selectors, outermost first], url, title} or frame_id searches a child frame. An action waits up to timeout_ms for its element; dialog_policy ask stops at a JavaScript dialog (answer with browser_dialog), accept / dismiss handle it; observe {} reads the element acted on afterwards (or a control a locator names: role, value, state, max_options options).
+Errors: invalid_input (path names the field), not_found, ambiguous, invalid_handle, timeout, browser_unavailable; actions also not_actionable (says why: "covered by div#cookie"), value_mismatch, dialog_pending.`,
 				InputSchema: object([]string{"tab_handle"}, map[string]schema{
 					"tab_handle": tabHandleField,
 					"include": {
-						"type":        "array",
-						"items":       schema{"type": "string", "enum": observe.Sections},
-						"minItems":    1,
-						"maxItems":    observe.MaxInclude,
-						"description": "Sections to read. Default: text, forms, interactive. \"all\" = every section but vision; the digest is always there.",
+						"type":  "array",
+						"items": schema{"type": "string", "enum": observe.Sections},
 					},
-					"max_chars":       integer("Cut textpreview (default 4000) and reader markdown (default 20000) at this many characters.", minObserveChars, maxObserveChars, observe.DefaultMaxChars),
-					"max_interactive": integer("List at most this many interactive elements; the rest are counted in reserved.truncated.interactive.", 1, observe.LimitMaxInteractive, observe.DefaultMaxInteractive),
-					"mode":            enum("passive: one shot. diffing: compare with the observation whose digest is since. watching: only what changed since this tab's previous watching observation.", observe.ModePassive, observe.ModePassive, observe.ModeDiffing, observe.ModeWatching),
-					"since":           str("Digest of one of this tab's last 8 observations; required with mode diffing, refused otherwise."),
-					"scope":           str("CSS selector of the element to read under (the first match); default the whole page."),
-					"selector":        str("Read under the one element this strict locator finds (instead of scope): read according to selector_type."),
-					"selector_type":   enum("How to read selector: css (default), xpath, label, placeholder, role.", "", "css", "xpath", "label", "placeholder", "role"),
-					"name":            str("With selector_type role only: the exact accessible name."),
-					"nth":             schema{"type": "integer", "minimum": 0, "maximum": 100000, "description": "Zero-based index among the matches (AX order for role); without it a second match is an ambiguous error."},
-					"ref":             str("Read under the element with this ref from an earlier observation (instead of scope or selector)."),
-					"frame": {
-						"type": "object", "additionalProperties": false,
-						"description": "Read this child frame: its exact url and/or title, and/or path, CSS selectors of nested iframes, outermost first.",
-						"properties": map[string]any{
-							"url":   schema{"type": "string", "minLength": 1},
-							"title": schema{"type": "string", "minLength": 1},
-							"path":  schema{"type": "array", "minItems": 1, "maxItems": 16, "items": schema{"type": "string", "minLength": 1}},
-						},
-					},
-					"frame_id":   str("Read the child frame with this DevTools frame id (instead of frame)."),
-					"timeout_ms": timeoutField,
+					"max_chars":       integer("reader: default 20000.", minObserveChars, maxObserveChars, observe.DefaultMaxChars),
+					"max_interactive": integer("", 1, observe.LimitMaxInteractive, observe.DefaultMaxInteractive),
+					"mode":            enum("", observe.ModePassive, observe.ModePassive, observe.ModeDiffing, observe.ModeWatching),
+					"since":           str(""),
+					"scope":           str(""),
+					"selector":        str(""),
+					"selector_type":   enum("", "", "css", "xpath", "label", "placeholder", "role"),
+					"name":            {"type": "string"},
+					"nth":             schema{"type": "integer", "minimum": 0, "maximum": 100000},
+					"ref":             str(""),
+					"frame":           schema{"type": "object"},
+					"frame_id":        {"type": "string"},
+					"timeout_ms":      timeoutField,
 				}),
 				Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true},
 			}

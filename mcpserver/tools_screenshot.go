@@ -62,19 +62,16 @@ type screenshotResult struct {
 const maxGroundings = 300
 
 func screenshotSchema() schema {
-	props := locatorProps()
-	describe(schema{"properties": props})
+	props := locatorProps() // one element instead of the viewport; see browser_observe
+	props["nth"] = schema{"type": "integer", "minimum": 0, "maximum": 100000}
 	props["tab_handle"] = tabHandleField
-	props["nth"] = schema{"type": "integer", "minimum": 0, "maximum": 100000, "description": fieldDocs["nth"]}
-	props["selector"] = str("Capture only the one element this strict locator finds (fields as in browser_click), scrolled into view.")
-	props["ref"] = str("Capture only the element with this ref from browser_observe.")
-	props["full_page"] = boolean("Capture the whole scrollable page instead of the viewport.", false)
-	props["format"] = enum("png, or jpeg (smaller, lossy).", "png", "png", "jpeg")
-	props["quality"] = integer("JPEG quality.", 1, 100, tabs.DefaultJPEGQuality)
-	props["max_long_side"] = integer("Scale the image down so that its longest side has at most this many pixels.", 16, 8000, tabs.DefaultMaxLongSide)
-	props["max_megapixels"] = schema{"type": "number", "minimum": 0.01, "maximum": 40, "default": 1.15, "description": "Scale the image down to at most this many million pixels."}
-	props["save_path"] = str("Also write the image to this absolute file path on the server's machine (parent folder must exist).")
-	props["groundings"] = boolean("List the interactive elements in the image: ref, role, label and box [x,y,w,h] in the image's pixels.", false)
+	props["full_page"] = boolean("", false)
+	props["format"] = enum("", "png", "png", "jpeg")
+	props["quality"] = integer("", 1, 100, tabs.DefaultJPEGQuality)
+	props["max_long_side"] = integer("", 16, 8000, tabs.DefaultMaxLongSide)
+	props["max_megapixels"] = schema{"type": "number", "minimum": 0.01, "maximum": 40, "default": 1.15}
+	props["save_path"] = str("Also write the image to this absolute path.")
+	props["groundings"] = boolean("List interactive elements with boxes [x,y,w,h] in image px.", false)
 	props["timeout_ms"] = timeoutField
 	return schema{"type": "object", "properties": props, "required": []string{"tab_handle"}, "additionalProperties": false}
 }
@@ -84,7 +81,7 @@ func (s *server) screenshotTool() tool {
 		name: "browser_screenshot",
 		def: func() *mcp.Tool {
 			return &mcp.Tool{
-				Description: `Screenshot a claimed tab as image content: the viewport (default), the full page, or one element (frames included). Sized for vision models: at most 1568 px on the longest side and 1.15 megapixels unless raised; device pixel ratio accounted for; never larger than device pixels. The result says the image's size and scale (image px per CSS px). You act through refs or selectors, not coordinates.
+				Description: `Screenshot a claimed tab as image content (format png, or jpeg at quality): the viewport, full_page, or one element a locator names. Scaled down to max_long_side and max_megapixels; the result gives size and scale (image px per CSS px). Act through refs or selectors, not coordinates.
 Errors: invalid_input, not_found, ambiguous, invalid_handle, timeout.`,
 				InputSchema: screenshotSchema(),
 				Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true},

@@ -25,12 +25,10 @@ func (s *server) discoverTool() tool {
 		name: "browser_discover",
 		def: func() *mcp.Tool {
 			return &mcp.Tool{
-				Description: `List what you can control. kind=browsers (default) returns each browser: browser_id, kind (managed = a headless Chromium this server starts on first use; cdp = an existing browser reached through its DevTools endpoint; extension = a profile of the user's own Chrome/Edge paired through the tabwright extension, listed with the name the user gave it), whether it is running (for extension: connected now), its version and capabilities. An extension profile lists file_urls among its capabilities only when the user allowed the extension access to file URLs; without it file:// tabs cannot be claimed or opened there. It starts nothing.
-kind=tabs returns the page tabs of one browser: tab_id, url, title, and claimed / claimed_by ("you" or "another session", which includes other tabwright processes sharing the user's browser). Listing tabs starts the managed browser if needed.
-When browser_id is omitted (here and in every tool) the default is the user's paired browser profile if exactly one is paired (attach mode), else the managed browser (or the --cdp-url one); the answer names the browser_id used.
-Errors: invalid_input (unknown browser_id), browser_unavailable, browser_not_found.`,
+				Description: `List browsers (browser_id, kind managed | cdp | extension = the user's own paired Chrome/Edge, running, version) or, kind=tabs, one browser's tabs (tab_id, url, title, claimed_by). Every tool's default browser_id: the one paired browser in attach mode, else the managed headless Chromium (or --cdp-url).
+Errors: invalid_input, browser_unavailable, browser_not_found.`,
 				InputSchema: object(nil, map[string]schema{
-					"kind":       enum("What to list.", "browsers", "browsers", "tabs"),
+					"kind":       enum("", "browsers", "browsers", "tabs"),
 					"browser_id": browserIDField,
 				}),
 				Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true},
@@ -121,13 +119,13 @@ func (s *server) openTabTool() tool {
 		name: "browser_open_tab",
 		def: func() *mcp.Tool {
 			return &mcp.Tool{
-				Description: `Open a new tab on url (a new tab even if that URL is open elsewhere). With claim=true (default) the tab is claimed for you, the call waits for the page's load event and returns tab_handle, the final url, title and HTTP status; if the page fails to load, the tab stays open and claimed and navigation_error says why. With claim=false it returns tab_id at once without waiting. Never repeat a failed open blindly: check browser_discover kind=tabs first, the tab may exist.
-Errors: invalid_input (url not absolute http(s)/file/about), permission_denied (a file:// URL in the user's browser without file access for the extension), browser_unavailable, browser_not_found, timeout.`,
+				Description: `Open url in a new tab. claim=true (default) waits for the load event and returns tab_handle, url, title, status (or navigation_error; the tab stays claimed); claim=false returns tab_id at once. Before retrying an open, check browser_discover kind=tabs.
+Errors: invalid_input, permission_denied (file:// without the extension's file access), browser_unavailable, browser_not_found, timeout.`,
 				InputSchema: object([]string{"url"}, map[string]schema{
-					"url":        str("Absolute http(s), file or about URL to open."),
+					"url":        str("Absolute http(s), file or about URL."),
 					"browser_id": browserIDField,
-					"active":     boolean("Bring the new tab to the front.", true),
-					"claim":      boolean("Claim the tab and return a tab_handle.", true),
+					"active":     boolean("Bring the tab to the front.", true),
+					"claim":      boolean("", true),
 					"timeout_ms": timeoutField,
 				}),
 			}
@@ -195,13 +193,13 @@ func (s *server) claimTabTool() tool {
 		name: "browser_claim_tab",
 		def: func() *mcp.Tool {
 			return &mcp.Tool{
-				Description: `Claim an existing tab (tab_id from browser_discover kind=tabs) for this session and get its tab_handle. Only you can act on a claimed tab until you release or close it, or your session ends. expected_url / expected_title, when given, must equal the tab's current URL / title exactly, so you never act on a tab that changed since you listed it.
-Errors: tab_in_use (another session, maybe of another tabwright process, or you already hold it), tab_mismatch (the guard did not match; the message shows what the tab shows), invalid_input (unknown tab_id or browser_id), permission_denied (a file:// tab of the user's browser while the extension has no file access; the hint says what the user must turn on), browser_unavailable.`,
+				Description: `Claim a tab (tab_id from browser_discover kind=tabs) and get its tab_handle; only you act on it until release, close or the end of your session. expected_url / expected_title guard against a tab that changed since you listed it.
+Errors: tab_in_use, tab_mismatch (shows what the tab shows), invalid_input, permission_denied, browser_unavailable.`,
 				InputSchema: object([]string{"tab_id"}, map[string]schema{
-					"tab_id":         str("Tab id from browser_discover kind=tabs."),
+					"tab_id":         str(""),
 					"browser_id":     browserIDField,
-					"expected_url":   str("Claim only if the tab's URL is exactly this."),
-					"expected_title": str("Claim only if the tab's title is exactly this."),
+					"expected_url":   str(""),
+					"expected_title": str(""),
 				}),
 			}
 		},
@@ -237,11 +235,11 @@ func (s *server) tabControlTool() tool {
 		name: "browser_tab_control",
 		def: func() *mcp.Tool {
 			return &mcp.Tool{
-				Description: `Control a claimed tab. action=release ends your claim and leaves the page open as it is; activate brings the tab to the front; close closes the tab. After release or close the tab_handle is dead: later calls with it fail with invalid_handle.
+				Description: `release your claim (the page stays as it is), activate (bring to front) or close a claimed tab. After release or close the handle is dead.
 Errors: invalid_handle, invalid_input, browser_unavailable.`,
 				InputSchema: object([]string{"tab_handle", "action"}, map[string]schema{
 					"tab_handle": tabHandleField,
-					"action":     enum("What to do with the tab.", "", "release", "activate", "close"),
+					"action":     enum("", "", "release", "activate", "close"),
 				}),
 				Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(true)},
 			}
@@ -288,13 +286,13 @@ func (s *server) navigateTool() tool {
 		name: "browser_navigate",
 		def: func() *mcp.Tool {
 			return &mcp.Tool{
-				Description: `Load url in a claimed tab, or move in its history (history=back | forward | reload); give exactly one of url and history. Waits until wait_until: load (default: the load event), domcontentloaded (HTML parsed), or network_idle (no network activity for 500 ms). Returns the final url (after redirects), title and the HTTP status of the document (omitted when none was fetched, e.g. a back/forward cache restore). A 404 or 500 page is a successful navigation with that status.
-Errors: navigation_failed (DNS, refused connection, TLS… the message has Chromium's net error), timeout (says which load states were reached), invalid_input (no page to go back/forward to, bad url), invalid_handle, browser_unavailable.`,
+				Description: `Load url in a claimed tab, or go back | forward | reload in its history, then wait for wait_until. Returns the final url, title and HTTP status (a 404 is a successful navigation).
+Errors: navigation_failed (Chromium's net error), timeout (says which load states were reached), invalid_input, invalid_handle, browser_unavailable.`,
 				InputSchema: object([]string{"tab_handle"}, map[string]schema{
 					"tab_handle": tabHandleField,
-					"url":        str("Absolute http(s), file or about URL to load."),
-					"history":    enum("Move in the tab's history instead of loading a url.", "", tabs.HistoryBack, tabs.HistoryForward, tabs.HistoryReload),
-					"wait_until": enum("Load state to wait for.", tabs.WaitLoad, tabs.WaitLoad, tabs.WaitDOMContentLoaded, tabs.WaitNetworkIdle),
+					"url":        str("Absolute http(s), file or about URL."),
+					"history":    enum("", "", tabs.HistoryBack, tabs.HistoryForward, tabs.HistoryReload),
+					"wait_until": enum("load event, HTML parsed, or no request for 500 ms.", tabs.WaitLoad, tabs.WaitLoad, tabs.WaitDOMContentLoaded, tabs.WaitNetworkIdle),
 					"timeout_ms": timeoutField,
 				}),
 			}

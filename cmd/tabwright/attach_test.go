@@ -341,7 +341,7 @@ func (s *syncBuf) waitText(t *testing.T, want string, within time.Duration) {
 func startAttachServer(t *testing.T, env []string) (*server, *syncBuf) {
 	t.Helper()
 	stderr := &syncBuf{}
-	cmd := exec.Command(binary, "mcp", "--attach")
+	cmd := exec.Command(binary, "mcp", "--attach", "--tools", "full")
 	cmd.Env = env
 	cmd.Stderr = stderr
 	client := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, nil)

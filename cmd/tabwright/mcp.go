@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"runtime/debug"
+	"strings"
 	"time"
 
 	"github.com/tabwright/tabwright/engine/errs"
@@ -30,6 +31,7 @@ func runMCP(ctx context.Context, args []string, stderr io.Writer) error {
 	bf.register(fs)
 	addr := fs.String("http", "", "serve streamable HTTP on this loopback address (e.g. 127.0.0.1:8931) instead of stdio")
 	idle := fs.Duration("session-idle", mcpserver.DefaultSessionIdle, "with --http: end a session whose client has had no request in flight and no stream open this long, releasing its claims (0: never)")
+	toolsSpec := fs.String("tools", mcpserver.DefaultProfile, toolsUsage())
 	attach := fs.Bool("attach", false, "also drive the user's own Chrome/Edge profiles paired through the extension (see tabwright setup): runs the hub, or joins the one another tabwright process runs; with one paired profile it is the default browser")
 	var st stateFlags
 	st.register(fs)
@@ -54,7 +56,10 @@ func runMCP(ctx context.Context, args []string, stderr io.Writer) error {
 		return err
 	}
 	defer m.Close()
-	srv := mcpserver.NewWithOptions(m, version, mcpserver.Options{AllowEvaluate: st.allowEvaluate})
+	srv, err := mcpserver.NewWithOptions(m, version, mcpserver.Options{Tools: *toolsSpec, AllowEvaluate: st.allowEvaluate})
+	if err != nil {
+		return err
+	}
 	if *addr == "" {
 		err := srv.Run(ctx, mcpserver.Stdio(os.Stdin, os.Stdout))
 		if ctx.Err() != nil || errors.Is(err, io.EOF) {
@@ -63,6 +68,16 @@ func runMCP(ctx context.Context, args []string, stderr io.Writer) error {
 		return err
 	}
 	return serveHTTP(ctx, mcpserver.HTTPHandler(srv, *idle), *addr, stderr)
+}
+
+// toolsUsage says what --tools takes and what each profile lists.
+func toolsUsage() string {
+	var b strings.Builder
+	b.WriteString("tools to list: profiles and tool names joined by commas (e.g. core,browser_batch)")
+	for _, p := range mcpserver.ProfileNames() {
+		fmt.Fprintf(&b, "\n%s: %s", p, strings.Join(mcpserver.ProfileEntries(p), " "))
+	}
+	return b.String()
 }
 
 // lazyGCAtStart lets the heap grow 4x as far as usual before a collection,

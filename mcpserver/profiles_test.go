@@ -1,0 +1,159 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/tabwright/tabwright/schemas"
+)
+
+// planned are tools the profiles name before the server builds them (added
+// by other work in progress); a name in a profile is either built or here.
+var planned = []string{"browser_screenshot", "browser_logs", "browser_evaluate", "browser_pdf", "browser_emulate", "browser_storage_state"}
+
+// TestProfiles: every tool the server builds is in the full profile, each
+// profile holds the one before it, and every name a profile holds is a
+// tool the server builds or one planned (a typo fails here).
+func TestProfiles(t *testing.T) {
+	built := map[string]bool{}
+	for _, tl := range (&server{}).tools() {
+		built[tl.name] = true
+	}
+	full := ProfileTools("full")
+	for name := range built {
+		if _, isGated := gated[name]; !isGated && !slices.Contains(full, name) {
+			t.Errorf("%s is built but in no profile: add it to profiles (profiles.go)", name)
+		}
+	}
+	var prev []string
+	for _, p := range ProfileNames() {
+		tools := ProfileTools(p)
+		for _, n := range tools {
+			if !built[n] && !slices.Contains(planned, n) {
+				t.Errorf("profile %s names %s, which is neither built nor planned", p, n)
+			}
+		}
+		for _, n := range prev {
+			if !slices.Contains(tools, n) {
+				t.Errorf("profile %s lacks %s of the profile before it", p, n)
+			}
+		}
+		prev = tools
+	}
+	if _, err := toolSet("core,nope", built); err == nil {
+		t.Error("toolSet accepted an unknown name")
+	}
+	set, err := toolSet(" core , browser_batch", built)
+	if err != nil || !set["browser_batch"] || !set["browser_click"] || set["browser_drag"] {
+		t.Errorf("toolSet(core,browser_batch) = %v, %v", set, err)
+	}
+}
+
+// listTools connects a client to a server with opt and lists its tools.
+func listTools(t testing.TB, opt Options) *mcp.ListToolsResult {
+	t.Helper()
+	ctx := context.Background()
+	srv, err := NewWithOptions(nil, "test", opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := srv.Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ss.Close()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	res, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// listSizes is the compact JSON size of what tools/list serves, in all and
+// per tool.
+func listSizes(t testing.TB, res *mcp.ListToolsResult) (int, map[string]int) {
+	t.Helper()
+	all, err := json.Marshal(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	per := map[string]int{}
+	for _, tl := range res.Tools {
+		b, _ := json.Marshal(tl)
+		per[tl.Name] = len(b)
+	}
+	return len(all), per
+}
+
+// The tool list is paid for at the start of every conversation: the
+// default profile stays under 15,000 characters of compact JSON as
+// tools/list serves it, every tool under 4,000 except browser_batch (no
+// bigger than the compact contract it carries), all tools under 45,000.
+func TestToolListBudget(t *testing.T) {
+	var contract any
+	if err := json.Unmarshal(schemas.BrowserBatchInput, &contract); err != nil {
+		t.Fatal(err)
+	}
+	compact, _ := json.Marshal(contract)
+	budget := map[string]int{DefaultProfile: 15000, "full": 45000}
+	for _, p := range ProfileNames() {
+		total, per := listSizes(t, listTools(t, Options{Tools: p, AllowEvaluate: true}))
+		t.Logf("profile %s: %d tools, %d characters", p, len(per), total)
+		if b, ok := budget[p]; ok && total > b {
+			t.Errorf("profile %s lists %d characters; budget %d", p, total, b)
+		}
+		for name, n := range per {
+			limit := 4000
+			if name == "browser_batch" {
+				limit = len(compact)
+			}
+			if p == "full" {
+				t.Logf("  %s: %d", name, n)
+			}
+			if n > limit {
+				t.Errorf("%s is %d characters; budget %d", name, n, limit)
+			}
+		}
+	}
+}
+
+// Gated tools are listed only when allowed, in any profile.
+func TestGatedTools(t *testing.T) {
+	for name, allowed := range gated {
+		for _, p := range ProfileNames() {
+			for _, allow := range []bool{false, true} {
+				opt := Options{Tools: p, AllowEvaluate: allow}
+				_, per := listSizes(t, listTools(t, opt))
+				_, listed := per[name]
+				built := slices.ContainsFunc((&server{}).tools(), func(tl tool) bool { return tl.name == name })
+				if want := built && allowed(opt); listed != want {
+					t.Errorf("%s with %+v: listed %v, want %v", name, opt, listed, want)
+				}
+			}
+		}
+	}
+}
+
+// BenchmarkToolList reports the characters of compact tools/list JSON per
+// profile (chars/op is a size, not a time).
+func BenchmarkToolList(b *testing.B) {
+	for _, p := range ProfileNames() {
+		b.Run(p, func(b *testing.B) {
+			var total int
+			for i := 0; i < b.N; i++ {
+				total, _ = listSizes(b, listTools(b, Options{Tools: p}))
+			}
+			b.ReportMetric(float64(total), "chars")
+		})
+	}
+}
