@@ -14,7 +14,6 @@ import (
 	"github.com/tabwright/tabwright/engine/tabs"
 	"github.com/tabwright/tabwright/quickstart/check"
 	"github.com/tabwright/tabwright/quickstart/docs"
-	"github.com/tabwright/tabwright/quickstart/egress"
 	"github.com/tabwright/tabwright/quickstart/examples"
 	"github.com/tabwright/tabwright/quickstart/report"
 	qsrun "github.com/tabwright/tabwright/quickstart/run"
@@ -28,10 +27,13 @@ Usage:
   tabwright qs validate [TASK|DIR ...] [--check-urls]     check task files, strictly, and lint them
   tabwright qs run [TASK|DIR ...] [--backend auto|sandbox|local] [--allow-unenforced] [--out DIR]
                    [--repeat N] [--workers N] [--junit PATH] [--example NAME] [--keep-sandbox]
-                   [--quiet] [--verbose] [--strict-inconclusive] [--cache-dir DIR]
+                   [--quiet] [--verbose] [--strict-inconclusive] [--cache-dir DIR [--refresh|--offline]]
+                   [--registry-cache DIR] [--rate-limit S] [--ignore-robots] [--affordances all|none]
+                   [--probe-affordances]
                                                           run tasks with the replay agent (sandbox backend
                                                           where bubblewrap works; local needs --allow-unenforced;
-                                                          --cache-dir keeps registry downloads between runs)
+                                                          --cache-dir is the docs cache, --registry-cache keeps
+                                                          registry downloads between runs)
   tabwright qs check TASK (--sandbox DIR | --show)        re-run only the success check in a kept workspace
   tabwright qs examples                                   list the bundled examples (qs run --example NAME)
   tabwright qs report RESULTS [--out PATH] [--markdown]   an HTML page (or Markdown) from results.json or its directory
@@ -224,10 +226,13 @@ func qsRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	verbose := fs.Bool("verbose", false, "progress lines also show every command")
 	strict := fs.Bool("strict-inconclusive", false, "exit 1 instead of 2 when a task produced no evidence")
 	example := fs.String("example", "", "run bundled examples (comma-separated; see qs examples), their docs served locally")
-	cacheDir := fs.String("cache-dir", "", "keep immutable registry downloads here and serve them to later runs (sandbox backend; npm, pip/uv and go are pointed at the proxy's mirrors)")
+	df := addDocsFlags(fs)
 	paths, err := parseInterspersed(fs, args)
 	if err != nil {
 		return 3
+	}
+	if code := df.check(stderr); code != 0 {
+		return code
 	}
 	switch {
 	case *agent != "replay":
@@ -257,31 +262,23 @@ func qsRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if code != 0 {
 		return code
 	}
-	var cache *egress.Cache
-	if *cacheDir != "" {
-		if chosen != sandbox.Isolated {
-			fmt.Fprintln(stderr, qsrun.ErrCacheNeedsSandbox)
-			return 3
-		}
-		if cache, err = egress.OpenCache(*cacheDir); err != nil {
-			fmt.Fprintln(stderr, err)
-			return 3
-		}
-		fmt.Fprintf(stdout, "registry cache: %s (immutable downloads kept; npm, pip, uv and go use the proxy's mirrors)\n", cache.Dir())
-	}
 	m, err := tabs.New(tabs.Options{Launch: launch.Options{}})
 	if err != nil {
 		fmt.Fprintf(stderr, "read_docs needs a browser: %v\n", err)
 		return 3
 	}
 	defer m.Close()
-	reader := &docs.Reader{Manager: m}
+	reader, cache, code := df.open(m, chosen, stdout, stderr)
+	if code != 0 {
+		return code
+	}
 	endpoint := docs.ExpectServer(m)
 	defer endpoint.Close()
 
 	multi := len(tasks) > 1 || *workers > 1
 	opt := qsrun.SuiteOptions{Repeat: *repeat, Workers: *workers, Version: version, Options: qsrun.Options{
 		Docs: reader, KeepSandbox: *keep, BrowserEndpoint: endpoint.URL + "/expect", Backend: chosen, Cache: cache,
+		ProbeAffordances: df.probe,
 	}}
 	if !*quiet {
 		opt.OnEvent = func(t *task.Task, attempt int, ev map[string]any, el time.Duration) {
@@ -385,7 +382,14 @@ func progressLine(ev map[string]any, verbose bool) string {
 			return fmt.Sprintf("%v (%v bytes) %s", ev["url"], ev["bytes"], what)
 		}
 	case "docs_read":
+		if ev["from_cache"] == true {
+			return fmt.Sprintf("read %v (cached)", ev["url"])
+		}
 		return fmt.Sprintf("read %v", ev["url"])
+	case "docs_changed":
+		return fmt.Sprintf("CHANGED %v since it was cached", ev["url"])
+	case "affordance_withheld":
+		return fmt.Sprintf("BLOCKED %v (withheld)", ev["url"])
 	case "docs_read_blocked":
 		return fmt.Sprintf("BLOCKED %v (%v)", ev["url"], ev["reason"])
 	case "docs_read_error":

@@ -12,7 +12,7 @@ import (
 	"testing"
 )
 
-// qs run --cache-dir: the sandbox's registry clients are pointed at the
+// qs run --registry-cache: the sandbox's registry clients are pointed at the
 // proxy's mirrors, the run says where the cache is and records it; the
 // local backend and an unusable directory are refused with what to do.
 func TestQSRunCacheDir(t *testing.T) {
@@ -36,26 +36,26 @@ success:
 	cache := filepath.Join(t.TempDir(), "cache")
 	res := filepath.Join(t.TempDir(), "res")
 	var out, errb bytes.Buffer
-	if code := runQS(context.Background(), []string{"run", task, "--cache-dir", cache, "--out", res}, &out, &errb); code != 0 ||
+	if code := runQS(context.Background(), []string{"run", task, "--registry-cache", cache, "--out", res}, &out, &errb); code != 0 ||
 		!strings.Contains(out.String(), "registry cache: "+filepath.Join(cache, "v1")) || !strings.Contains(out.String(), "[PASS] mirrors") {
 		t.Fatalf("run: %d\n%s\n%s", code, out.String(), errb.String())
 	}
 	if b, err := os.ReadFile(filepath.Join(res, "mirrors", "trace.jsonl")); err != nil || !strings.Contains(string(b), `"registry_cache":"`+filepath.Join(cache, "v1")+`"`) {
 		t.Errorf("trace: %v %s", err, b)
 	}
-	// Without --cache-dir the clients keep their own registries.
+	// Without --registry-cache the clients keep their own registries.
 	out.Reset()
 	if code := runQS(context.Background(), []string{"run", task}, &out, &errb); code != 1 {
-		t.Errorf("without --cache-dir the mirror variables must be unset: %d\n%s", code, out.String())
+		t.Errorf("without --registry-cache the mirror variables must be unset: %d\n%s", code, out.String())
 	}
 	out.Reset()
 	errb.Reset()
-	if code := runQS(context.Background(), []string{"run", task, "--backend", "local", "--allow-unenforced", "--cache-dir", cache}, &out, &errb); code != 3 ||
-		!strings.Contains(errb.String(), "qs.cache_needs_sandbox") || !strings.Contains(errb.String(), "drop --cache-dir") {
+	if code := runQS(context.Background(), []string{"run", task, "--backend", "local", "--allow-unenforced", "--registry-cache", cache}, &out, &errb); code != 3 ||
+		!strings.Contains(errb.String(), "qs.cache_needs_sandbox") || !strings.Contains(errb.String(), "drop --registry-cache") {
 		t.Errorf("local: %d %s", code, errb.String())
 	}
 	errb.Reset()
-	if code := runQS(context.Background(), []string{"run", task, "--cache-dir", task}, &out, &errb); code != 3 || !strings.Contains(errb.String(), "egress.cache_dir") {
-		t.Errorf("a file as --cache-dir: %d %s", code, errb.String())
+	if code := runQS(context.Background(), []string{"run", task, "--registry-cache", task}, &out, &errb); code != 3 || !strings.Contains(errb.String(), "egress.cache_dir") {
+		t.Errorf("a file as --registry-cache: %d %s", code, errb.String())
 	}
 }

@@ -35,8 +35,23 @@ type Reader struct {
 	MaxChars int           // 0: DefaultMaxChars
 	Timeout  time.Duration // per read; 0: 30 s
 
-	mu  sync.Mutex
-	tab *tabs.Tab
+	// Cache, when set, serves pages read before (qs run --cache-dir);
+	// Refresh reads them again and says when one changed; Offline reads
+	// only the cache (a miss is refused as offline_cache_miss).
+	Cache            *Cache
+	Refresh, Offline bool
+	// RateLimit is the least time between two reads of one host (loopback
+	// hosts excepted); 0: none.
+	RateLimit time.Duration
+	// IgnoreRobots reads pages the site's robots.txt disallows.
+	IgnoreRobots bool
+	// Affordances is AffordancesAll (or "") or AffordancesNone, which
+	// withholds llms.txt, llms-full.txt and *.md without a request.
+	Affordances string
+
+	mu     sync.Mutex
+	tab    *tabs.Tab
+	polite polite
 }
 
 // Read is the outcome of one read_docs call: a page (Text set), a refusal
@@ -54,11 +69,16 @@ type Read struct {
 	Rendered      bool     `json:"rendered"` // through the browser (HTML), or passed through (text, Markdown)
 	Blocked       string   `json:"blocked,omitempty"`
 	Err           string   `json:"error,omitempty"`
+	FromCache     bool     `json:"from_cache"`
+	Changed       bool     `json:"changed,omitempty"`     // --refresh read other text than the cache held
+	CacheError    string   `json:"cache_error,omitempty"` // the read stands, but the cache did not keep it
 }
 
 // ToolText is what the agent gets back.
 func (r *Read) ToolText(allow []string) string {
 	switch {
+	case r.Blocked == "affordance_withheld":
+		return fmt.Sprintf("NOT AVAILABLE: %s could not be retrieved. Use the regular documentation pages.", r.URL)
 	case r.Blocked == "outside_allowlist":
 		return fmt.Sprintf("BLOCKED: %s is outside this task's documentation allowlist (%s). Only the target project's docs may be read.", r.URL, strings.Join(allow, ", "))
 	case r.Blocked != "":
@@ -86,13 +106,57 @@ func (r *Read) fail(err error) *Read {
 }
 
 // Get reads rawURL for a task whose docs hosts are allow. The URL, every
-// redirect hop and the page the browser ends on must all be on allow.
+// redirect hop and the page the browser ends on must all be on allow. In
+// order: the allowlist, the affordance policy, the cache (and --offline),
+// robots.txt, the host's rate limit, then the read, which the cache keeps.
 func (d *Reader) Get(ctx context.Context, rawURL string, allow []string) *Read {
 	r := &Read{URL: rawURL}
 	if !task.URLHostMatches(rawURL, allow) {
 		r.Blocked = "outside_allowlist"
 		return r
 	}
+	if d.Affordances == AffordancesNone && IsAffordanceURL(rawURL) {
+		r.Blocked = "affordance_withheld"
+		return r
+	}
+	var before *Read
+	if d.Cache != nil {
+		before = d.Cache.get(rawURL)
+		if before != nil && !d.Refresh {
+			return before
+		}
+	}
+	if d.Offline {
+		r.Blocked = "offline_cache_miss"
+		return r
+	}
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		r.Err = err.Error()
+		return r
+	}
+	if !d.IgnoreRobots && !d.robotsAllow(ctx, u) {
+		r.Blocked = "robots_disallowed"
+		return r
+	}
+	if err := d.wait(ctx, u.Hostname()); err != nil {
+		r.Err = err.Error()
+		return r
+	}
+	r = d.fetch(ctx, rawURL, allow)
+	if d.Cache != nil && r.Err == "" && r.Blocked == "" {
+		r.Changed = before != nil && before.ContentHash != r.ContentHash
+		if err := d.Cache.put(r); err != nil {
+			r.CacheError = err.Error()
+		}
+	}
+	return r
+}
+
+// fetch reads rawURL from the network: the server's answer, its redirects
+// checked, then the page rendered when it is HTML.
+func (d *Reader) fetch(ctx context.Context, rawURL string, allow []string) *Read {
+	r := &Read{URL: rawURL}
 	timeout := d.Timeout
 	if timeout == 0 {
 		timeout = 30 * time.Second
@@ -117,7 +181,7 @@ func (d *Reader) Get(ctx context.Context, rawURL string, allow []string) *Read {
 		r.Err = err.Error()
 		return r
 	}
-	req.Header.Set("User-Agent", "tabwright-qs (documentation readability testing)")
+	req.Header.Set("User-Agent", UserAgent)
 	resp, err := client.Do(req)
 	if err != nil {
 		return r.fail(err)
@@ -161,10 +225,16 @@ func (d *Reader) Get(ctx context.Context, rawURL string, allow []string) *Read {
 	r.OriginalChars = utf8.RuneCountInString(text)
 	r.Text, r.Truncated = sandbox.Truncate(text, max)
 	r.Chars = utf8.RuneCountInString(r.Text)
-	sum := sha256.Sum256([]byte(r.Text))
-	r.ContentHash = hex.EncodeToString(sum[:])
+	r.ContentHash = hashOf(r.Text)
 	return r
 }
+
+func hashOf(text string) string {
+	sum := sha256.Sum256([]byte(text))
+	return hex.EncodeToString(sum[:])
+}
+
+func runeCount(s string) int { return utf8.RuneCountInString(s) }
 
 // render loads u in the reader's tab and returns the reader view's Markdown.
 // A client-side redirect to a host off the allowlist is refused.

@@ -15,7 +15,7 @@ import (
 
 // Cache keeps immutable registry downloads on disk, keyed by their upstream
 // URL, so that repeated runs do not download them again (qs run
-// --cache-dir). Entries are written to a temporary file and renamed into
+// --registry-cache). Entries are written to a temporary file and renamed into
 // place only when the whole body arrived, so several attempts, or several
 // harnesses, may share one directory. Nothing is ever evicted: delete the
 // directory to empty it.
@@ -42,18 +42,18 @@ func OpenCache(dir string) (*Cache, error) {
 	}
 	root := filepath.Join(abs, "v1")
 	if err := os.MkdirAll(filepath.Join(root, "tmp"), 0o755); err != nil {
-		return nil, fmt.Errorf("egress.cache_dir: cannot make the registry cache in %s: %v; give --cache-dir a directory you can write", dir, err)
+		return nil, fmt.Errorf("egress.cache_dir: cannot make the registry cache in %s: %v; give --registry-cache a directory you can write", dir, err)
 	}
 	f, err := os.CreateTemp(filepath.Join(root, "tmp"), "probe-")
 	if err != nil {
-		return nil, fmt.Errorf("egress.cache_dir: cannot write in the registry cache %s: %v; give --cache-dir a directory you can write", dir, err)
+		return nil, fmt.Errorf("egress.cache_dir: cannot write in the registry cache %s: %v; give --registry-cache a directory you can write", dir, err)
 	}
 	f.Close()
 	os.Remove(f.Name())
 	return &Cache{dir: root}, nil
 }
 
-// Dir is the cache's directory (the versioned one inside --cache-dir).
+// Dir is the cache's directory (the versioned one inside --registry-cache).
 func (c *Cache) Dir() string { return c.dir }
 
 func (c *Cache) paths(url string) (body, meta string) {

@@ -297,7 +297,7 @@ func TestQSMirrors(t *testing.T) {
 func TestQSOpenCacheErrors(t *testing.T) {
 	f := filepath.Join(t.TempDir(), "file")
 	os.WriteFile(f, nil, 0o644)
-	if _, err := OpenCache(f); err == nil || !strings.HasPrefix(err.Error(), "egress.cache_dir: ") || !strings.Contains(err.Error(), "give --cache-dir a directory you can write") {
+	if _, err := OpenCache(f); err == nil || !strings.HasPrefix(err.Error(), "egress.cache_dir: ") || !strings.Contains(err.Error(), "give --registry-cache a directory you can write") {
 		t.Errorf("%v", err)
 	}
 	if _, err := OpenCache(""); err == nil || !strings.HasPrefix(err.Error(), "egress.cache_dir: ") {

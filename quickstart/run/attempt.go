@@ -84,7 +84,10 @@ type Options struct {
 	// EgressDial, when set, is how the egress proxy reaches allowed hosts
 	// (tests point it at loopback servers); nil dials the network.
 	EgressDial func(ctx context.Context, network, addr string) (net.Conn, error)
-	// Cache is the registry cache the attempts share (qs run --cache-dir);
+	// ProbeAffordances records, on attempt 1, which of llms.txt,
+	// llms-full.txt and the entrypoint's .md exist (never scored).
+	ProbeAffordances bool
+	// Cache is the registry cache the attempts share (qs run --registry-cache);
 	// nil: none. Only the sandbox backend has a proxy to cache with.
 	Cache *egress.Cache
 	// EgressTLS configures the proxy's HTTPS to the registry mirrors'
@@ -155,7 +158,16 @@ func Attempt(ctx context.Context, t *task.Task, attempt int, opt Options) *Resul
 	if opt.Cache != nil {
 		startEv["registry_cache"] = opt.Cache.Dir()
 	}
+	if opt.Docs != nil {
+		startEv["affordance_policy"] = opt.Docs.AffordancePolicy()
+		if opt.Docs.Cache != nil {
+			startEv["docs_cache"] = opt.Docs.Cache.Dir()
+		}
+	}
 	tr.Add("run_start", startEv)
+	if opt.ProbeAffordances && attempt == 1 && opt.Docs != nil && len(t.Route) > 0 {
+		tr.Add("affordances", map[string]any{"entrypoint": t.Route[0], "found": opt.Docs.ProbeAffordances(ctx, t.Route[0])})
+	}
 
 	b := t.Budgets
 	cmdOpt := sandbox.Options{Timeout: time.Duration(b.MaxCommandSeconds) * time.Second, MaxChars: b.MaxOutputChars}
@@ -281,6 +293,8 @@ func readDocs(ctx context.Context, t *task.Task, page string, reader *docs.Reade
 	}
 	res.DocsReads = append(res.DocsReads, r)
 	switch {
+	case r.Blocked == "affordance_withheld":
+		tr.Add("affordance_withheld", map[string]any{"url": page})
 	case r.Blocked != "":
 		ev := map[string]any{"url": page, "reason": r.Blocked}
 		if r.ResolvedTo != "" {
@@ -291,13 +305,19 @@ func readDocs(ctx context.Context, t *task.Task, page string, reader *docs.Reade
 		tr.Add("docs_read_error", map[string]any{"url": page, "error": r.Err})
 	default:
 		ev := map[string]any{"url": page, "chars": r.Chars, "original_chars": r.OriginalChars, "truncated": r.Truncated,
-			"from_cache": false, "content_hash": r.ContentHash, "rendered": r.Rendered, "status": r.Status}
+			"from_cache": r.FromCache, "content_hash": r.ContentHash, "rendered": r.Rendered, "status": r.Status}
 		if r.ResolvedTo != "" {
 			ev["resolved_to"] = r.ResolvedTo
+		}
+		if r.CacheError != "" {
+			ev["cache_error"] = r.CacheError
 		}
 		tr.Add("docs_read", ev)
 		if r.ResolvedTo != "" {
 			tr.Add("docs_redirect_followed", map[string]any{"requested": page, "resolved_to": r.ResolvedTo, "hops": r.Redirects})
+		}
+		if r.Changed {
+			tr.Add("docs_changed", map[string]any{"url": page, "content_hash": r.ContentHash})
 		}
 		res.DocsPagesRead = append(res.DocsPagesRead, page)
 	}

@@ -29,7 +29,7 @@ type SandboxOptions struct {
 
 // ErrCacheNeedsSandbox: the registry cache lives in the egress proxy, which
 // only the sandbox backend has.
-var ErrCacheNeedsSandbox = errors.New("qs.cache_needs_sandbox: --cache-dir caches through the sandbox backend's egress proxy, and the local backend has none; run where `tabwright doctor` says the sandbox can enforce, or drop --cache-dir")
+var ErrCacheNeedsSandbox = errors.New("qs.cache_needs_sandbox: --registry-cache caches through the sandbox backend's egress proxy, and the local backend's proxy is only advisory; run where `tabwright doctor` says the sandbox can enforce, or drop --registry-cache")
 
 // AdvisoryNote says what the local backend's egress proxy does and does not.
 const AdvisoryNote = "egress: advisory. The shell's HTTP(S) goes through the harness's proxy, which applies the task's network policy and records every connection and refusal, but a command that ignores the proxy variables reaches the network unrecorded, and the filesystem is not isolated."

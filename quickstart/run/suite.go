@@ -332,6 +332,9 @@ func Transcript(events []map[string]any) string {
 			line = fmt.Sprintf("setup: %v  -> exit %v", ev["command"], ev["exit_code"])
 		case "docs_read":
 			line = fmt.Sprintf("read %v (%v chars, sha256 %v)", ev["url"], ev["chars"], ev["content_hash"])
+			if ev["from_cache"] == true {
+				line += " (cached)"
+			}
 		case "docs_read_blocked":
 			line = fmt.Sprintf("BLOCKED %v (%v)", ev["url"], ev["reason"])
 		case "docs_read_error":

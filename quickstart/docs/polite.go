@@ -1,0 +1,111 @@
+package docs
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+)
+
+// UserAgent is what read_docs sends; its product token, "tabwright", is the
+// one robots.txt groups are matched against.
+const UserAgent = "tabwright-qs (documentation readability testing)"
+
+const robotsToken = "tabwright"
+
+// polite holds a Reader's manners: one request per host per RateLimit, and
+// each origin's robots.txt, fetched once.
+type polite struct {
+	mu     sync.Mutex
+	next   map[string]time.Time // host -> the earliest time of its next request
+	robots map[string]*Robots   // origin -> its rules (nil: everything allowed)
+}
+
+// wait reserves host's next slot and sleeps until it. Loopback hosts are
+// the reader's own machine and are not throttled.
+func (d *Reader) wait(ctx context.Context, host string) error {
+	if d.RateLimit <= 0 || isLoopback(host) {
+		return nil
+	}
+	d.polite.mu.Lock()
+	if d.polite.next == nil {
+		d.polite.next = map[string]time.Time{}
+	}
+	now := time.Now()
+	slot := d.polite.next[host]
+	if slot.Before(now) {
+		slot = now
+	}
+	d.polite.next[host] = slot.Add(d.RateLimit)
+	d.polite.mu.Unlock()
+	t := time.NewTimer(time.Until(slot))
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("waiting for the rate limit of %s: %w", host, ctx.Err())
+	}
+}
+
+// robotsAllow reports whether u's origin's robots.txt lets read_docs fetch
+// it. A robots.txt that cannot be read (any failure, any non-2xx answer)
+// allows everything.
+func (d *Reader) robotsAllow(ctx context.Context, u *url.URL) bool {
+	origin := u.Scheme + "://" + u.Host
+	d.polite.mu.Lock()
+	r, seen := d.polite.robots[origin]
+	d.polite.mu.Unlock()
+	if !seen {
+		r = d.fetchRobots(ctx, origin)
+		d.polite.mu.Lock()
+		if d.polite.robots == nil {
+			d.polite.robots = map[string]*Robots{}
+		}
+		d.polite.robots[origin] = r
+		d.polite.mu.Unlock()
+	}
+	pq := u.EscapedPath()
+	if pq == "" {
+		pq = "/"
+	}
+	if u.RawQuery != "" {
+		pq += "?" + u.RawQuery
+	}
+	return r.Allowed(pq)
+}
+
+// fetchRobots is not throttled: it is one request per origin, just before
+// the page's own.
+func (d *Reader) fetchRobots(ctx context.Context, origin string) *Robots {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, origin+"/robots.txt", nil)
+	if err != nil {
+		return nil
+	}
+	req.Header.Set("User-Agent", UserAgent)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode < 200 || resp.StatusCode > 299 || strings.Contains(resp.Header.Get("Content-Type"), "html") {
+		return nil // an HTML page at /robots.txt is a site answering every path, not rules
+	}
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, maxRobots))
+	return ParseRobots(string(b), robotsToken)
+}
+
+func isLoopback(host string) bool {
+	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
+		return true
+	}
+	ip := net.ParseIP(strings.Trim(host, "[]"))
+	return ip != nil && ip.IsLoopback()
+}
