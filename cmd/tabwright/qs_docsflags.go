@@ -16,9 +16,9 @@ import (
 // docsFlags are qs run's flags for how read_docs reads (the docs cache,
 // manners, affordances) and the registry cache.
 type docsFlags struct {
-	cacheDir, registryCache, affordances string
-	refresh, offline, ignoreRobots, probe  bool
-	rateLimit                              float64
+	cacheDir, registryCache, affordances  string
+	refresh, offline, ignoreRobots, probe bool
+	rateLimit                             float64
 }
 
 func addDocsFlags(fs *flag.FlagSet) *docsFlags {
