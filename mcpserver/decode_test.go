@@ -211,7 +211,7 @@ func checkRefusals(t *testing.T, tools map[string]tool, tests []refusal) {
 func toolsByName(t testing.TB) map[string]tool {
 	t.Helper()
 	out := map[string]tool{}
-	for _, tl := range (&server{}).tools() {
+	for _, tl := range allTools() {
 		if _, dup := out[tl.name]; dup {
 			t.Fatalf("tool %s defined twice", tl.name)
 		}

@@ -64,7 +64,7 @@ func FuzzDecode(f *testing.F) {
 	for _, s := range fuzzSeeds {
 		f.Add([]byte(s))
 	}
-	srv := &server{owners: map[*mcp.ServerSession]string{}}
+	srv := &server{owners: map[*mcp.ServerSession]string{}, opt: Options{AllowEvaluate: true}}
 	tools := srv.tools()
 	inputs := inputTypes()
 	prevalidated := prevalidatedTools()

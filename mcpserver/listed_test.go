@@ -23,7 +23,7 @@ var update = flag.Bool("update", false, "rewrite tools.json from the tools' defi
 func toolsFile(t testing.TB) []byte {
 	t.Helper()
 	b := []byte("[\n")
-	for i, tl := range (&server{}).tools() {
+	for i, tl := range allTools() {
 		line, err := json.Marshal(tl.definition())
 		if err != nil {
 			t.Fatal(err)

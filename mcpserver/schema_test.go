@@ -116,7 +116,7 @@ func TestToolSchemasMatchInputStructs(t *testing.T) {
 		types[name] = typ
 	}
 	stepFields := stepToolFields()
-	tools := (&server{}).tools()
+	tools := allTools()
 	var names []string
 	for _, tl := range tools {
 		names = append(names, tl.name)
@@ -316,7 +316,7 @@ func saidOnce(tl tool, name string, p map[string]any) bool {
 }
 
 func TestToolDescriptions(t *testing.T) {
-	for _, tl := range (&server{}).tools() {
+	for _, tl := range allTools() {
 		t.Run(tl.name, func(t *testing.T) {
 			d := tl.definition().Description
 			if len(d) < 100 {
@@ -483,7 +483,7 @@ func TestToolSchemasCompile(t *testing.T) {
 			invalid: []string{`{"tab_handle":"h"}`, `{"tab_handle":"h","action":"close"}`, `{"action":"accept"}`, `{"tab_handle":"h","action":"accept","prompt_text":""}`},
 		},
 	}
-	for _, tl := range (&server{}).tools() {
+	for _, tl := range allTools() {
 		t.Run(tl.name, func(t *testing.T) {
 			sch := compileSchema(t, tl)
 			for name, ex := range stateExamples() {

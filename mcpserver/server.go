@@ -204,15 +204,14 @@ func withTimeout(ctx context.Context, ms int) (context.Context, context.CancelFu
 // tools lists every tool the server offers; each lives in a tools_*.go file
 // by concern.
 func (s *server) tools() []tool {
-	all := []tool{
+	return []tool{
 		s.discoverTool(), s.openTabTool(), s.claimTabTool(), s.tabControlTool(), s.navigateTool(),
 		s.observeTool(),
 		s.actionTool(act.Click), s.actionTool(act.Fill), s.actionTool(act.Type), s.actionTool(act.Hover),
 		s.actionTool(act.SelectOption), s.actionTool(act.Scroll), s.actionTool(act.Wait), s.actionTool(act.PressKey),
 		s.dragTool(), s.uploadTool(), s.dialogTool(), s.batchTool(),
-		s.screenshotTool(), s.logsTool(),
+		s.screenshotTool(), s.logsTool(), s.evaluateTool(),
 	}
-	return all
 }
 
 func msDuration(ms int) time.Duration { return time.Duration(ms) * time.Millisecond }

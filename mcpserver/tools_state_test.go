@@ -5,10 +5,15 @@ import "reflect"
 // The input structs and schema examples of the screenshot, logs, evaluate,
 // pdf, emulation and storage tools (merged into schema_test.go's tables).
 
+// allTools is every tool the server can list, gated ones included: what
+// tools.json holds.
+func allTools() []tool { return (&server{}).tools() }
+
 func stateInputTypes() map[string]reflect.Type {
 	return map[string]reflect.Type{
 		"browser_screenshot": reflect.TypeFor[screenshotInput](),
 		"browser_logs":       reflect.TypeFor[logsInput](),
+		"browser_evaluate":   reflect.TypeFor[evaluateInput](),
 	}
 }
 
@@ -29,6 +34,11 @@ func stateExamples() map[string]toolExamples {
 			invalid: []string{`{}`, `{"tab_handle":"h","kind":[]}`, `{"tab_handle":"h","kind":["dom"]}`, `{"tab_handle":"h","kind":["error","error"]}`, `{"tab_handle":"h","level":"fatal"}`,
 				`{"tab_handle":"h","limit":0}`, `{"tab_handle":"h","after_seq":-1}`},
 		},
+		"browser_evaluate": {
+			valid: []string{`{"tab_handle":"h","expression":"document.title"}`, `{"tab_handle":"h","cursor":"ev1:100","max_chars":100}`,
+				`{"tab_handle":"h","expression":"() => 1","result_type":"element","timeout_ms":100}`, `{"tab_handle":"h","expression":"1","frame":{"url":"https://a.test/"}}`},
+			invalid: []string{`{}`, `{"tab_handle":"h","expression":""}`, `{"tab_handle":"h","expression":"1","result_type":"node"}`, `{"tab_handle":"h","expression":"1","max_chars":99}`},
+		},
 	}
 }
 
@@ -36,6 +46,7 @@ func init() {
 	fuzzSeeds = append(fuzzSeeds,
 		`{"tab_handle":"h","full_page":true,"selector":"#a"}`, `{"tab_handle":"h","format":"png","quality":5}`, `{"tab_handle":"h","save_path":"rel.png"}`,
 		`{"tab_handle":"h","frame":{"path":["iframe"]}}`, `{"tab_handle":"h","kind":["console","console"]}`, `{"tab_handle":"h","kind":"console"}`,
-		`{"tab_handle":"h","max_body_chars":500}`, `{"tab_handle":"h","level":"warn","after_seq":1e20}`, `{"tab_handle":"h","ref":"e1","frame_id":"F"}`, `{"tab_handle":"h","max_megapixels":-1}`,
+		`{"tab_handle":"h","max_body_chars":500}`, `{"tab_handle":"h","expression":"1","cursor":"ev1:0"}`, `{"tab_handle":"h","cursor":"ev1:-5"}`,
+		`{"tab_handle":"h","cursor":"bogus"}`, `{"tab_handle":"h","expression":"1","result_type":"element","frame_id":"F"}`, `{"tab_handle":"h","level":"warn","after_seq":1e20}`, `{"tab_handle":"h","ref":"e1","frame_id":"F"}`, `{"tab_handle":"h","max_megapixels":-1}`,
 	)
 }

@@ -171,3 +171,71 @@ func TestLogsOverMCP(t *testing.T) {
 		t.Fatalf("bad kind: %s %s", code, path)
 	}
 }
+
+func TestEvaluateOverMCP(t *testing.T) {
+	site := stateSite(t)
+	plain := startServer(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	tools, err := plain.sess.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tl := range tools.Tools {
+		if tl.Name == "browser_evaluate" {
+			t.Fatal("browser_evaluate is listed without --allow-evaluate")
+		}
+	}
+	if res, err := plain.sess.CallTool(ctx, &mcp.CallToolParams{Name: "browser_evaluate", Arguments: map[string]any{"tab_handle": "h", "expression": "1"}}); err == nil && !res.IsError {
+		t.Fatalf("browser_evaluate ran without --allow-evaluate: %v", res)
+	}
+
+	s := startServer(t, "--allow-evaluate")
+	h := openOn(t, s.sess, site.URL+"/shot")
+	_, out := callFull(t, s.sess, "browser_evaluate", map[string]any{"tab_handle": h, "expression": "async () => ({title: document.title, n: [1, 2, 3]})"})
+	if out["json"] != `{"title":"Shot","n":[1,2,3]}` || out["type"] != "object" {
+		t.Fatalf("evaluate: %v", out)
+	}
+	// A large value in pages, without running it again.
+	_, out = callFull(t, s.sess, "browser_evaluate", map[string]any{"tab_handle": h, "expression": "window.runs = (window.runs || 0) + 1, 'x'.repeat(250)", "max_chars": 100})
+	got := out["json"].(string)
+	for out["next_cursor"] != nil {
+		_, out = callFull(t, s.sess, "browser_evaluate", map[string]any{"tab_handle": h, "cursor": out["next_cursor"], "max_chars": 100})
+		got += out["json"].(string)
+	}
+	if got != `"`+strings.Repeat("x", 250)+`"` {
+		t.Fatalf("pages joined: %q", got)
+	}
+	_, out = callFull(t, s.sess, "browser_evaluate", map[string]any{"tab_handle": h, "expression": "window.runs"})
+	if out["json"] != "1" {
+		t.Fatalf("the paged script ran %v times", out["json"])
+	}
+	_, out = callFull(t, s.sess, "browser_evaluate", map[string]any{"tab_handle": h, "expression": "document.querySelector('#go')", "result_type": "element"})
+	ref, _ := out["ref"].(string)
+	if ref == "" {
+		t.Fatalf("element: %v", out)
+	}
+	mustCall(t, s.sess, "browser_click", map[string]any{"tab_handle": h, "ref": ref})
+
+	// A busy loop: logs answer meanwhile, the loop ends at its deadline,
+	// and the tab observes normally afterwards.
+	done := make(chan [3]string, 1)
+	go func() {
+		code, _, msg := callErr(t, s.sess, "browser_evaluate", map[string]any{"tab_handle": h, "expression": "console.log('spinning'); while (true) {}", "timeout_ms": 3000})
+		done <- [3]string{code, msg}
+	}()
+	waitFor(t, "the spinning page's log entry", 5*time.Second, func() bool {
+		_, logs := callFull(t, s.sess, "browser_logs", map[string]any{"tab_handle": h, "kind": []any{"console"}})
+		return strings.Contains(fmt.Sprint(logs["entries"]), "spinning")
+	})
+	r := <-done
+	if r[0] != "timeout" || !strings.Contains(r[1], "terminated") {
+		t.Fatalf("busy loop: %v", r)
+	}
+	if obs := mustCall(t, s.sess, "browser_observe", map[string]any{"tab_handle": h}); obs["title"] != "Shot" {
+		t.Fatalf("observe after the loop: %v", obs)
+	}
+	if code, _, msg := callErr(t, s.sess, "browser_evaluate", map[string]any{"tab_handle": h, "expression": "null.x"}); code != "script_error" || !strings.Contains(msg, "TypeError") {
+		t.Fatalf("a throw: %s %s", code, msg)
+	}
+}

@@ -28,6 +28,8 @@ const (
 	NotActionable      = "not_actionable"
 	ValueMismatch      = "value_mismatch"
 	PermissionDenied   = "permission_denied" // the user's browser settings forbid it (e.g. file:// without file access)
+	ScriptError        = "script_error"      // a script the agent gave threw
+	Unsupported        = "unsupported"       // this browser connection cannot do it (the hint says which can)
 	Internal           = "internal"
 )
 

@@ -40,13 +40,14 @@ type Tab struct {
 	why      *errs.Error
 	unlisten func()
 
-	mu        sync.Mutex
-	changed   chan struct{} // closed and replaced whenever page state changes
-	mainFrame cdproto.FrameID
-	children  map[cdproto.FrameID]*cdp.Session // out-of-process frames' sessions
-	page      pageState
-	extras    map[string]any // per-tab state other packages keep (see State)
-	logs      *logBuffer     // what the tab reported since the claim (logs.go)
+	mu         sync.Mutex
+	changed    chan struct{} // closed and replaced whenever page state changes
+	mainFrame  cdproto.FrameID
+	children   map[cdproto.FrameID]*cdp.Session // out-of-process frames' sessions
+	page       pageState
+	extras     map[string]any // per-tab state other packages keep (see State)
+	logs       *logBuffer     // what the tab reported since the claim (logs.go)
+	mainWorlds mainWorlds     // the page's own context in each frame (evaluate.go)
 }
 
 // pageState is what the tab's events tell us about its main frame.
@@ -205,6 +206,7 @@ func (t *Tab) detach(ctx context.Context) error {
 // event order, so it only decodes the few events it needs.
 func (t *Tab) onEvent(method string, params jsonv2.Value) {
 	t.logs.record(method, params)
+	t.mainWorlds.track(method, params)
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	p := &t.page

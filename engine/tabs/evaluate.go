@@ -1,0 +1,297 @@
+package tabs
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	cdproto "github.com/chromedp/cdproto/cdp"
+	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
+	"github.com/chromedp/cdproto/dom"
+	"github.com/chromedp/cdproto/runtime"
+
+	"github.com/tabwright/tabwright/engine/errs"
+	"github.com/tabwright/tabwright/engine/injected"
+)
+
+// Bounds of what an evaluation captures.
+const (
+	DefaultEvalCapture = 1 << 20 // characters of JSON
+	maxEvalNodes       = 50000
+	maxEvalDepth       = 8
+)
+
+// Evaluation is a script to run in a page's own world.
+type Evaluation struct {
+	Expression string // an expression, or a function (called with no arguments)
+	Frame      *Frame // nil: the main frame
+	Element    bool   // the result must be one element: return its ref
+	MaxCapture int    // characters of JSON kept; 0: DefaultEvalCapture
+}
+
+// Evaluated is the result: JSON text (cut at the capture bound) and the
+// value's type, or an element's ref.
+type Evaluated struct {
+	JSON      string         `json:"-"`
+	Type      string         `json:"type"`
+	Truncated bool           `json:"capture_truncated,omitempty"`
+	Ref       string         `json:"ref,omitempty"`
+	Element   map[string]any `json:"element,omitempty"`
+}
+
+// serializer turns any page value into bounded JSON: cycles, DOM nodes,
+// functions, symbols, bigints and non-finite numbers become strings; depth
+// and node count are capped. It runs in the page's world with this = value.
+const serializer = `function(max, maxNodes, maxDepth) {
+  const seen = new WeakSet(); let nodes = 0; let cut = false;
+  const desc = (el) => '[' + (el.nodeType === 1 ? 'element ' + el.tagName.toLowerCase() + (el.id ? '#' + el.id : '') : el.nodeName) + ']';
+  const enc = (v, depth) => {
+    if (++nodes > maxNodes) { cut = true; return '[node limit]'; }
+    switch (typeof v) {
+      case 'number': return Number.isFinite(v) ? v : String(v);
+      case 'bigint': return v + 'n';
+      case 'function': return '[function ' + (v.name || 'anonymous') + ']';
+      case 'symbol': return v.toString();
+      case 'undefined': return null;
+      case 'string': case 'boolean': return v;
+    }
+    if (v === null) return null;
+    if (typeof Node !== 'undefined' && v instanceof Node) return desc(v);
+    if (seen.has(v)) return '[circular]';
+    if (depth >= maxDepth) { cut = true; return '[depth limit]'; }
+    seen.add(v);
+    try {
+      if (v instanceof Date) return isNaN(v) ? 'Invalid Date' : v.toISOString();
+      if (v instanceof RegExp) return String(v);
+      if (v instanceof Error) return { name: v.name, message: v.message, stack: String(v.stack || '') };
+      if (v instanceof Map) return { '[Map]': Array.from(v, ([k, x]) => [enc(k, depth + 1), enc(x, depth + 1)]) };
+      if (v instanceof Set) return Array.from(v, (x) => enc(x, depth + 1));
+      if (Array.isArray(v) || ArrayBuffer.isView(v)) return Array.from(v, (x) => enc(x, depth + 1));
+      const out = {};
+      for (const k of Object.keys(v)) out[k] = enc(v[k], depth + 1);
+      return out;
+    } finally { seen.delete(v); }
+  };
+  const type = this === null ? 'null' : Array.isArray(this) ? 'array' : (typeof Node !== 'undefined' && this instanceof Node) ? 'node' : typeof this;
+  let json = JSON.stringify(enc(this, 0));
+  if (json === undefined) json = 'null';
+  if (json.length > max) { json = json.slice(0, max); cut = true; }
+  return { json, type, cut };
+}`
+
+// Evaluate runs e in the page's own world (page scripts' globals visible),
+// awaits a returned promise, and captures the result. When ctx ends first
+// the script is terminated (Runtime.terminateExecution, which reaches even a
+// busy loop), so the tab takes the next call.
+func (t *Tab) Evaluate(ctx context.Context, e Evaluation) (*Evaluated, error) {
+	f := t.frameOrMain(e.Frame)
+	if e.MaxCapture <= 0 {
+		e.MaxCapture = DefaultEvalCapture
+	}
+	params := runtime.EvaluateParams{Expression: e.Expression, AwaitPromise: ptr(true), UserGesture: ptr(true)}
+	if f.sess == t.sess {
+		id, ok := t.mainWorlds.get(f.ID)
+		if !ok && f.ID != t.mainFrame {
+			return nil, errs.New(errs.NotFound, "the frame %s has no document to run in yet", f.ID).WithHint("wait for the frame to load, then retry")
+		}
+		params.UniqueContextID = id
+	}
+	var obj *runtime.RemoteObject
+	err := t.run(ctx, f, func(ctx context.Context) error {
+		res, err := cdproto.Call(ctx, f.sess, runtime.Evaluate, params)
+		if err != nil {
+			return err
+		}
+		if err := thrown(res.ExceptionDetails); err != nil {
+			return err
+		}
+		obj = res.Result
+		if obj != nil && obj.Type == runtime.RemoteObjectTypeFunction && obj.ObjectID != "" {
+			// A function: call it, awaiting what it returns.
+			called, err := cdproto.Call(ctx, f.sess, runtime.CallFunctionOn, runtime.CallFunctionOnParams{
+				FunctionDeclaration: "function() { return this(); }", ObjectID: obj.ObjectID, AwaitPromise: ptr(true), UserGesture: ptr(true),
+			})
+			if err != nil {
+				return err
+			}
+			if err := thrown(called.ExceptionDetails); err != nil {
+				return err
+			}
+			obj = called.Result
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if e.Element {
+		return t.elementRef(ctx, f, obj)
+	}
+	return t.capture(ctx, f, obj, e.MaxCapture)
+}
+
+// run calls fn under ctx's deadline, with dialogs reported, and terminates
+// the script when the deadline passes first.
+func (t *Tab) run(ctx context.Context, f *Frame, fn func(ctx context.Context) error) error {
+	start := time.Now()
+	err := t.guard(ctx, fn)
+	if ctx.Err() == nil || errs.Code(err) == errs.DialogPending {
+		return err
+	}
+	stop, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	if _, terr := cdproto.Call(stop, f.sess, runtime.TerminateExecution, cdproto.Empty{}); terr != nil {
+		return errs.New(errs.Timeout, "the script ran past its deadline (%v) and could not be stopped: %v", time.Since(start).Round(time.Millisecond), terr).
+			WithHint("the tab may stay busy; close it and open another")
+	}
+	return errs.New(errs.Timeout, "the script ran past its deadline (%v) and was terminated", time.Since(start).Round(time.Millisecond)).
+		WithHint("the tab is usable again; raise timeout_ms or make the script finish sooner")
+}
+
+func thrown(d *runtime.ExceptionDetails) error {
+	if d == nil {
+		return nil
+	}
+	msg := d.Text
+	if d.Exception != nil && d.Exception.Description != "" {
+		msg, _, _ = strings.Cut(d.Exception.Description, "\n    at ")
+	}
+	return errs.New(errs.ScriptError, "the script threw: %s", msg).WithHint("fix the script; nothing else was done")
+}
+
+// capture serialises the value, bounded.
+func (t *Tab) capture(ctx context.Context, f *Frame, obj *runtime.RemoteObject, max int) (*Evaluated, error) {
+	out := &Evaluated{Type: "undefined", JSON: "null"}
+	if obj == nil {
+		return out, nil
+	}
+	out.Type = string(obj.Type)
+	if obj.ObjectID == "" { // a primitive, sent by value
+		switch {
+		case obj.UnserializableValue != "":
+			b, _ := json.Marshal(string(obj.UnserializableValue))
+			out.JSON = string(b)
+		case len(obj.Value) > 0:
+			out.JSON = string(obj.Value)
+		}
+	} else {
+		defer t.ReleaseObject(ctx, f, obj.ObjectID)
+		var got struct {
+			JSON string `json:"json"`
+			Type string `json:"type"`
+			Cut  bool   `json:"cut"`
+		}
+		call := fmt.Sprintf("function() { return (%s).call(this, %d, %d, %d); }", serializer, max, maxEvalNodes, maxEvalDepth)
+		err := t.CallOnIn(ctx, f, obj.ObjectID, call, &got)
+		if err != nil {
+			return nil, err
+		}
+		out.JSON, out.Type, out.Truncated = got.JSON, got.Type, got.Cut
+	}
+	if len(out.JSON) > max {
+		out.JSON, out.Truncated = out.JSON[:max], true
+	}
+	out.JSON = t.logs.redact.String(out.JSON)
+	return out, nil
+}
+
+// elementRef moves an element result into our isolated world and names it
+// with the observation's ref for it.
+func (t *Tab) elementRef(ctx context.Context, f *Frame, obj *runtime.RemoteObject) (*Evaluated, error) {
+	if obj == nil || obj.Subtype != runtime.RemoteObjectSubtypeNode || obj.ObjectID == "" {
+		typ := "undefined"
+		if obj != nil {
+			typ = string(obj.Type) + " " + string(obj.Subtype)
+		}
+		return nil, errs.New(errs.ScriptError, "the script returned %s, not an element", strings.TrimSpace(typ)).
+			WithHint("return one element (e.g. document.querySelector(...)), or use result_type json")
+	}
+	defer t.ReleaseObject(ctx, f, obj.ObjectID)
+	node, err := cdproto.Call(ctx, f.sess, dom.DescribeNode, dom.DescribeNodeParams{ObjectID: obj.ObjectID})
+	if err != nil {
+		return nil, err
+	}
+	if node.Node == nil || node.Node.NodeType != 1 {
+		return nil, errs.New(errs.ScriptError, "the script returned a node that is not an element")
+	}
+	world, err := t.WorldID(ctx, f)
+	if err != nil {
+		return nil, err
+	}
+	// The observation's ref table lives in core; install it if this world
+	// has not seen an observation yet.
+	if err := t.EvalIn(ctx, f, injected.Program("true"), nil); err != nil {
+		return nil, err
+	}
+	moved, err := cdproto.Call(ctx, f.sess, dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: node.Node.BackendNodeID, ExecutionContextID: world})
+	if err != nil {
+		return nil, err
+	}
+	defer t.ReleaseObject(ctx, f, moved.Object.ObjectID)
+	var got struct {
+		Ref  string         `json:"ref"`
+		Desc map[string]any `json:"desc"`
+	}
+	call := `function() { const tw = globalThis.__tabwright; return {ref: tw.ref(this), desc: {tag: this.tagName.toLowerCase(), id: this.id || undefined, role: tw.role(this) || undefined, name: tw.cut(tw.accName(this), 80) || undefined}}; }`
+	if err := t.CallOnIn(ctx, f, moved.Object.ObjectID, call, &got); err != nil {
+		return nil, err
+	}
+	return &Evaluated{Type: "element", JSON: "null", Ref: got.Ref, Element: got.Desc}, nil
+}
+
+// mainWorlds tracks the page's own (default) execution context in each
+// same-process frame, for evaluating in a child frame.
+type mainWorlds struct {
+	mu  sync.Mutex
+	ids map[cdproto.FrameID]string // unique context ids
+}
+
+func (w *mainWorlds) get(id cdproto.FrameID) (string, bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	c, ok := w.ids[id]
+	return c, ok
+}
+
+// track follows the main session's context events.
+func (w *mainWorlds) track(method string, params jsonv2.Value) {
+	switch method {
+	case "Runtime.executionContextCreated":
+		var ev runtime.EventExecutionContextCreated
+		if jsonv2.Unmarshal(params, &ev) != nil || ev.Context == nil {
+			return
+		}
+		var aux struct {
+			FrameID   cdproto.FrameID `json:"frameId"`
+			IsDefault bool            `json:"isDefault"`
+		}
+		if jsonv2.Unmarshal(ev.Context.AuxData, &aux) != nil || !aux.IsDefault || aux.FrameID == "" {
+			return
+		}
+		w.mu.Lock()
+		if w.ids == nil {
+			w.ids = map[cdproto.FrameID]string{}
+		}
+		w.ids[aux.FrameID] = ev.Context.UniqueID
+		w.mu.Unlock()
+	case "Runtime.executionContextDestroyed":
+		var ev runtime.EventExecutionContextDestroyed
+		if jsonv2.Unmarshal(params, &ev) != nil {
+			return
+		}
+		w.mu.Lock()
+		for f, id := range w.ids {
+			if id == ev.ExecutionContextUniqueID {
+				delete(w.ids, f)
+			}
+		}
+		w.mu.Unlock()
+	case "Runtime.executionContextsCleared":
+		w.mu.Lock()
+		w.ids = nil
+		w.mu.Unlock()
+	}
+}
