@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"time"
@@ -15,6 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/tabwright/tabwright/engine/act"
+	"github.com/tabwright/tabwright/engine/deadline"
 	"github.com/tabwright/tabwright/engine/errs"
 	"github.com/tabwright/tabwright/engine/tabs"
 )
@@ -23,8 +25,9 @@ import (
 const instructions = `tabwright drives real Chromium tabs. Typical flow: browser_open_tab (or browser_discover kind=tabs then browser_claim_tab) to get a tab_handle; browser_navigate; browser_observe to read the page. A claimed tab is yours alone until you release or close it. Errors carry a stable code, the field at fault and what to do next.`
 
 type server struct {
-	m   *tabs.Manager
-	opt Options
+	m        *tabs.Manager
+	opt      Options
+	actionMS int // default timeout_ms of the single-action tools
 
 	mu     sync.Mutex
 	owners map[*mcp.ServerSession]string
@@ -37,7 +40,16 @@ type Options struct {
 	Tools string
 	// AllowEvaluate lists browser_evaluate, which runs any script in a page.
 	AllowEvaluate bool
+	// ActionTimeout bounds a single-action tool call (click, fill, wait…)
+	// that names no timeout_ms; 0 is DefaultActionTimeout. browser_batch
+	// keeps its contract's default.
+	ActionTimeout time.Duration
 }
+
+// DefaultActionTimeout is the single-action tools' default timeout_ms:
+// long enough for an element that appears after a click, short enough that
+// a locator that will never match costs little.
+const DefaultActionTimeout = 5 * time.Second
 
 // New returns an MCP server whose tools act on m's browsers, listing the
 // default profile. Claims are held per MCP session and released when the
@@ -50,10 +62,13 @@ func New(m *tabs.Manager, version string) *mcp.Server {
 	return srv
 }
 
-// NewWithOptions is New with the tools opt names and opt-in tools; an
-// unknown profile or tool name is an invalid_input error.
+// NewWithOptions is New with the tools opt names, opt-in tools and limits;
+// an unknown profile or tool name is an invalid_input error.
 func NewWithOptions(m *tabs.Manager, version string, opt Options) (*mcp.Server, error) {
-	s := &server{m: m, opt: opt, owners: map[*mcp.ServerSession]string{}}
+	if opt.ActionTimeout <= 0 {
+		opt.ActionTimeout = DefaultActionTimeout
+	}
+	s := &server{m: m, opt: opt, actionMS: int(opt.ActionTimeout.Milliseconds()), owners: map[*mcp.ServerSession]string{}}
 	all := s.tools()
 	known := map[string]bool{}
 	for _, t := range all {
@@ -121,6 +136,10 @@ func (s *server) releaseOnEnd(ss *mcp.ServerSession) {
 
 func (s *server) handle(t tool) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		if token := req.Params.GetProgressToken(); token != nil {
+			stop := reportProgress(ctx, req.Session, token, t.name)
+			defer stop()
+		}
 		result, text, err := t.run(ctx, s.owner(req.Session), req.Params.Arguments)
 		if err != nil && errors.Is(ctx.Err(), context.Canceled) {
 			err = errs.New(errs.Cancelled, "the client cancelled the call (or its session ended) before it finished").
@@ -185,7 +204,9 @@ func errorResult(err error) *mcp.CallToolResult {
 	}
 }
 
-// onTab runs fn in the serial queue of owner's tab, bounded by timeout_ms.
+// onTab runs fn in the serial queue of owner's tab, bounded by timeout_ms
+// (default defaultTimeoutMS). The deadline is set before the queue, so
+// waiting for earlier work on the tab spends the same budget.
 func (s *server) onTab(ctx context.Context, owner, handle string, timeoutMS *int, fn func(context.Context, *tabs.Tab) error) error {
 	t, err := s.m.Get(owner, handle)
 	if err != nil {
@@ -196,9 +217,41 @@ func (s *server) onTab(ctx context.Context, owner, handle string, timeoutMS *int
 	return t.Do(ctx, func(ctx context.Context) error { return fn(ctx, t) })
 }
 
-// withTimeout bounds a call by its timeout_ms.
+// withTimeout bounds a call by its timeout_ms. It is the call's one
+// deadline: the layers below narrow it, never extend it, and the one that
+// sees it pass names it in its error (see engine/deadline).
 func withTimeout(ctx context.Context, ms int) (context.Context, context.CancelFunc) {
-	return context.WithTimeout(ctx, msDuration(ms))
+	return deadline.With(ctx, msDuration(ms), "timeout_ms", "the call's timeout_ms")
+}
+
+// progressEvery is how often a call that waits tells a client that asked
+// (with a progress token) that it is still running, so a client whose
+// request timeout resets on progress does not give up on a long wait.
+const progressEvery = time.Second
+
+// reportProgress sends notifications/progress for the call until stop.
+func reportProgress(ctx context.Context, ss *mcp.ServerSession, token any, tool string) (stop func()) {
+	done := make(chan struct{})
+	start := time.Now()
+	go func() {
+		tick := time.NewTicker(progressEvery)
+		defer tick.Stop()
+		for {
+			select {
+			case <-tick.C:
+				secs := time.Since(start).Seconds()
+				ss.NotifyProgress(ctx, &mcp.ProgressNotificationParams{
+					ProgressToken: token, Progress: secs,
+					Message: fmt.Sprintf("%s still running after %.0f s", tool, secs),
+				})
+			case <-done:
+				return
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	return func() { close(done) }
 }
 
 // tools lists every tool the server offers; each lives in a tools_*.go file

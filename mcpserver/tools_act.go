@@ -177,7 +177,8 @@ func (s *server) actionTool(action string) tool {
 				return nil, "", joinViolations(v)
 			}
 			var res *act.Result
-			err := s.onTab(ctx, owner, in.TabHandle, nil, func(ctx context.Context, t *tabs.Tab) (err error) {
+			timeout := orDefault(in.Step.TimeoutMS, s.actionMS)
+			err := s.onTab(ctx, owner, in.TabHandle, &timeout, func(ctx context.Context, t *tabs.Tab) (err error) {
 				res, err = act.Run(ctx, t, &in.Step)
 				return err
 			})

@@ -9,6 +9,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/tabwright/tabwright/engine/batch"
+	"github.com/tabwright/tabwright/engine/deadline"
 	"github.com/tabwright/tabwright/engine/errs"
 	"github.com/tabwright/tabwright/engine/tabs"
 	"github.com/tabwright/tabwright/schemas"
@@ -79,12 +80,10 @@ func (s *server) batchTool() tool {
 				return nil, "", invalidBatch(violations)
 			}
 			var res *batch.Result
-			// The batch keeps its own deadline; the tab's queue may first have
-			// to finish earlier work, which the margin covers.
-			budget := batch.DefaultTimeoutMS + 5000
-			if req.TimeoutMS != nil {
-				budget = *req.TimeoutMS + 5000
-			}
+			// One deadline from here on: the queue's wait spends the batch's budget.
+			ctx, cancel := deadline.With(ctx, batch.Budget(req), "timeout_ms", "the batch's timeout_ms")
+			defer cancel()
+			budget := int(batch.Budget(req).Milliseconds())
 			err := s.onTab(ctx, owner, req.TabHandle, &budget, func(ctx context.Context, t *tabs.Tab) error {
 				res = batch.Run(ctx, t, req)
 				return nil

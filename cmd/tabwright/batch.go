@@ -57,11 +57,7 @@ func runBatch(ctx context.Context, args []string, stdout io.Writer) error {
 		return errs.Input(violations[0].Path, "%d problem(s) in %s; nothing ran", len(violations), *stepsFile)
 	}
 
-	timeout := time.Duration(batch.DefaultTimeoutMS) * time.Millisecond
-	if req.TimeoutMS != nil {
-		timeout = time.Duration(*req.TimeoutMS) * time.Millisecond
-	}
-	ctx, cancel := context.WithTimeout(ctx, timeout+30*time.Second) // plus the browser launch
+	ctx, cancel := context.WithTimeout(ctx, batch.Budget(req)+30*time.Second) // plus the browser launch
 	defer cancel()
 	m, err := newManager(bf)
 	if err != nil {

@@ -19,6 +19,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/tabwright/tabwright/engine/observe"
 )
 
 // startHTTP runs `tabwright mcp --http 127.0.0.1:0 args...` and returns its
@@ -262,4 +264,81 @@ func TestStdioCancelledCallIsNotAnswered(t *testing.T) {
 func figure(t testing.TB, what, format string, args ...any) {
 	t.Helper()
 	fmt.Printf("FIGURE %s: %s: %s\n", t.Name(), what, fmt.Sprintf(format, args...))
+}
+
+// A ref from an earlier document fails at once with its own code; a
+// single action's default timeout is --action-timeout, and its error names it.
+func TestStaleRefAndActionTimeout(t *testing.T) {
+	site := fixtures(t)
+	s := startServer(t, "--action-timeout", "700ms")
+	h := mustCall(t, s.sess, "browser_open_tab", map[string]any{"url": site.URL + "/first"})["tab_handle"].(string)
+	obs := mustCall(t, s.sess, "browser_observe", map[string]any{"tab_handle": h})
+	raw, _ := json.Marshal(obs)
+	typed, err := observe.Decode(raw)
+	if err != nil || len(typed.Interactive) == 0 {
+		t.Fatalf("no refs: %v %s", err, raw)
+	}
+	ref := typed.Interactive[0].Ref
+	mustCall(t, s.sess, "browser_navigate", map[string]any{"tab_handle": h, "url": site.URL + "/second"})
+	start := time.Now()
+	code, _, msg := callErr(t, s.sess, "browser_click", map[string]any{"tab_handle": h, "ref": ref, "timeout_ms": 20000})
+	took := time.Since(start)
+	figure(t, "stale ref refused after", "%d ms (timeout_ms 20000)", took.Milliseconds())
+	if code != "stale_ref" || took > time.Second {
+		t.Fatalf("stale ref: %s %q after %v", code, msg, took)
+	}
+	start = time.Now()
+	code, _, msg = callErr(t, s.sess, "browser_click", map[string]any{"tab_handle": h, "selector": "#never"})
+	took = time.Since(start)
+	if code != "not_found" || !strings.Contains(msg, "the call's timeout_ms (700 ms)") || took < 400*time.Millisecond || took > 2*time.Second {
+		t.Fatalf("default action timeout: %s %q after %v", code, msg, took)
+	}
+}
+
+// A call that waits tells a client that sent a progress token that it is
+// still running, over stdio and over HTTP (on the request's own stream).
+func TestProgressWhileWaiting(t *testing.T) {
+	site := fixtures(t)
+	endpoint, _ := startHTTP(t)
+	for _, transport := range []string{"stdio", "http"} {
+		t.Run(transport, func(t *testing.T) {
+			got := make(chan *mcp.ProgressNotificationParams, 16)
+			client := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, &mcp.ClientOptions{
+				ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) { got <- req.Params },
+			})
+			var tr mcp.Transport = &mcp.CommandTransport{Command: exec.Command(binary, "mcp"), TerminateDuration: 2 * time.Second}
+			if transport == "http" {
+				tr = &mcp.StreamableClientTransport{Endpoint: endpoint}
+			}
+			sess, err := client.Connect(context.Background(), tr, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer sess.Close()
+			h := mustCall(t, sess, "browser_open_tab", map[string]any{"url": site.URL + "/a"})["tab_handle"].(string)
+			params := &mcp.CallToolParams{Name: "browser_navigate", Arguments: map[string]any{"tab_handle": h, "url": site.URL + "/slow", "timeout_ms": 2600}}
+			params.SetProgressToken("nav-1")
+			res, err := sess.CallTool(context.Background(), params)
+			if err != nil || !res.IsError {
+				t.Fatalf("navigate to /slow: %v %v", err, res)
+			}
+			var last float64
+			n := 0
+			for drained := false; !drained; {
+				select {
+				case p := <-got:
+					if p.ProgressToken != "nav-1" || p.Progress <= last {
+						t.Fatalf("progress %+v after %v", p, last)
+					}
+					last = p.Progress
+					n++
+				default:
+					drained = true
+				}
+			}
+			if n < 2 {
+				t.Fatalf("%d progress notifications in a 2.6 s wait, want 2", n)
+			}
+		})
+	}
 }

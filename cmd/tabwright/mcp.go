@@ -32,12 +32,16 @@ func runMCP(ctx context.Context, args []string, stderr io.Writer) error {
 	addr := fs.String("http", "", "serve streamable HTTP on this loopback address (e.g. 127.0.0.1:8931) instead of stdio")
 	idle := fs.Duration("session-idle", mcpserver.DefaultSessionIdle, "with --http: end a session whose client has had no request in flight and no stream open this long, releasing its claims (0: never)")
 	toolsSpec := fs.String("tools", mcpserver.DefaultProfile, toolsUsage())
+	actionTimeout := fs.Duration("action-timeout", mcpserver.DefaultActionTimeout, "default timeout_ms of the single-action tools (click, fill, wait…); browser_batch keeps 30 s")
 	attach := fs.Bool("attach", false, "also drive the user's own Chrome/Edge profiles paired through the extension (see tabwright setup): runs the hub, or joins the one another tabwright process runs; with one paired profile it is the default browser")
 	var st stateFlags
 	st.register(fs)
 	fs.SetOutput(stderr)
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if *actionTimeout < 100*time.Millisecond || *actionTimeout > 30*time.Second {
+		return errs.Input("--action-timeout", "must be between 100ms and 30s (a step's timeout_ms bounds); got %v", *actionTimeout)
 	}
 	opt := tabs.Options{Launch: launch.Options{Headful: bf.headful}, CDPURL: bf.cdpURL}
 	if err := st.apply(&opt); err != nil {
@@ -56,7 +60,7 @@ func runMCP(ctx context.Context, args []string, stderr io.Writer) error {
 		return err
 	}
 	defer m.Close()
-	srv, err := mcpserver.NewWithOptions(m, version, mcpserver.Options{Tools: *toolsSpec, AllowEvaluate: st.allowEvaluate})
+	srv, err := mcpserver.NewWithOptions(m, version, mcpserver.Options{Tools: *toolsSpec, AllowEvaluate: st.allowEvaluate, ActionTimeout: *actionTimeout})
 	if err != nil {
 		return err
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/chromedp/cdproto/input"
 
 	"github.com/tabwright/tabwright/engine/cdp"
+	"github.com/tabwright/tabwright/engine/deadline"
 	"github.com/tabwright/tabwright/engine/errs"
 	"github.com/tabwright/tabwright/engine/locate"
 	"github.com/tabwright/tabwright/engine/tabs"
@@ -19,15 +20,16 @@ import (
 const DefaultTimeout = 5 * time.Second
 
 // Run performs a validated step on the tab. The caller runs it inside the
-// tab's queue and bounds ctx; the step's own timeout_ms narrows it further.
+// tab's queue and bounds ctx (see package deadline); the step's own
+// timeout_ms can only narrow it.
 func Run(ctx context.Context, t *tabs.Tab, s *Step) (*Result, error) {
 	if s.TimeoutMS != nil {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, time.Duration(*s.TimeoutMS)*time.Millisecond)
+		ctx, cancel = deadline.With(ctx, time.Duration(*s.TimeoutMS)*time.Millisecond, "timeout_ms", "the step's timeout_ms")
 		defer cancel()
 	} else if _, ok := ctx.Deadline(); !ok {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, DefaultTimeout)
+		ctx, cancel = deadline.With(ctx, DefaultTimeout, "timeout_ms", "the default step timeout")
 		defer cancel()
 	}
 	r := &Result{Action: s.Action}

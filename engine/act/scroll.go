@@ -2,10 +2,12 @@ package act
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/chromedp/cdproto/input"
 
+	"github.com/tabwright/tabwright/engine/deadline"
 	"github.com/tabwright/tabwright/engine/errs"
 	"github.com/tabwright/tabwright/engine/locate"
 	"github.com/tabwright/tabwright/engine/tabs"
@@ -99,7 +101,7 @@ func scroll(ctx context.Context, t *tabs.Tab, s *Step, r *Result) error {
 		t.WaitNetworkIdle(idle, 50*time.Millisecond)
 		cancel()
 		if ctx.Err() != nil {
-			return errs.New(errs.Timeout, "%q not in view after %d scroll steps when time ran out", s.Until.Text, res.Steps)
+			return deadline.Err(ctx, fmt.Sprintf("scrolling until %q shows (%d steps so far)", s.Until.Text, res.Steps))
 		}
 	}
 }

@@ -3,9 +3,11 @@ package act
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"time"
 
+	"github.com/tabwright/tabwright/engine/deadline"
 	"github.com/tabwright/tabwright/engine/errs"
 	"github.com/tabwright/tabwright/engine/locate"
 	"github.com/tabwright/tabwright/engine/tabs"
@@ -18,25 +20,26 @@ func wait(ctx context.Context, t *tabs.Tab, s *Step, r *Result) error {
 	switch s.Condition {
 	case "url":
 		want := *s.Expected.Str
-		for {
-			if u := t.URL(); strings.Contains(u, want) {
-				r.Wait = map[string]any{"url": u}
-				r.Verified = "url contains " + js(want)
-				return nil
+		u, err := t.WaitURL(ctx, func(u string) bool { return strings.Contains(u, want) })
+		if err != nil {
+			if e := deadline.Err(ctx, fmt.Sprintf("waiting for the url to contain %q (last url %q)", want, t.URL())); e != nil {
+				return e
 			}
-			select {
-			case <-ctx.Done():
-				return errs.New(errs.Timeout, "the url did not come to contain %q; last url %q", want, t.URL())
-			case <-time.After(50 * time.Millisecond):
-			}
+			return err
 		}
+		r.Wait = map[string]any{"url": u}
+		r.Verified = "url contains " + js(want)
+		return nil
 	case "network_idle":
 		idle := 500
 		if s.IdleMS != nil {
 			idle = *s.IdleMS
 		}
 		if err := t.WaitNetworkIdle(ctx, time.Duration(idle)*time.Millisecond); err != nil {
-			return errs.New(errs.Timeout, "the network did not stay idle for %d ms; %d requests still in flight", idle, t.InFlight())
+			if e := deadline.Err(ctx, fmt.Sprintf("waiting for the network to stay idle for %d ms (%d requests still in flight)", idle, t.InFlight())); e != nil {
+				return e
+			}
+			return err
 		}
 		r.Wait = map[string]any{"idle_ms": idle}
 		r.Verified = "no request in flight for idle_ms"
@@ -68,8 +71,8 @@ func wait(ctx context.Context, t *tabs.Tab, s *Step, r *Result) error {
 	if s.Expected != nil {
 		w["expected"] = s.Expected
 	}
-	deadline, _ := ctx.Deadline()
-	budget := time.Until(deadline) - locate.PageMargin(time.Until(deadline))
+	left := deadline.Left(ctx)
+	budget := left - locate.PageMargin(left)
 	var res struct {
 		OK    bool           `json:"ok"`
 		Code  string         `json:"code"`
@@ -88,7 +91,7 @@ func wait(ctx context.Context, t *tabs.Tab, s *Step, r *Result) error {
 			WithHint("make the selector specific, or pick one with nth")
 	}
 	last, _ := json.Marshal(res.State)
-	return errs.New(errs.Timeout, "condition %s on %s did not hold in time (expected %s); last observed %s", s.Condition, s.Locator, s.Expected, last).
+	return errs.New(errs.Timeout, "condition %s on %s did not hold before %s ran out (expected %s); last observed %s", s.Condition, s.Locator, deadline.Name(ctx), s.Expected, last).
 		WithHint("raise timeout_ms, or check the condition against a fresh observation")
 }
 
@@ -102,8 +105,8 @@ func waitRoleAbsent(ctx context.Context, t *tabs.Tab, s *Step, r *Result) error 
 			r.Verified = "condition absent holds"
 			return nil
 		}
-		if ctx.Err() != nil {
-			return errs.New(errs.Timeout, "%s is still present", s.Locator)
+		if e := deadline.Err(ctx, fmt.Sprintf("waiting for %s to be absent (it is still present)", s.Locator)); e != nil {
+			return e
 		}
 		if err != nil && errs.Code(err) != errs.Ambiguous {
 			return err

@@ -7,13 +7,13 @@ package batch
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/tabwright/tabwright/engine/act"
+	"github.com/tabwright/tabwright/engine/deadline"
 	"github.com/tabwright/tabwright/engine/errs"
 	"github.com/tabwright/tabwright/engine/input"
 	"github.com/tabwright/tabwright/engine/locate"
@@ -190,14 +190,13 @@ type Result struct {
 }
 
 // Run executes a prevalidated batch on the tab. The caller holds the tab's
-// queue; ctx may carry a longer deadline, the batch's timeout_ms bounds it.
+// queue. The batch's timeout_ms bounds ctx unless ctx already ends sooner
+// (the MCP layer sets this same budget when the call arrives, so the time
+// spent waiting in the queue counts); each step's own timeout_ms narrows
+// it. Whichever budget runs out, the error names it.
 func Run(ctx context.Context, t *tabs.Tab, req *Request) *Result {
 	start := time.Now()
-	budget := time.Duration(DefaultTimeoutMS) * time.Millisecond
-	if req.TimeoutMS != nil {
-		budget = time.Duration(*req.TimeoutMS) * time.Millisecond
-	}
-	ctx, cancel := context.WithTimeout(ctx, budget)
+	ctx, cancel := deadline.With(ctx, Budget(req), "timeout_ms", "the batch's timeout_ms")
 	defer cancel()
 	res := &Result{Steps: []*StepResult{}}
 	from := 0
@@ -211,16 +210,11 @@ func Run(ctx context.Context, t *tabs.Tab, req *Request) *Result {
 			s.DialogPolicy = req.DialogPolicy
 		}
 		stepStart := time.Now()
-		left := time.Until(deadlineOf(ctx))
-		r, err := act.Run(ctx, t, &s)
+		r, err := runStep(ctx, t, i, &s)
 		sr := &StepResult{Index: i, Action: s.Action, OK: err == nil, ElapsedMS: time.Since(stepStart).Milliseconds(), Result: r}
 		res.Steps = append(res.Steps, sr)
 		if err != nil {
 			e := errs.As(err)
-			if errors.Is(ctx.Err(), context.DeadlineExceeded) || (e.Code == errs.Timeout && (s.TimeoutMS == nil || time.Duration(*s.TimeoutMS)*time.Millisecond >= left)) { // the batch's deadline bound the step (steps give up a margin early)
-				e = errs.New(errs.Timeout, "step %d (%s) ran out of the batch's deadline: %d ms were left when it started (%s)", i, s.Action, left.Milliseconds(), e.Message).
-					WithHint("raise the batch's timeout_ms, or split the batch; steps before this one are done (see steps)")
-			}
 			if e.Path != "" && !strings.HasPrefix(e.Path, "steps[") {
 				e.Path = fmt.Sprintf("steps[%d].%s", i, e.Path)
 			} else if e.Path == "" {
@@ -246,7 +240,22 @@ func Run(ctx context.Context, t *tabs.Tab, req *Request) *Result {
 	return res
 }
 
-func deadlineOf(ctx context.Context) time.Time {
-	d, _ := ctx.Deadline()
-	return d
+// Budget is the batch's timeout_ms, or the contract's default.
+func Budget(req *Request) time.Duration {
+	if req.TimeoutMS != nil {
+		return time.Duration(*req.TimeoutMS) * time.Millisecond
+	}
+	return time.Duration(DefaultTimeoutMS) * time.Millisecond
+}
+
+// runStep runs step i under its own timeout_ms, named by its path, within
+// what is left of the batch.
+func runStep(ctx context.Context, t *tabs.Tab, i int, s *act.Step) (*act.Result, error) {
+	if s.TimeoutMS != nil {
+		var cancel context.CancelFunc
+		ctx, cancel = deadline.With(ctx, time.Duration(*s.TimeoutMS)*time.Millisecond,
+			fmt.Sprintf("steps[%d].timeout_ms", i), fmt.Sprintf("step %d's timeout_ms", i))
+		defer cancel()
+	}
+	return act.Run(ctx, t, s)
 }

@@ -22,6 +22,7 @@ import (
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
 	"github.com/chromedp/cdproto/target"
 
+	"github.com/tabwright/tabwright/engine/deadline"
 	"github.com/tabwright/tabwright/engine/errs"
 )
 
@@ -343,7 +344,7 @@ func (c *Conn) send(sid target.SessionID, method string, params any) func(ctx co
 		case <-ctx.Done():
 			c.forget(out.ID)
 			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-				return errs.New(errs.Timeout, "the browser did not answer %s in time", method).
+				return errs.New(errs.Timeout, "the browser did not answer %s before %s ran out", method, deadline.Name(ctx)).
 					WithHint("raise timeout_ms, or check that the page is not stuck in a dialog or an endless script")
 			}
 			return errs.New(errs.Cancelled, "the call %s was cancelled before the browser answered", method)

@@ -25,6 +25,7 @@ const (
 	NoDialog           = "no_dialog"
 	NotFound           = "not_found"
 	Ambiguous          = "ambiguous"
+	StaleRef           = "stale_ref" // a ref from an earlier document of the tab
 	NotActionable      = "not_actionable"
 	ValueMismatch      = "value_mismatch"
 	PermissionDenied   = "permission_denied" // the user's browser settings forbid it (e.g. file:// without file access)

@@ -240,6 +240,9 @@
   // its handle returned with the point to act at. Ambiguity fails at once:
   // guessing which of several elements was meant is never safe.
   tw.resolve = async (loc, need, timeoutMs) => {
+    // A ref this document never handed out (it came from an earlier page)
+    // or whose element was collected can never match: fail at once.
+    if (loc.ref && !tw.refTarget.has(loc.ref)) return { ok: false, code: 'stale_ref' };
     const deadline = performance.now() + timeoutMs;
     let last = { ok: false, code: 'not_found', count: 0 };
     for (;;) {

@@ -16,6 +16,7 @@ import (
 	cdproto "github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/dom"
 
+	"github.com/tabwright/tabwright/engine/deadline"
 	"github.com/tabwright/tabwright/engine/errs"
 	"github.com/tabwright/tabwright/engine/injected"
 	"github.com/tabwright/tabwright/engine/tabs"
@@ -208,12 +209,15 @@ func resolvePage(ctx context.Context, t *tabs.Tab, fr *frameChain, loc Locator, 
 	if err := Eval(ctx, t, fr.frame(), call, &res); err != nil {
 		return nil, err
 	}
-	target, err := res.target(loc)
+	target, err := res.target(ctx, loc)
 	if target != nil {
 		target.Frame = fr.frame()
 	}
 	return target, err
 }
+
+// within names the budget a failed search ran under, for its message.
+func within(ctx context.Context) string { return deadline.Name(ctx) }
 
 // pageMargin is the time kept back from a page-side wait so that its
 // answer (with the last state seen) arrives before the caller's deadline.
@@ -221,7 +225,7 @@ func PageMargin(left time.Duration) time.Duration {
 	return min(150*time.Millisecond, left/4)
 }
 
-func (r *pageResult) target(loc Locator) (*Target, error) {
+func (r *pageResult) target(ctx context.Context, loc Locator) (*Target, error) {
 	if r.OK {
 		return &Target{Handle: r.Handle, X: r.X, Y: r.Y, Count: r.Count, Desc: r.Target}, nil
 	}
@@ -234,6 +238,9 @@ func (r *pageResult) target(loc Locator) (*Target, error) {
 			WithHint("%s", actionHint(r.Reason))
 	case errs.InvalidInput:
 		return nil, errs.Input("selector", "%s: %s", loc, r.Reason)
+	case errs.StaleRef:
+		return nil, errs.New(errs.StaleRef, "ref %s is not in the tab's current document: the tab navigated or reloaded since the observation that gave it, or its element is gone", loc.Ref).
+			WithHint("observe the tab again for fresh refs, or use a selector")
 	}
 	where := "in the page"
 	if loc.Nth != nil && r.Count > 0 {
@@ -244,7 +251,7 @@ func (r *pageResult) target(loc Locator) (*Target, error) {
 		return nil, errs.New(errs.NotFound, "ref %s is no longer in the page", loc.Ref).
 			WithHint("observe the tab again for fresh refs, or use a selector")
 	}
-	return nil, errs.New(errs.NotFound, "nothing matches %s %s before the timeout", loc, where).
+	return nil, errs.New(errs.NotFound, "nothing matches %s %s within %s", loc, where, within(ctx)).
 		WithHint("check the selector against a fresh browser_observe; raise timeout_ms if the element appears late")
 }
 
@@ -317,7 +324,7 @@ func resolveRole(ctx context.Context, t *tabs.Tab, fr *frameChain, loc Locator, 
 		res, err := cdproto.Call(qctx, sess, accessibility.QueryAXTree, q)
 		cancel()
 		if errs.Code(err) == errs.Timeout {
-			return nil, errs.New(errs.NotFound, "nothing matches %s in the accessibility tree before the timeout", loc).
+			return nil, errs.New(errs.NotFound, "nothing matches %s in the accessibility tree within %s", loc, within(ctx)).
 				WithHint("roles are ARIA roles (button, link, textbox, checkbox…); name must equal the accessible name exactly")
 		}
 		if err != nil {
@@ -361,13 +368,13 @@ func resolveRole(ctx context.Context, t *tabs.Tab, fr *frameChain, loc Locator, 
 			if loc.Nth != nil && len(nodes) > 0 {
 				return nil, errs.New(errs.NotFound, "%s: nth %d asked but only %d element(s) match %s", loc, *loc.Nth, len(nodes), where)
 			}
-			return nil, errs.New(errs.NotFound, "nothing matches %s %s before the timeout", loc, where).
+			return nil, errs.New(errs.NotFound, "nothing matches %s %s within %s", loc, where, within(ctx)).
 				WithHint("roles are ARIA roles (button, link, textbox, checkbox…); name must equal the accessible name exactly")
 		}
 		select {
 		case <-time.After(100 * time.Millisecond): // the accessibility tree has no change event to wait on
 		case <-ctx.Done():
-			return nil, errs.New(errs.NotFound, "nothing matches %s in the accessibility tree before the timeout", loc).
+			return nil, errs.New(errs.NotFound, "nothing matches %s in the accessibility tree within %s", loc, within(ctx)).
 				WithHint("roles are ARIA roles (button, link, textbox, checkbox…); name must equal the accessible name exactly")
 		}
 	}

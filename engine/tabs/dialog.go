@@ -6,6 +6,7 @@ import (
 	cdproto "github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/page"
 
+	"github.com/tabwright/tabwright/engine/deadline"
 	"github.com/tabwright/tabwright/engine/errs"
 )
 
@@ -98,7 +99,7 @@ func (t *Tab) Guard(ctx context.Context, policy string, fn func(context.Context)
 			return seen, err
 		case <-changed:
 		case <-ctx.Done():
-			return seen, errs.New(errs.Timeout, "the page did not finish the action in time")
+			return seen, deadline.Err(ctx, "waiting for the page to finish the action")
 		}
 	}
 }

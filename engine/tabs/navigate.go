@@ -10,6 +10,7 @@ import (
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/target"
 
+	"github.com/tabwright/tabwright/engine/deadline"
 	"github.com/tabwright/tabwright/engine/errs"
 )
 
@@ -70,7 +71,7 @@ func (t *Tab) Navigate(ctx context.Context, nav Navigation) (*NavResult, error) 
 	case nav.URL != "":
 		res, err := cdproto.Call(ctx, t.sess, page.Navigate, page.NavigateParams{URL: nav.URL})
 		if err != nil {
-			return nil, navErr(err, nav.URL, event)
+			return nil, navErr(ctx, err, nav.URL, event)
 		}
 		if res.ErrorText != "" {
 			return nil, errs.New(errs.NavigationFailed, "loading %s failed: %s", nav.URL, res.ErrorText).
@@ -88,15 +89,15 @@ func (t *Tab) Navigate(ctx context.Context, nav Navigation) (*NavResult, error) 
 			return p.loader != before && p.loader != loader && p.lifecycle[p.loader][event]
 		})
 		if err != nil {
-			return nil, t.waitErr(err, nav.URL, event, loader)
+			return nil, t.waitErr(ctx, err, nav.URL, event, loader)
 		}
 	case nav.History == HistoryReload:
 		what = "reload"
 		if _, err := cdproto.Call(ctx, t.sess, page.Reload, page.ReloadParams{}); err != nil {
-			return nil, navErr(err, what, event)
+			return nil, navErr(ctx, err, what, event)
 		}
 		if err := t.waitFor(ctx, func(p *pageState) bool { return p.loader != before && p.lifecycle[p.loader][event] }); err != nil {
-			return nil, t.waitErr(err, what, event, "")
+			return nil, t.waitErr(ctx, err, what, event, "")
 		}
 	case nav.History == HistoryBack || nav.History == HistoryForward:
 		what = nav.History
@@ -114,13 +115,13 @@ func (t *Tab) Navigate(ctx context.Context, nav Navigation) (*NavResult, error) 
 				WithHint("navigate to a url instead")
 		}
 		if _, err := cdproto.Call(ctx, t.sess, page.NavigateToHistoryEntry, page.NavigateToHistoryEntryParams{EntryID: hist.Entries[i].ID}); err != nil {
-			return nil, navErr(err, what, event)
+			return nil, navErr(ctx, err, what, event)
 		}
 		err = t.waitFor(ctx, func(p *pageState) bool {
 			return p.sameDocNavs > sameDoc || p.restores > restores || (p.loader != before && p.lifecycle[p.loader][event])
 		})
 		if err != nil {
-			return nil, t.waitErr(err, what, event, "")
+			return nil, t.waitErr(ctx, err, what, event, "")
 		}
 	default:
 		return nil, errs.Input("history", "must be back, forward or reload; got %q", nav.History)
@@ -140,9 +141,9 @@ func (t *Tab) Navigate(ctx context.Context, nav Navigation) (*NavResult, error) 
 	return out, nil
 }
 
-func navErr(err error, what, event string) error {
+func navErr(ctx context.Context, err error, what, event string) error {
 	if errs.Code(err) == errs.Timeout {
-		return errs.New(errs.Timeout, "navigation (%s) did not reach %q in time: the server has not answered yet", what, event).
+		return errs.New(errs.Timeout, "navigation (%s) did not reach %q before %s ran out: the server has not answered yet", what, event, deadline.Name(ctx)).
 			WithHint("raise timeout_ms, or check that the server responds and no dialog blocks the page")
 	}
 	return err
@@ -150,9 +151,12 @@ func navErr(err error, what, event string) error {
 
 // waitErr explains a wait that ended before the load state: what we waited
 // for, and which lifecycle events the document did reach.
-func (t *Tab) waitErr(err error, what, event string, loader cdproto.LoaderID) error {
+func (t *Tab) waitErr(ctx context.Context, err error, what, event string, loader cdproto.LoaderID) error {
 	if !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, context.Canceled) {
 		return err
+	}
+	if errors.Is(err, context.Canceled) {
+		return deadline.Err(ctx, fmt.Sprintf("navigating (%s)", what))
 	}
 	t.mu.Lock()
 	if loader == "" {
@@ -168,6 +172,6 @@ func (t *Tab) waitErr(err error, what, event string, loader cdproto.LoaderID) er
 	if len(seen) > 0 {
 		reached = fmt.Sprint(seen)
 	}
-	return errs.New(errs.Timeout, "navigation (%s) did not reach %q in time; lifecycle events seen: %s", what, event, reached).
+	return errs.New(errs.Timeout, "navigation (%s) did not reach %q before %s ran out; lifecycle events seen: %s", what, event, deadline.Name(ctx), reached).
 		WithHint("raise timeout_ms, or wait for an earlier state (domcontentloaded) on pages that keep loading")
 }

@@ -129,3 +129,15 @@ func (t *Tab) WorldID(ctx context.Context, f *Frame) (runtime.ExecutionContextID
 	defer t.mu.Unlock()
 	return t.page.worlds[f.ID].id, nil
 }
+
+// WaitURL blocks until match accepts the main frame's URL and returns it.
+// The tab's navigation events wake it (a new document, a fragment or
+// history.pushState change): nothing polls.
+func (t *Tab) WaitURL(ctx context.Context, match func(url string) bool) (string, error) {
+	var url string
+	err := t.waitFor(ctx, func(p *pageState) bool {
+		url = p.url
+		return match(url)
+	})
+	return url, err
+}

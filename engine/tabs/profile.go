@@ -6,7 +6,7 @@ import (
 	"sync"
 
 	"github.com/tabwright/tabwright/engine/cdp"
-	"github.com/tabwright/tabwright/engine/errs"
+	"github.com/tabwright/tabwright/engine/deadline"
 	"github.com/tabwright/tabwright/engine/launch"
 )
 
@@ -102,7 +102,7 @@ func (p *profile) connect(ctx context.Context) (*cdp.Conn, int, error) {
 	select {
 	case p.lock <- struct{}{}:
 	case <-ctx.Done():
-		return nil, 0, errs.New(errs.Timeout, "waited for the browser %s to start", p.id)
+		return nil, 0, deadline.Err(ctx, "waiting for the browser "+p.id+" to start")
 	}
 	defer func() { <-p.lock }()
 

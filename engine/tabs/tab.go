@@ -3,6 +3,7 @@ package tabs
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"sync"
 	"time"
@@ -16,6 +17,7 @@ import (
 	"github.com/chromedp/cdproto/target"
 
 	"github.com/tabwright/tabwright/engine/cdp"
+	"github.com/tabwright/tabwright/engine/deadline"
 	"github.com/tabwright/tabwright/engine/errs"
 )
 
@@ -108,8 +110,11 @@ func (t *Tab) Do(ctx context.Context, fn func(ctx context.Context) error) error 
 	case <-t.dead:
 		return t.deadErr()
 	case <-ctx.Done():
-		return errs.New(errs.Timeout, "waited for earlier work on tab %s to finish", t.TargetID).
-			WithHint("the tab is busy with another call; retry or raise timeout_ms")
+		e := deadline.Err(ctx, fmt.Sprintf("waiting in tab %s's queue for an earlier call to finish", t.TargetID))
+		if e.Code == errs.Timeout {
+			e.Hint = "the tab is busy with another call (of this session, or a batch); retry when it is done, or raise timeout_ms"
+		}
+		return e
 	}
 	defer func() { <-t.queue }()
 	if err := t.deadErr(); err != nil {
