@@ -301,7 +301,7 @@ func TestAttachBadCDPURL(t *testing.T) {
 	cmd.Stderr = &stderr
 	err := cmd.Run()
 	ee, ok := err.(*exec.ExitError)
-	if !ok || ee.ExitCode() != 2 || !strings.Contains(stderr.String(), "invalid_input: cdp_url") {
+	if !ok || ee.ExitCode() != 3 || !strings.Contains(stderr.String(), "invalid_input: cdp_url") {
 		t.Fatalf("bad --cdp-url: %v\n%s", err, stderr.String())
 	}
 }

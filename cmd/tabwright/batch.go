@@ -17,7 +17,7 @@ import (
 // runBatch runs a browser_batch in a fresh managed tab: load --url, run the
 // steps of --steps (a JSON file holding the batch's fields without
 // tab_handle, or just its list of steps), print the result as JSON. Exit
-// status 1 when a step failed, 2 when the batch is invalid.
+// status 1 when a step failed, 3 (usage) when the batch is invalid.
 func runBatch(ctx context.Context, args []string, stdout io.Writer) error {
 	fs := newFlags("batch")
 	var bf browserFlags

@@ -47,7 +47,7 @@ func TestObserveCommand(t *testing.T) {
 	}
 
 	_, stderr, code = runCLI(t, nil, "observe", "not a url")
-	if code != 2 || !strings.Contains(stderr, "invalid_input") || !strings.Contains(stderr, "absolute http(s), file or about URL") {
+	if code != 3 || !strings.Contains(stderr, "invalid_input") || !strings.Contains(stderr, "absolute http(s), file or about URL") {
 		t.Fatalf("bad URL: exit %d: %s", code, stderr)
 	}
 	_, stderr, code = runCLI(t, nil, "observe", closedPort(t))
@@ -75,7 +75,7 @@ func TestDoctorAndVersion(t *testing.T) {
 		t.Fatalf("version: %q", out)
 	}
 	_, stderr, code = runCLI(t, nil, "frobnicate")
-	if code != 2 || !strings.Contains(stderr, "unknown command") {
+	if code != 3 || !strings.Contains(stderr, "unknown command") {
 		t.Fatalf("unknown command: exit %d: %s", code, stderr)
 	}
 }

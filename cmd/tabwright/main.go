@@ -28,12 +28,13 @@ Usage:
   tabwright observe --diff a.json b.json                   compare two saved observations
   tabwright batch --url URL --steps steps.json [--observe SEL]
                                                            run browser_batch steps in a fresh tab, print the result
-  tabwright qs validate|run|check ...                        run quickstart tasks: can a reader get through the docs?
+  tabwright qs validate|run|check|report|diff|init|schema ... run quickstart tasks: can a reader get through the docs?
   tabwright demo                                           run the server on a bundled page and show what an agent sees
   tabwright setup [--name N] [--new-key]                    pair your own Chrome/Edge: the extension folder, key and MCP config
   tabwright doctor                                         check this machine: browser, version, fixes
   tabwright version                                        print the version
-`
+
+` + exitTable
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -45,7 +46,7 @@ func main() {
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
-		return 2
+		return exitUsage
 	}
 	var err error
 	switch args[0] {
@@ -71,20 +72,23 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return 0
 	default:
 		fmt.Fprintf(stderr, "tabwright: unknown command %q\n\n%s", args[0], usage)
-		return 2
+		return exitUsage
 	}
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
 		}
+		if isFlagError(err) {
+			return exitUsage // the flag package has printed what was wrong
+		}
 		e := errs.As(err)
 		fmt.Fprintf(stderr, "tabwright: %s\n", e.Error())
 		if e.Code == errs.InvalidInput {
-			return 2
+			return exitUsage
 		}
-		return 1
+		return exitFailed
 	}
-	return 0
+	return exitOK
 }
 
 // browserFlags are the flags every command that drives a browser takes.

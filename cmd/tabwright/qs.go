@@ -29,7 +29,7 @@ Usage:
                    [--repeat N] [--workers N] [--junit PATH] [--example NAME] [--keep-sandbox]
                    [--quiet] [--verbose] [--strict-inconclusive] [--cache-dir DIR [--refresh|--offline]]
                    [--registry-cache DIR] [--rate-limit S] [--ignore-robots] [--affordances all|none]
-                   [--probe-affordances]
+                   [--probe-affordances] [--shard I/N] [--github-summary]
                                                           run tasks with the replay agent (sandbox backend
                                                           where bubblewrap works; local needs --allow-unenforced;
                                                           --cache-dir is the docs cache, --registry-cache keeps
@@ -37,16 +37,16 @@ Usage:
   tabwright qs check TASK (--sandbox DIR | --show)        re-run only the success check in a kept workspace
   tabwright qs examples                                   list the bundled examples (qs run --example NAME)
   tabwright qs report RESULTS [--out PATH] [--markdown]   an HTML page (or Markdown) from results.json or its directory
+  tabwright qs report --merge DIR... [--out DIR]          join the results of qs run --shard I/N into one results directory
   tabwright qs diff BEFORE AFTER [--fail-on-regression]   per-task change between two results, with Fisher's exact test
   tabwright qs init DOCS-URL [--name N] [--out PATH] [--force]
                                                           write a starter task file for a docs page
+  tabwright qs schema                                     print the task file's JSON Schema
 
 With no TASK: tasks/*.yaml, else ./*.yaml. tabwright.yaml or quickstarted.yaml (here or in a
 parent) gives tasks: defaults merged under every task.
-Exit codes: 0 every task with evidence passed; 1 a documentation gap (or an invalid file for
-validate, a failed check); 2 no evidence for some task and no gap; 3 usage or bad input; 130
-interrupted.
-`
+
+` + exitTable
 
 // runQS is `tabwright qs SUBCOMMAND ...`.
 func runQS(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -69,6 +69,8 @@ func runQS(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return qsDiff(args[1:], stdout, stderr)
 	case "init":
 		return qsInit(args[1:], stdout, stderr)
+	case "schema":
+		return qsSchema(stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, qsUsage)
 		return 0
@@ -227,6 +229,7 @@ func qsRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	strict := fs.Bool("strict-inconclusive", false, "exit 1 instead of 2 when a task produced no evidence")
 	example := fs.String("example", "", "run bundled examples (comma-separated; see qs examples), their docs served locally")
 	df := addDocsFlags(fs)
+	ci := addCIFlags(fs)
 	paths, err := parseInterspersed(fs, args)
 	if err != nil {
 		return 3
@@ -255,7 +258,8 @@ func qsRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if code != 0 {
 		return code
 	}
-	if len(tasks) == 0 {
+	tasks, shard, code := ci.selectShard(tasks, stdout, stderr)
+	if code != 0 || len(tasks) == 0 && shard == nil {
 		return 3
 	}
 	chosen, code := chooseBackend(ctx, *backend, *allow, stdout, stderr)
@@ -294,12 +298,19 @@ func qsRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	suite := qsrun.RunSuite(ctx, tasks, opt, func(r *qsrun.Result) { qsrun.PrintRun(stdout, r) })
 	qsrun.PrintSummary(stdout, suite, len(tasks))
+	suite.Shard = shard
 	code = suite.Exit(*strict)
+	if shard != nil && len(tasks) == 0 {
+		code = 0 // an empty shard (more shards than tasks) is not a failure
+	}
 	suite.ExitCode = code
 	if *out != "" {
 		err := os.MkdirAll(*out, 0o755)
 		if err == nil {
 			err = suite.WriteFiles(*out)
+		}
+		if err == nil {
+			err = report.WriteMarkdown(*out, suite)
 		}
 		if err != nil {
 			fmt.Fprintf(stderr, "could not write results: %v\n", err)
@@ -312,6 +323,9 @@ func qsRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "could not write %s: %v\n", *junit, err)
 			return 3
 		}
+	}
+	if c := ci.after(suite, stdout, stderr); c != 0 {
+		return c
 	}
 	if code == 130 {
 		return 130
@@ -488,9 +502,14 @@ func qsReport(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	out := fs.String("out", "", "the page to write (default: the results path with .html, or .md with --markdown)")
 	md := fs.Bool("markdown", false, "write Markdown instead of HTML")
+	merge := fs.Bool("merge", false, "join the results directories of qs run --shard into one (--out DIR, default results)")
+	strict := fs.Bool("strict-inconclusive", false, "with --merge: exit 1 instead of 2 when a task produced no evidence")
 	paths, err := parseInterspersed(fs, args)
+	if err == nil && *merge && len(paths) > 0 {
+		return qsMerge(paths, *out, *strict, stdout, stderr)
+	}
 	if err != nil || len(paths) != 1 {
-		fmt.Fprintln(stderr, "usage: tabwright qs report RESULTS [--out PATH] [--markdown]")
+		fmt.Fprintln(stderr, "usage: tabwright qs report RESULTS [--out PATH] [--markdown] | qs report --merge DIR... [--out DIR]")
 		return 3
 	}
 	s, resultsPath, err := report.Load(paths[0])

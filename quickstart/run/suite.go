@@ -49,6 +49,8 @@ type Suite struct {
 	Tasks           []*Stat `json:"tasks"`
 	AllPassed       bool    `json:"all_passed"`
 	ExitCode        int     `json:"exit_code"`
+	// Shard is set when qs run --shard ran part of the suite.
+	Shard *ShardInfo `json:"shard,omitempty"`
 }
 
 // Env describes where the suite ran.
@@ -232,11 +234,7 @@ func (s *Suite) Exit(strict bool) int {
 func (s *Suite) WriteFiles(dir string) error {
 	for _, st := range s.Tasks {
 		for _, r := range st.Runs {
-			rd := filepath.Join(dir, safeName(r.Task))
-			if s.Repeat > 1 {
-				rd = filepath.Join(rd, fmt.Sprintf("attempt-%d", r.Attempt))
-			}
-			if err := WriteRunFiles(rd, r); err != nil {
+			if err := WriteRunFiles(s.RunDir(dir, r), r); err != nil {
 				return err
 			}
 		}
