@@ -49,6 +49,7 @@ type Manager struct {
 	claims  map[string]map[target.ID]*Tab // profile id -> target -> claim
 	ext     map[string]*profile           // paired extension profiles by id
 	redact  *Redactor
+	dl      downloads // downloads.go
 	closed  bool
 }
 
@@ -78,6 +79,7 @@ func (m *Manager) Close() {
 	for _, p := range m.extensionProfiles() {
 		p.close()
 	}
+	m.closeDownloads()
 }
 
 // Browsers lists the profiles without starting any browser.

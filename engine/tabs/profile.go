@@ -125,6 +125,10 @@ func (p *profile) connect(ctx context.Context) (*cdp.Conn, int, error) {
 			return nil, 0, err
 		}
 		managed, conn, version = b, b.Conn, b.Version
+		if err := p.m.startDownloads(ctx, conn); err != nil {
+			b.Close()
+			return nil, 0, err
+		}
 	default: // a connection to a browser someone else runs: ask its version
 		var c *cdp.Conn
 		var err error
