@@ -19,6 +19,7 @@ type stateFlags struct {
 
 func (f *stateFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.allowEvaluate, "allow-evaluate", false, "list browser_evaluate, which runs any JavaScript the agent writes in a claimed page")
+	fs.StringVar(&f.downloadsDir, "downloads-dir", "", "save the managed browser's downloads here (default: a temporary folder removed at exit); each is reported in browser_logs as kind download")
 	fs.StringVar(&f.secretsFile, "secrets-file", "", "a file of secret values (one per line, or NAME=value; # comments) replaced by [redacted] in logs and evaluation results")
 }
 

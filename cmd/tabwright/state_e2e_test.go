@@ -239,3 +239,55 @@ func TestEvaluateOverMCP(t *testing.T) {
 		t.Fatalf("a throw: %s %s", code, msg)
 	}
 }
+
+func TestPDFEmulateStorageDownloadOverMCP(t *testing.T) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/file.txt", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Disposition", `attachment; filename="notes.txt"`)
+		fmt.Fprint(w, "twelve bytes")
+	})
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<title>State</title><h1>Hello</h1><a id="dl" href="/file.txt">Get</a>`)
+	})
+	site := httptest.NewServer(mux)
+	t.Cleanup(site.Close)
+	dir := t.TempDir()
+	s := startServer(t, "--downloads-dir", dir)
+	h := openOn(t, s.sess, site.URL+"/")
+
+	out := mustCall(t, s.sess, "browser_pdf", map[string]any{"tab_handle": h, "paper": "a4"})
+	if pdf, err := os.ReadFile(fmt.Sprint(out["path"])); err != nil || !bytes.HasPrefix(pdf, []byte("%PDF")) || filepath.Dir(fmt.Sprint(out["path"])) != dir {
+		t.Fatalf("pdf %v: %v", out, err)
+	}
+
+	out = mustCall(t, s.sess, "browser_emulate", map[string]any{"tab_handle": h, "width": 500, "height": 400, "device_scale": 2, "color_scheme": "dark"})
+	if p := out["page"].(map[string]any); p["width"] != float64(500) || p["device_scale"] != float64(2) || p["prefers_dark"] != true {
+		t.Fatalf("emulate: %v", out)
+	}
+
+	state := filepath.Join(t.TempDir(), "state.json")
+	out = mustCall(t, s.sess, "browser_storage_state", map[string]any{"tab_handle": h, "action": "export", "path": state})
+	if out["cookies"] == nil || out["path"] != state {
+		t.Fatalf("export: %v", out)
+	}
+	if raw, err := os.ReadFile(state); err != nil || !json.Valid(raw) {
+		t.Fatalf("state file: %v", err)
+	}
+	out = mustCall(t, s.sess, "browser_storage_state", map[string]any{"tab_handle": h, "action": "import", "path": state})
+	if out["cookies"] == nil {
+		t.Fatalf("import: %v", out)
+	}
+
+	mustCall(t, s.sess, "browser_click", map[string]any{"tab_handle": h, "selector": "#dl"})
+	var entry map[string]any
+	waitFor(t, "the download entry", 10*time.Second, func() bool {
+		_, logs := callFull(t, s.sess, "browser_logs", map[string]any{"tab_handle": h, "kind": []any{"download"}})
+		if list := logs["entries"].([]any); len(list) == 1 {
+			entry = list[0].(map[string]any)
+		}
+		return entry != nil
+	})
+	if data, err := os.ReadFile(fmt.Sprint(entry["path"])); err != nil || string(data) != "twelve bytes" || entry["bytes"] != float64(12) || entry["path"] != filepath.Join(dir, "notes.txt") {
+		t.Fatalf("download %v: %q %v", entry, data, err)
+	}
+}
