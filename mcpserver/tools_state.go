@@ -178,9 +178,9 @@ func (s *server) runEmulate(ctx context.Context, owner string, args json.RawMess
 		if now, err = t.Emulate(ctx, e); err != nil {
 			return err
 		}
-		// Read after a frame, when the page has laid out at the new size.
-		return t.Eval(ctx, `new Promise((done) => requestAnimationFrame(() => done({width: innerWidth, height: innerHeight, device_scale: devicePixelRatio,
-  prefers_dark: matchMedia('(prefers-color-scheme: dark)').matches, print_media: matchMedia('print').matches})))`, &view)
+		// Read two frames later, when the page has laid out at the new size.
+		return t.Eval(ctx, `new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(() => done({width: innerWidth, height: innerHeight, device_scale: devicePixelRatio,
+  prefers_dark: matchMedia('(prefers-color-scheme: dark)').matches, print_media: matchMedia('print').matches}))))`, &view)
 	})
 	if err != nil {
 		return nil, "", err

@@ -78,7 +78,10 @@ func TestPDFEmulationStorageDownloads(t *testing.T) {
 	if now, err := tab.Emulate(ctx, Emulation{Reset: true}); err != nil || now != (Emulation{}) {
 		t.Fatalf("reset: %+v %v", now, err)
 	}
-	if err := tab.Eval(ctx, `new Promise((done) => requestAnimationFrame(() => done({W: innerWidth, DPR: devicePixelRatio, Dark: matchMedia('(prefers-color-scheme: dark)').matches, Print: matchMedia('print').matches})))`, &seen); err != nil || seen.W == 400 || seen.DPR != 1 || seen.Print {
+	// The browser resizes the view after the override is gone: wait for it.
+	reset := `new Promise((done) => { const read = () => ({W: innerWidth, DPR: devicePixelRatio, Dark: matchMedia('(prefers-color-scheme: dark)').matches, Print: matchMedia('print').matches});
+  const t0 = performance.now(); const poll = () => (innerWidth !== 400 || performance.now() - t0 > 3000) ? done(read()) : requestAnimationFrame(poll); poll(); })`
+	if err := tab.Eval(ctx, reset, &seen); err != nil || seen.W == 400 || seen.DPR != 1 || seen.Dark || seen.Print {
 		t.Fatalf("after reset the page sees %+v (%v)", seen, err)
 	}
 
