@@ -25,6 +25,11 @@ type Options struct {
 	Launch launch.Options // the managed browser
 	CDPURL string         // attach here instead of launching; never killed
 
+	// ClaimDir holds the locks that show claims on a --cdp-url browser to
+	// the other tabwright processes of this user; "" is the default place
+	// (see engine/claimlock).
+	ClaimDir string
+
 	// Extensions, when set, adds one profile per browser profile paired
 	// through the attach hub (kind extension).
 	Extensions ExtensionSource
@@ -51,6 +56,7 @@ type Manager struct {
 	redact  *Redactor
 	dl      downloads // downloads.go
 	closed  bool
+	xp      crossProcess
 }
 
 // New returns a manager. No browser starts until one is used.
@@ -154,7 +160,7 @@ type TabInfo struct {
 	URL       string `json:"url"`
 	Title     string `json:"title"`
 	Claimed   bool   `json:"claimed"`
-	ClaimedBy string `json:"claimed_by,omitempty"` // "you" or "another session"
+	ClaimedBy string `json:"claimed_by,omitempty"` // "you", "another session" (of this process, or through the attach hub) or "another process"
 }
 
 // Tabs lists a browser's page tabs, starting the browser if needed.
@@ -184,6 +190,8 @@ func (m *Manager) Tabs(ctx context.Context, owner, browserID string) ([]TabInfo,
 		} else if p.kind == KindExtension && ti.Attached {
 			// attached through the extension by another tabwright process
 			info.Claimed, info.ClaimedBy = true, "another session"
+		} else if m.heldAcross(p, ti.TargetID) {
+			info.Claimed, info.ClaimedBy = true, ClaimedByProcess
 		}
 		out = append(out, info)
 	}
@@ -279,6 +287,10 @@ func (m *Manager) claim(ctx context.Context, owner string, p *profile, conn *cdp
 	m.handles[t.handle] = t
 	m.mu.Unlock()
 
+	if err := m.lockAcross(t); err != nil {
+		m.forget(t, errs.As(err))
+		return nil, err
+	}
 	if err := t.attach(ctx, conn); err != nil {
 		m.forget(t, errs.As(err))
 		return nil, err
@@ -405,6 +417,7 @@ func (m *Manager) forget(t *Tab, why *errs.Error) {
 	m.tombs[t.handle] = why
 	m.mu.Unlock()
 	t.kill(why)
+	t.xlock.Release()
 }
 
 // dropClaims kills every claim made on generation gen of a profile's

@@ -17,6 +17,7 @@ import (
 	"github.com/chromedp/cdproto/target"
 
 	"github.com/tabwright/tabwright/engine/cdp"
+	"github.com/tabwright/tabwright/engine/claimlock"
 	"github.com/tabwright/tabwright/engine/deadline"
 	"github.com/tabwright/tabwright/engine/errs"
 )
@@ -35,6 +36,7 @@ type Tab struct {
 	profile *profile
 	gen     int
 	sess    *cdp.Session
+	xlock   *claimlock.Lock // the claim as other processes see it (--cdp-url only)
 
 	queue    chan struct{} // one slot: the serial work queue
 	dead     chan struct{}

@@ -1,0 +1,183 @@
+//go:build unix
+
+// Package claimlock makes a tab's claim visible to every tabwright process
+// of this user on this machine: a claim is an exclusive flock on a file
+// named after the tab's target id. The kernel releases the lock when its
+// process exits, however it exits, so a dead process's claims are free the
+// moment it is gone; there is no coordinator to elect, no port, no
+// heartbeat. Target ids are random 128-bit values, unique across browsers.
+package claimlock
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sync"
+	"syscall"
+)
+
+// Dir holds the lock files.
+type Dir struct {
+	path string
+
+	mu   sync.Mutex
+	mine map[string]bool // ids this process holds
+}
+
+// DefaultPath is where the locks of this user live: under
+// $XDG_RUNTIME_DIR when set (private to the user, cleared at logout),
+// else in the temporary directory.
+func DefaultPath() string {
+	if d := os.Getenv("XDG_RUNTIME_DIR"); d != "" {
+		return filepath.Join(d, "tabwright", "claims")
+	}
+	return filepath.Join(os.TempDir(), fmt.Sprintf("tabwright-%d", os.Getuid()), "claims")
+}
+
+// Open makes the directory if needed. It must be the user's own and private
+// (0700): another user who could write to it could fake or remove claims.
+func Open(path string) (*Dir, error) {
+	if err := os.MkdirAll(path, 0o700); err != nil {
+		return nil, err
+	}
+	// The directory and the one made for it: a parent someone else made
+	// could swap the directory under us.
+	for _, p := range []string{path, filepath.Dir(path)} {
+		if err := private(p); err != nil {
+			return nil, err
+		}
+	}
+	return &Dir{path: path, mine: map[string]bool{}}, nil
+}
+
+func private(p string) error {
+	fi, err := os.Lstat(p)
+	if err != nil {
+		return err
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !fi.IsDir() || !ok || int(st.Uid) != os.Getuid() || fi.Mode().Perm()&0o077 != 0 {
+		return fmt.Errorf("%s is not a directory private to this user (want mode 0700, owned by uid %d)", p, os.Getuid())
+	}
+	return nil
+}
+
+// Holder says who holds a claim.
+type Holder struct {
+	PID int `json:"pid"`
+}
+
+// ErrHeld is returned by Lock when another process holds the claim.
+type ErrHeld struct{ Holder Holder }
+
+func (e *ErrHeld) Error() string {
+	return fmt.Sprintf("claimed by another process (pid %d)", e.Holder.PID)
+}
+
+// Lock is a claim this process holds.
+type Lock struct {
+	f    *os.File
+	path string
+	d    *Dir
+	id   string
+}
+
+var validID = regexp.MustCompile(`^[A-Za-z0-9_-]{1,128}$`)
+
+func (d *Dir) file(id string) (string, error) {
+	if !validID.MatchString(id) {
+		return "", fmt.Errorf("target id %q cannot name a lock file", id)
+	}
+	return filepath.Join(d.path, id+".lock"), nil
+}
+
+// Lock claims id for this process, or returns *ErrHeld.
+func (d *Dir) Lock(id string) (*Lock, error) {
+	path, err := d.file(id)
+	if err != nil {
+		return nil, err
+	}
+	for {
+		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+		if err != nil {
+			return nil, err
+		}
+		if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+			h := readHolder(f)
+			f.Close()
+			if errors.Is(err, syscall.EWOULDBLOCK) {
+				return nil, &ErrHeld{Holder: h}
+			}
+			return nil, err
+		}
+		// The file may have been removed by its last holder between our open
+		// and our lock: then the lock is on a name nobody else sees. Retry.
+		if !samePath(f, path) {
+			f.Close()
+			continue
+		}
+		f.Truncate(0)
+		json.NewEncoder(f).Encode(Holder{PID: os.Getpid()})
+		d.mu.Lock()
+		d.mine[id] = true
+		d.mu.Unlock()
+		return &Lock{f: f, path: path, d: d, id: id}, nil
+	}
+}
+
+// Held reports whether another process holds id's claim.
+func (d *Dir) Held(id string) (Holder, bool) {
+	d.mu.Lock()
+	mine := d.mine[id]
+	d.mu.Unlock()
+	if mine {
+		return Holder{}, false
+	}
+	path, err := d.file(id)
+	if err != nil {
+		return Holder{}, false
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return Holder{}, false
+	}
+	defer f.Close()
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_SH|syscall.LOCK_NB); err != nil {
+		return readHolder(f), errors.Is(err, syscall.EWOULDBLOCK)
+	}
+	syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+	return Holder{}, false
+}
+
+// Release ends the claim: the file goes, then the lock.
+func (l *Lock) Release() {
+	if l == nil || l.f == nil {
+		return
+	}
+	os.Remove(l.path)
+	l.f.Close() // closing the last descriptor drops the flock
+	l.f = nil
+	l.d.mu.Lock()
+	delete(l.d.mine, l.id)
+	l.d.mu.Unlock()
+}
+
+func samePath(f *os.File, path string) bool {
+	a, err := f.Stat()
+	if err != nil {
+		return false
+	}
+	b, err := os.Stat(path)
+	return err == nil && os.SameFile(a, b)
+}
+
+func readHolder(f *os.File) Holder {
+	var h Holder
+	b := make([]byte, 64)
+	n, _ := f.ReadAt(b, 0)
+	json.Unmarshal(b[:n], &h)
+	return h
+}

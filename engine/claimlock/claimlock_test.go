@@ -1,0 +1,110 @@
+//go:build unix
+
+package claimlock
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestMain doubles as the holder process: with CLAIMLOCK_HOLD=dir|id it
+// takes the claim, says so and waits to be killed.
+func TestMain(m *testing.M) {
+	if spec := os.Getenv("CLAIMLOCK_HOLD"); spec != "" {
+		dir, id, _ := strings.Cut(spec, "|")
+		d, err := Open(dir)
+		if err != nil {
+			fmt.Println("error", err)
+			os.Exit(1)
+		}
+		if _, err := d.Lock(id); err != nil {
+			fmt.Println("error", err)
+			os.Exit(1)
+		}
+		fmt.Println("held")
+		select {}
+	}
+	os.Exit(m.Run())
+}
+
+func holder(t *testing.T, dir, id string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run", "^$")
+	cmd.Env = append(os.Environ(), "CLAIMLOCK_HOLD="+dir+"|"+id)
+	out, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	line, _ := bufio.NewReader(out).ReadString('\n')
+	if line != "held\n" {
+		t.Fatalf("holder: %q", line)
+	}
+	return cmd
+}
+
+func TestClaimAcrossProcessesAndDeath(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "tabwright", "claims")
+	d, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const id = "0A1B2C3D4E5F60718293A4B5C6D7E8F9"
+	cmd := holder(t, dir, id)
+	var held *ErrHeld
+	if _, err := d.Lock(id); !errors.As(err, &held) || held.Holder.PID != cmd.Process.Pid {
+		t.Fatalf("lock held by pid %d: %v", cmd.Process.Pid, err)
+	}
+	if h, ok := d.Held(id); !ok || h.PID != cmd.Process.Pid {
+		t.Fatalf("Held: %v %v", h, ok)
+	}
+	cmd.Process.Signal(syscall.SIGKILL)
+	killed := time.Now()
+	cmd.Wait()
+	var l *Lock
+	for {
+		if l, err = d.Lock(id); err == nil {
+			break
+		}
+		if time.Since(killed) > 2*time.Second {
+			t.Fatalf("claim of a dead process still held after 2s: %v", err)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	t.Logf("claim of a SIGKILLed process free %v after the kill", time.Since(killed))
+	if _, ok := d.Held(id); ok {
+		t.Fatal("Held reports our own lock as another process's")
+	}
+	// Released: the file is gone, and another process can take it.
+	l.Release()
+	if _, err := os.Stat(filepath.Join(dir, id+".lock")); !os.IsNotExist(err) {
+		t.Fatalf("lock file left after release: %v", err)
+	}
+	holder(t, dir, id)
+}
+
+func TestLockRefusesBadIDsAndSharedDirs(t *testing.T) {
+	d, err := Open(filepath.Join(t.TempDir(), "x", "claims"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"", "../etc", "a/b", strings.Repeat("a", 200)} {
+		if _, err := d.Lock(id); err == nil {
+			t.Errorf("id %q accepted", id)
+		}
+	}
+	open := filepath.Join(t.TempDir(), "open")
+	os.MkdirAll(filepath.Join(open, "claims"), 0o700)
+	os.Chmod(open, 0o777)
+	if _, err := Open(filepath.Join(open, "claims")); err == nil {
+		t.Fatal("a world-writable parent was accepted")
+	}
+}
