@@ -157,10 +157,14 @@ func TestFillTypeSelectPress(t *testing.T) {
 	if r.Selected["value"] != "b" {
 		t.Fatalf("selected %v", r.Selected)
 	}
-	_, err = run(t, tab, &Step{Action: SelectOption, Locator: css("#fruit"), Value: ptr("zzz")})
+	// A missing or disabled option is waited for until the timeout (issue 17).
+	_, err = run(t, tab, &Step{Action: SelectOption, Locator: css("#fruit"), Value: ptr("zzz"), TimeoutMS: ptr(500)})
 	wantCode(t, err, errs.NotFound, "no such option")
-	_, err = run(t, tab, &Step{Action: SelectOption, Locator: css("#fruit"), Index: ptr(2)})
-	wantCode(t, err, errs.NotFound, "disabled")
+	if !strings.Contains(errs.As(err).Hint, `"Banana" (value "b")`) {
+		t.Fatalf("hint %q lacks the options on offer", errs.As(err).Hint)
+	}
+	_, err = run(t, tab, &Step{Action: SelectOption, Locator: css("#fruit"), Index: ptr(2), TimeoutMS: ptr(500)})
+	wantCode(t, err, errs.NotActionable, "the option is disabled")
 }
 
 func TestDialogPolicies(t *testing.T) {

@@ -57,7 +57,7 @@ func click(ctx context.Context, t *tabs.Tab, s *Step, r *Result) error {
 	}
 	need := locate.ForPointer
 	need.Offset = s.Offset
-	need.Watch = []string{expect, "mousedown"}
+	need.Watch = []string{expect, "mousedown", "pointerdown"}
 	target, err := resolve(ctx, t, s.Locator, need, r)
 	if err != nil {
 		return err
@@ -99,6 +99,14 @@ func verifyPointer(ctx context.Context, t *tabs.Tab, target *locate.Target, r *R
 	if !seen[expect] {
 		if len(r.Dialogs) > 0 {
 			r.Verified = expect + " dispatched; a dialog opened"
+			return nil
+		}
+		// The page took the press and removed the element while handling it
+		// (a menu that closes on pointerdown, a row replaced on focus): the
+		// input was delivered, and nothing is left for a click to reach.
+		if seen["detached"] && (seen["mousedown"] || seen["pointerdown"]) {
+			r.Verified = fmt.Sprintf("trusted press received by the element at (%.0f, %.0f), which the page then removed before the %s", target.X, target.Y, expect)
+			settle(ctx, settleMS.Pick())
 			return nil
 		}
 		return errs.New(errs.NotActionable, "the %s at (%.0f, %.0f) did not reach %s", expect, target.X, target.Y, describeTarget(target)).

@@ -12,10 +12,6 @@ import (
 // selectOption picks one option of a native <select> by value, label or
 // index without opening its popup, and reports the option now selected.
 func selectOption(ctx context.Context, t *tabs.Tab, s *Step, r *Result) error {
-	target, err := resolve(ctx, t, s.Locator, locate.ForSelect, r)
-	if err != nil {
-		return err
-	}
 	want := map[string]any{}
 	switch {
 	case s.Value != nil:
@@ -24,6 +20,14 @@ func selectOption(ctx context.Context, t *tabs.Tab, s *Step, r *Result) error {
 		want["label"] = *s.Label
 	default:
 		want["index"] = *s.Index
+	}
+	// The wait covers the option too: one that the page adds or enables
+	// later is waited for, like the select itself.
+	need := locate.ForSelect
+	need.Option = want
+	target, err := resolve(ctx, t, s.Locator, need, r)
+	if err != nil {
+		return err
 	}
 	var res struct {
 		OK       bool             `json:"ok"`
@@ -43,22 +47,11 @@ func selectOption(ctx context.Context, t *tabs.Tab, s *Step, r *Result) error {
 			e = errs.New(errs.NotActionable, "%s is not a <select>", s.Locator).
 				WithHint("for a custom dropdown, click it open and click the option")
 		} else if len(res.Options) > 0 {
-			e.WithHint("options on offer: %s", optionList(res.Options))
+			e.WithHint("options on offer: %s", locate.OptionList(res.Options))
 		}
 		return e
 	}
 	r.Selected = res.Selected
 	r.Verified = fmt.Sprintf("selectedIndex is now %v", res.Selected["index"])
 	return nil
-}
-
-func optionList(opts []map[string]any) string {
-	s := ""
-	for i, o := range opts {
-		if i > 0 {
-			s += ", "
-		}
-		s += fmt.Sprintf("%q (value %q)", o["label"], o["value"])
-	}
-	return s
 }

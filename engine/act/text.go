@@ -24,11 +24,13 @@ func fill(ctx context.Context, t *tabs.Tab, s *Step, r *Result) error {
 	}
 	h, f := js(target.Handle), target.Frame
 	text := *s.Text
+	loader := t.Loader()
+	var set valueSet
 	err = guarded(ctx, t, s, r, func(ctx context.Context) error {
 		if s.Mode == "dom" {
-			return eval(ctx, t, f, "globalThis.__tabwright.setValue("+h+","+js(text)+")", nil)
+			return eval(ctx, t, f, "globalThis.__tabwright.setValue("+h+","+js(text)+")", &set)
 		}
-		if err := eval(ctx, t, f, "globalThis.__tabwright.selectAll("+h+")", nil); err != nil {
+		if err := eval(ctx, t, f, "globalThis.__tabwright.fillStart("+h+","+js(text)+")", &set); err != nil || set.Done {
 			return err
 		}
 		if text == "" {
@@ -40,11 +42,53 @@ func fill(ctx context.Context, t *tabs.Tab, s *Step, r *Result) error {
 	if err != nil {
 		return err
 	}
+	if set.Refused {
+		return errs.Input("text", "the %s input does not take %q (the browser turned it into %q); the field keeps its value", set.Type, set.Value, set.Got).
+			WithHint("%s", valueFormat(set.Type))
+	}
 	want := text
+	if set.Value != "" {
+		want = set.Value // trimmed, and a colour in lower case, as the browser holds it
+	}
 	if s.ExpectedValue != nil {
 		want = *s.ExpectedValue
 	}
-	return readBack(ctx, t, f, h, want, r)
+	err = readBack(ctx, t, f, h, want, r)
+	if err != nil && (t.Loader() != loader || navigatedAway(err)) {
+		r.Verified = "value set; the page navigated before it could be read back"
+		return nil
+	}
+	return err
+}
+
+// valueSet is what the page says of a value set whole.
+type valueSet struct {
+	Done    bool   `json:"done"`
+	Refused bool   `json:"refused"`
+	Type    string `json:"type"`
+	Value   string `json:"value"`
+	Got     string `json:"got"`
+}
+
+// valueFormat says how a value input wants its text.
+func valueFormat(typ string) string {
+	switch typ {
+	case "date":
+		return "write dates as YYYY-MM-DD, e.g. 2024-03-09"
+	case "time":
+		return "write times as HH:MM or HH:MM:SS, 24-hour, e.g. 13:05"
+	case "month":
+		return "write months as YYYY-MM, e.g. 2024-03"
+	case "week":
+		return "write weeks as YYYY-Www, e.g. 2024-W09"
+	case "datetime-local":
+		return "write date and time as YYYY-MM-DDTHH:MM, e.g. 2024-03-09T13:05"
+	case "color":
+		return "write colours as #rrggbb, e.g. #1e90ff"
+	case "range":
+		return "give a number within the range's min and max, on its step"
+	}
+	return "check the value against the field's format"
 }
 
 // readBack reads the element's value and compares it with want.

@@ -1,295 +1,11 @@
-// act.js: finding one element strictly, checking it can be acted on, and the
-// page-side half of every action (the trusted input itself comes from the
-// browser through CDP). Needs core.js.
+// act.js: the page-side half of every action (the trusted input itself
+// comes from the browser through CDP), scrolling, waits and the control read.
+// Needs core.js, find.js and check.js.
 (() => {
   'use strict';
   const tw = globalThis.__tabwright;
-  if (tw.actVersion === 2) return;
-  const { dom, norm } = tw;
-
-  // --- handles: elements found by one call and acted on by the next -------
-  tw.held ??= new Map(); // "hN" -> WeakRef(element)
-  tw.nextHeld ??= 1;
-  tw.hold = (el) => {
-    const h = 'h' + tw.nextHeld++;
-    tw.held.set(h, new WeakRef(el));
-    if (tw.held.size > 256) tw.held.delete(tw.held.keys().next().value);
-    return h;
-  };
-  const byHandle = (h) => tw.held.get(h)?.deref() || null;
-  tw.byHandle = byHandle;
-
-  // --- finding -------------------------------------------------------------
-  // Every element of the document and of its open shadow trees, in tree
-  // order with each shadow tree right after its host: the order nth counts in.
-  const everything = () => {
-    const out = [];
-    const walk = (root) => {
-      for (const el of dom.all(root, '*')) {
-        out.push(el);
-        if (el.shadowRoot) walk(el.shadowRoot);
-      }
-    };
-    walk(document);
-    return out;
-  };
-  const inOrder = (set) => (set.size <= 1 ? [...set] : everything().filter((el) => set.has(el)));
-
-  // css matches in the document and in every open shadow root; "a >>> b"
-  // steps into the shadow root of each match of a (our selectors use it).
-  const css = (sel) => {
-    const parts = sel.split('>>>').map((s) => s.trim());
-    let scopes = tw.roots();
-    let found = new Set();
-    for (let i = 0; i < parts.length; i++) {
-      found = new Set();
-      for (const scope of scopes) for (const el of dom.all(scope, parts[i])) found.add(el);
-      if (i < parts.length - 1) scopes = [...found].filter((el) => el.shadowRoot).map((el) => el.shadowRoot);
-    }
-    return inOrder(found);
-  };
-
-  const xpath = (sel) => {
-    const res = document.evaluate(sel, document, null, XPathResult.ORDERED_NODE_SNAPSHOT_TYPE, null);
-    const out = [];
-    for (let i = 0; i < res.snapshotLength; i++) {
-      const n = res.snapshotItem(i);
-      if (n.nodeType === 1) out.push(n);
-    }
-    return out;
-  };
-
-  // A wrapping label's own text leaves out the text of the controls inside
-  // it (a select's options, a textarea's content).
-  const CONTROL_TAGS = new Set(['select', 'textarea', 'button', 'input', 'datalist', 'option', 'script', 'style']);
-  const labelText = (label) => {
-    let out = '';
-    const walk = (n) => {
-      for (const c of n.childNodes) {
-        if (c.nodeType === 3) out += c.nodeValue;
-        else if (c.nodeType === 1 && !CONTROL_TAGS.has(dom.tag(c))) walk(c);
-      }
-    };
-    walk(label);
-    return norm(out);
-  };
-  const byLabel = (text) => {
-    const want = norm(text);
-    const found = new Set();
-    for (const root of tw.roots()) {
-      for (const label of dom.all(root, 'label')) {
-        if (label.control && labelText(label) === want) found.add(label.control);
-      }
-    }
-    return inOrder(found);
-  };
-
-  const byPlaceholder = (text) => {
-    const found = new Set();
-    for (const root of tw.roots()) {
-      for (const el of dom.all(root, '[placeholder]')) if (dom.attr(el, 'placeholder') === text) found.add(el);
-    }
-    return inOrder(found);
-  };
-
-  // find returns every element the locator matches, in nth order.
-  tw.find = (loc) => {
-    if (loc.handle) return [byHandle(loc.handle)].filter((el) => el && el.isConnected);
-    if (loc.ref) return [tw.element(loc.ref)].filter(Boolean);
-    switch (loc.type || 'css') {
-      case 'css': return css(loc.selector);
-      case 'xpath': return xpath(loc.selector);
-      case 'label': return byLabel(loc.selector);
-      case 'placeholder': return byPlaceholder(loc.selector);
-    }
-    throw new Error('unknown selector type ' + loc.type);
-  };
-
-  // describe names an element for messages: <button#save name=go> "Save".
-  const describe = (el) => {
-    const d = { tag: dom.tag(el) };
-    const id = dom.id(el);
-    if (id) d.id = id;
-    const name = dom.attr(el, 'name');
-    if (name) d.name = name;
-    const text = tw.cut(norm(el.innerText ?? el.textContent), 40);
-    if (text) d.text = text;
-    return d;
-  };
-  tw.describe = describe;
-  const short = (el) => {
-    const id = dom.id(el);
-    const cls = (dom.attr(el, 'class') || '').trim().split(/\s+/).filter(Boolean).slice(0, 2).join('.');
-    return '<' + dom.tag(el) + (id ? '#' + id : '') + (cls && !id ? '.' + cls : '') + '>';
-  };
-
-  // --- actionability -------------------------------------------------------
-  const frame = () => new Promise((resolve) => {
-    // rAF stalls in a hidden page; a timer keeps the loop going there. In a
-    // visible one the wait is for a real frame (a busy machine can take
-    // longer than 50 ms to draw one, and a timer would then call a moving
-    // element still); the long timer only guards against a stalled renderer.
-    const t = setTimeout(resolve, document.hidden ? 50 : 1000);
-    requestAnimationFrame(() => { clearTimeout(t); resolve(); });
-  });
-
-  const disabled = (el) => {
-    if (el.disabled === true) return true;
-    if (dom.attr(el, 'aria-disabled') === 'true') return true;
-    const fs = el.closest && el.closest('fieldset[disabled]');
-    if (fs && ['button', 'input', 'select', 'textarea'].includes(dom.tag(el))) {
-      const legend = fs.querySelector(':scope > legend');
-      return !(legend && legend.contains(el));
-    }
-    return false;
-  };
-  const TEXT_INPUTS = new Set(['', 'text', 'search', 'email', 'url', 'tel', 'password', 'number', 'date',
-    'datetime-local', 'month', 'time', 'week']);
-  const editable = (el) => {
-    const tag = dom.tag(el);
-    if (tag === 'textarea') return el.readOnly ? 'read-only' : '';
-    if (tag === 'input') {
-      if (!TEXT_INPUTS.has((dom.attr(el, 'type') || '').toLowerCase())) return 'not a text field';
-      return el.readOnly ? 'read-only' : '';
-    }
-    if (el.isContentEditable) return '';
-    return 'not editable';
-  };
-  tw.editable = (el) => !editable(el);
-
-  // The point inside the element's content box at the offset ratios (centre
-  // by default), in this frame's viewport coordinates.
-  const point = (el, offset) => {
-    const r = el.getBoundingClientRect();
-    const cs = getComputedStyle(el);
-    const px = (v) => parseFloat(v) || 0;
-    const left = r.left + px(cs.borderLeftWidth) + px(cs.paddingLeft);
-    const top = r.top + px(cs.borderTopWidth) + px(cs.paddingTop);
-    const w = Math.max(0, r.width - px(cs.borderLeftWidth) - px(cs.borderRightWidth) - px(cs.paddingLeft) - px(cs.paddingRight));
-    const h = Math.max(0, r.height - px(cs.borderTopWidth) - px(cs.borderBottomWidth) - px(cs.paddingTop) - px(cs.paddingBottom));
-    const fx = offset ? offset.x_ratio : 0.5;
-    const fy = offset ? offset.y_ratio : 0.5;
-    // A box with no content area (an empty button) still takes the border box.
-    if (w === 0 || h === 0) return { x: r.left + r.width * fx, y: r.top + r.height * fy };
-    return { x: left + w * fx, y: top + h * fy };
-  };
-
-  const deepFromPoint = (x, y) => {
-    let hit = document.elementFromPoint(x, y);
-    while (hit && hit.shadowRoot) {
-      const inner = hit.shadowRoot.elementFromPoint(x, y);
-      if (!inner || inner === hit) break;
-      hit = inner;
-    }
-    return hit;
-  };
-  const composedContains = (outer, inner) => {
-    for (let n = inner; n; n = n.parentNode || n.host) if (n === outer) return true;
-    return false;
-  };
-  // The pointer reaches el when the hit element is el, inside it, or a label
-  // of it (clicking a styled label reaches a hidden checkbox).
-  const reaches = (el, hit) => {
-    if (!hit) return false;
-    if (composedContains(el, hit)) return true;
-    const label = hit.closest && hit.closest('label');
-    return !!(label && label.control === el);
-  };
-
-  const inViewport = (el) => {
-    const r = el.getBoundingClientRect();
-    return r.top >= 0 && r.left >= 0 && r.bottom <= innerHeight && r.right <= innerWidth;
-  };
-
-  // check runs the actionability checks once. It returns {ok, x, y} or
-  // {ok: false, code, reason}.
-  const check = async (el, need) => {
-    if (!el.isConnected) return { ok: false, code: 'not_actionable', reason: 'detached during action' };
-    if (need.visible && !tw.rendered(el)) return { ok: false, code: 'not_actionable', reason: 'not visible' };
-    if (need.enabled && disabled(el)) return { ok: false, code: 'not_actionable', reason: 'disabled' };
-    if (need.editable) {
-      const why = editable(el);
-      if (why) return { ok: false, code: 'not_actionable', reason: why };
-    }
-    if (need.scroll && !inViewport(el)) el.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
-    if (need.stable) {
-      // The box as the last frame drew it, against the box at the next one.
-      const a = el.getBoundingClientRect();
-      await frame();
-      if (!el.isConnected) return { ok: false, code: 'not_actionable', reason: 'detached during action' };
-      const b = el.getBoundingClientRect();
-      if (a.x !== b.x || a.y !== b.y || a.width !== b.width || a.height !== b.height) {
-        return { ok: false, code: 'not_actionable', reason: 'not stable (still moving)' };
-      }
-    }
-    const p = point(el, need.offset);
-    if (need.pointer) {
-      if (p.x < 0 || p.y < 0 || p.x >= innerWidth || p.y >= innerHeight) {
-        return { ok: false, code: 'not_actionable', reason: 'outside viewport after scroll' };
-      }
-      const hit = deepFromPoint(p.x, p.y);
-      if (!reaches(el, hit)) {
-        return { ok: false, code: 'not_actionable', reason: 'covered by ' + (hit ? short(hit) : 'nothing (outside the page)') };
-      }
-    }
-    return { ok: true, x: p.x, y: p.y };
-  };
-
-  // resolve finds exactly one element for loc and waits, up to timeoutMs,
-  // until it passes the checks in need. On success the element is held and
-  // its handle returned with the point to act at. Ambiguity fails at once:
-  // guessing which of several elements was meant is never safe.
-  tw.resolve = async (loc, need, timeoutMs) => {
-    // A ref this document never handed out (it came from an earlier page)
-    // or whose element was collected can never match: fail at once.
-    if (loc.ref && !tw.refTarget.has(loc.ref)) return { ok: false, code: 'stale_ref' };
-    const deadline = performance.now() + timeoutMs;
-    let last = { ok: false, code: 'not_found', count: 0 };
-    for (;;) {
-      let els;
-      try {
-        els = tw.find(loc);
-      } catch (e) {
-        return { ok: false, code: 'invalid_input', reason: String(e.message || e) };
-      }
-      if (els.length > 1 && loc.nth == null && !loc.handle && !loc.ref) {
-        return { ok: false, code: 'ambiguous', count: els.length, candidates: els.slice(0, 5).map(describe) };
-      }
-      const el = els[loc.nth ?? 0];
-      if (el) {
-        const r = await check(el, need);
-        if (r.ok) {
-          const h = tw.hold(el);
-          if (need.watch) watch(el, h, need.watch);
-          return { ok: true, handle: h, x: r.x, y: r.y, count: els.length, target: describe(el) };
-        }
-        last = { ...r, count: els.length, target: describe(el) };
-        if (r.reason === 'detached during action' && (loc.handle || loc.ref)) return last;
-      } else {
-        last = { ok: false, code: 'not_found', count: els.length };
-      }
-      if (performance.now() >= deadline) return last;
-      await frame();
-    }
-  };
-
-  // --- verification: did the trusted event reach the element? --------------
-  tw.watches ??= new Map();
-  const watch = (el, h, types) => {
-    const seen = {};
-    const on = (ev) => {
-      if (ev.isTrusted && ev.composedPath().includes(el)) seen[ev.type] = true;
-    };
-    for (const t of types) addEventListener(t, on, { capture: true });
-    tw.watches.set(h, { seen, stop: () => types.forEach((t) => removeEventListener(t, on, { capture: true })) });
-  };
-  tw.watched = (h) => {
-    const w = tw.watches.get(h);
-    if (!w) return {};
-    w.stop();
-    tw.watches.delete(h);
-    return w.seen;
-  };
+  if (tw.actVersion === 3) return;
+  const { dom, norm, byHandle, describe, css, check, frame, disabled } = tw;
 
   // --- page-side halves of actions -----------------------------------------
   const need = (h) => {
@@ -348,6 +64,7 @@
   // (so frameworks that wrap it notice), then input and change events.
   tw.setValue = (h, text) => {
     const el = need(h);
+    if (tw.valueInput(el)) return fillValue(el, text);
     const tag = dom.tag(el);
     if (tag === 'input' || tag === 'textarea') {
       const proto = tag === 'input' ? HTMLInputElement.prototype : HTMLTextAreaElement.prototype;
@@ -359,23 +76,51 @@
     }
     el.dispatchEvent(new Event('input', { bubbles: true, composed: true }));
     el.dispatchEvent(new Event('change', { bubbles: true }));
-    return true;
+    return { done: true };
+  };
+
+  // fillValue sets a date, time, color or range input's value whole, as
+  // its picker would, and leaves the field as it was when the browser
+  // refuses the text (a malformed date, a number off the range's step).
+  const inputValue = Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value').set;
+  const fillValue = (el, text) => {
+    let v = text.trim();
+    if (el.type === 'color') v = v.toLowerCase(); // the browser writes colours in lower case
+    const before = el.value;
+    el.focus({ preventScroll: true });
+    inputValue.call(el, v);
+    const got = el.value;
+    if (got !== v) {
+      inputValue.call(el, before);
+      return { refused: true, type: el.type, value: v, got };
+    }
+    el.dispatchEvent(new Event('input', { bubbles: true, composed: true }));
+    el.dispatchEvent(new Event('change', { bubbles: true }));
+    return { done: true, value: got };
+  };
+
+  // fillStart begins a native fill: a value input is set whole (done), any
+  // other field gets focus and its content selected, for the browser to
+  // replace with the inserted text.
+  tw.fillStart = (h, text) => {
+    const el = need(h);
+    if (tw.valueInput(el)) return fillValue(el, text);
+    tw.selectAll(h);
+    return { done: false };
   };
 
   // selectOption picks one option of a native <select> without opening its
   // popup, as a person's choice would: input and change events follow.
+  // resolve already waited for the option to be there and enabled.
   tw.selectOption = (h, want) => {
     const el = need(h);
     if (dom.tag(el) !== 'select') return { ok: false, reason: 'not a <select> element' };
     const opts = [...el.options];
-    let i = -1;
-    if (want.value != null) i = opts.findIndex((o) => o.value === want.value);
-    else if (want.label != null) i = opts.findIndex((o) => norm(o.label || o.textContent) === norm(want.label));
-    else if (want.index != null) i = want.index < opts.length ? want.index : -1;
+    const i = tw.pickOption(opts, want);
     if (i < 0) {
       return { ok: false, reason: 'no such option', options: opts.slice(0, 20).map((o) => ({ value: o.value, label: norm(o.label || o.textContent) })) };
     }
-    if (opts[i].disabled) return { ok: false, reason: 'the option is disabled' };
+    if (opts[i].matches(':disabled')) return { ok: false, reason: 'the option is disabled' };
     el.selectedIndex = i;
     el.dispatchEvent(new Event('input', { bubbles: true, composed: true }));
     el.dispatchEvent(new Event('change', { bubbles: true }));
@@ -532,32 +277,5 @@
     return out;
   };
 
-  // --- frames --------------------------------------------------------------
-  const FRAME_TAGS = new Set(['iframe', 'frame']);
-  // frameStep finds the one frame element a path step names.
-  tw.frameStep = (sel) => {
-    let els;
-    try {
-      els = css(sel);
-    } catch (e) {
-      return { code: 'invalid_input', reason: String(e.message || e) };
-    }
-    if (els.length !== 1) return { code: els.length ? 'ambiguous' : 'not_found', count: els.length, candidates: els.slice(0, 5).map(describe) };
-    if (!FRAME_TAGS.has(dom.tag(els[0]))) return { code: 'not_found', count: 1, reason: 'matches a <' + dom.tag(els[0]) + '>, not an iframe' };
-    return { handle: tw.hold(els[0]) };
-  };
-  // frameElements holds every frame element of the document.
-  tw.frameElements = () => everything().filter((el) => FRAME_TAGS.has(dom.tag(el))).map((el) => tw.hold(el));
-  // frameOrigin is where the frame's viewport starts, in this viewport.
-  tw.frameOrigin = (h) => {
-    const el = need(h);
-    // The frame must be on screen for input to reach what is inside it.
-    if (!inViewport(el)) el.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
-    const r = el.getBoundingClientRect();
-    const cs = getComputedStyle(el);
-    return { x: r.left + el.clientLeft + (parseFloat(cs.paddingLeft) || 0), y: r.top + el.clientTop + (parseFloat(cs.paddingTop) || 0) };
-  };
-  tw.frameInfo = () => ({ url: location.href, title: document.title });
-
-  tw.actVersion = 2;
+  tw.actVersion = 3;
 })();

@@ -65,11 +65,20 @@ var (
 	Watch string
 )
 
-// Act installs strict element lookup (__tabwright.find, resolve), the
-// actionability checks and the page-side halves of actions.
-//
-//go:embed act.js
-var Act string
+// Act installs strict element lookup (find.js: __tabwright.find), the
+// actionability checks and the find-and-check loop (check.js:
+// __tabwright.resolve) and the page-side halves of actions (act.js), in
+// that order: each builds on the one before.
+var Act = find + "\n;" + check + "\n;" + act
+
+var (
+	//go:embed find.js
+	find string
+	//go:embed check.js
+	check string
+	//go:embed act.js
+	act string
+)
 
 // NotInstalled is what a Bundle's Guarded expression answers in a world
 // that does not hold the bundle's scripts yet: a new document, or one an

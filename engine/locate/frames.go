@@ -6,7 +6,9 @@ import (
 	"strings"
 
 	cdproto "github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/dom"
 
+	"github.com/tabwright/tabwright/engine/cdp"
 	"github.com/tabwright/tabwright/engine/errs"
 	"github.com/tabwright/tabwright/engine/tabs"
 )
@@ -37,19 +39,84 @@ func (c *frameChain) frame() *tabs.Frame {
 	return c.hops[len(c.hops)-1].child
 }
 
-// origin is the offset of the frame's viewport in the tab's viewport, read
-// after any scrolling the action did. CSS transforms on iframes are not
-// taken into account.
-func (c *frameChain) origin(ctx context.Context, t *tabs.Tab) (x, y float64, err error) {
-	for _, h := range c.hops {
-		var o struct{ X, Y float64 }
-		if err := Eval(ctx, t, h.parent, "globalThis.__tabwright.frameOrigin("+quote(h.iframe)+")", &o); err != nil {
+// toTop maps a point in the chain's frame viewport to the tab's viewport,
+// after scrolling each frame element into view (outermost first). Without
+// CSS transforms each frame adds its content box's offset. With one, the
+// browser's quad of the frame element says where its corners are drawn,
+// and the point is mapped onto it.
+func (c *frameChain) toTop(ctx context.Context, t *tabs.Tab, x, y float64) (float64, float64, error) {
+	origins := make([]frameOrigin, len(c.hops))
+	transformed := false
+	for i, h := range c.hops {
+		if err := Eval(ctx, t, h.parent, "globalThis.__tabwright.frameOrigin("+quote(h.iframe)+")", &origins[i]); err != nil {
 			return 0, 0, err
 		}
-		x += o.X
-		y += o.Y
+		transformed = transformed || origins[i].Transformed
+	}
+	if !transformed {
+		for _, o := range origins {
+			x += o.X
+			y += o.Y
+		}
+		return x, y, nil
+	}
+	for i := len(c.hops) - 1; i >= 0; {
+		h := c.hops[i]
+		q, err := contentQuad(ctx, t, h)
+		if err != nil {
+			return 0, 0, err
+		}
+		x, y = q.mapPoint(origins[i].W, origins[i].H, x, y)
+		// The quad is in the viewport of the frame its process draws from
+		// (the tab's, or an out-of-process frame's): skip the hops inside it.
+		i--
+		for i >= 0 && sessionOf(t, c.hops[i].child) == sessionOf(t, c.hops[i].parent) {
+			i--
+		}
 	}
 	return x, y, nil
+}
+
+type frameOrigin struct {
+	X, Y, W, H  float64
+	Transformed bool
+}
+
+type quad dom.Quad
+
+// mapPoint places (x, y) of a w×h viewport on the quad: corners top-left,
+// top-right, bottom-right, bottom-left. Transforms without perspective keep
+// lines parallel, so two edges are enough.
+func (q quad) mapPoint(w, h, x, y float64) (float64, float64) {
+	if len(q) < 8 || w <= 0 || h <= 0 {
+		return x, y
+	}
+	fx, fy := x/w, y/h
+	return q[0] + (q[2]-q[0])*fx + (q[6]-q[0])*fy, q[1] + (q[3]-q[1])*fx + (q[7]-q[1])*fy
+}
+
+// contentQuad is the frame element's content box as the browser draws it.
+func contentQuad(ctx context.Context, t *tabs.Tab, h hop) (quad, error) {
+	obj, err := t.EvalObjectIn(ctx, h.parent, Program("globalThis.__tabwright.byHandle("+quote(h.iframe)+")"))
+	if err != nil {
+		return nil, err
+	}
+	defer t.ReleaseObject(ctx, h.parent, obj)
+	res, err := cdproto.Call(ctx, sessionOf(t, h.parent), dom.GetBoxModel, dom.GetBoxModelParams{ObjectID: obj})
+	if err != nil {
+		return nil, err
+	}
+	if res.Model == nil {
+		return nil, errs.New(errs.NotActionable, "the frame element has no box")
+	}
+	return quad(res.Model.Content), nil
+}
+
+func sessionOf(t *tabs.Tab, f *tabs.Frame) *cdp.Session {
+	if f == nil {
+		return t.Session()
+	}
+	return f.Session()
 }
 
 // findFrame resolves the locator's frame or frame_id; nil means the main

@@ -15,7 +15,9 @@ import (
 	"github.com/chromedp/cdproto/accessibility"
 	cdproto "github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/dom"
+	"github.com/chromedp/cdproto/runtime"
 
+	"github.com/tabwright/tabwright/engine/cdp"
 	"github.com/tabwright/tabwright/engine/deadline"
 	"github.com/tabwright/tabwright/engine/errs"
 	"github.com/tabwright/tabwright/engine/injected"
@@ -85,6 +87,9 @@ type Need struct {
 	Scroll   bool     `json:"scroll,omitempty"`  // scroll it into view first
 	Offset   *Offset  `json:"offset,omitempty"`
 	Watch    []string `json:"watch,omitempty"` // trusted events to verify afterwards
+	// Option (select_option: value, label or index) must name an enabled
+	// option of the select; resolve waits for it like for the other checks.
+	Option map[string]any `json:"option,omitempty"`
 }
 
 // Pointer actions need all checks; reading needs none.
@@ -130,6 +135,7 @@ type pageResult struct {
 	X          float64          `json:"x"`
 	Y          float64          `json:"y"`
 	Target     map[string]any   `json:"target"`
+	Options    []map[string]any `json:"options"` // a select's options, when the wanted one is missing
 }
 
 // actBundle is core and the act helpers.
@@ -185,12 +191,9 @@ func Resolve(ctx context.Context, t *tabs.Tab, loc Locator, need Need) (*Target,
 		return target, err
 	}
 	// The point is in the frame's viewport; input goes to the top one.
-	dx, dy, err := fr.origin(ctx, t)
-	if err != nil {
+	if target.X, target.Y, err = fr.toTop(ctx, t, target.X, target.Y); err != nil {
 		return nil, err
 	}
-	target.X += dx
-	target.Y += dy
 	return target, nil
 }
 
@@ -241,6 +244,14 @@ func (r *pageResult) target(ctx context.Context, loc Locator) (*Target, error) {
 	case errs.StaleRef:
 		return nil, errs.New(errs.StaleRef, "ref %s is not in the tab's current document: the tab navigated or reloaded since the observation that gave it, or its element is gone", loc.Ref).
 			WithHint("observe the tab again for fresh refs, or use a selector")
+	case errs.NotFound:
+		if r.Reason != "" { // the element is there; what it holds is not
+			e := errs.New(errs.NotFound, "%s %s: %s within %s", loc, describe(r.Target), r.Reason, within(ctx))
+			if len(r.Options) > 0 {
+				e.WithHint("options on offer: %s", OptionList(r.Options))
+			}
+			return nil, e
+		}
 	}
 	where := "in the page"
 	if loc.Nth != nil && r.Count > 0 {
@@ -259,6 +270,10 @@ func actionHint(reason string) string {
 	switch {
 	case strings.HasPrefix(reason, "covered by"):
 		return "close or scroll away what covers it first, or use mode=dom to click without the pointer"
+	case reason == "not a <select> element":
+		return "for a custom dropdown, click it open and click the option"
+	case strings.HasPrefix(reason, "the option is"):
+		return "wait for the page to enable the option (raise timeout_ms), or pick another one"
 	case reason == "disabled":
 		return "wait for the element to be enabled (browser_wait condition=actionable)"
 	case reason == "not visible":
@@ -267,6 +282,15 @@ func actionHint(reason string) string {
 		return "the page replaced the element; act again to find the new one"
 	}
 	return "wait for the page to settle and try again"
+}
+
+// OptionList renders a select's options for a hint: "Apple" (value "a"), …
+func OptionList(opts []map[string]any) string {
+	parts := make([]string, 0, len(opts))
+	for _, o := range opts {
+		parts = append(parts, fmt.Sprintf("%q (value %q)", o["label"], o["value"]))
+	}
+	return strings.Join(parts, ", ")
 }
 
 func candidates(list []map[string]any) string {
@@ -314,14 +338,10 @@ func resolveRole(ctx context.Context, t *tabs.Tab, fr *frameChain, loc Locator, 
 		if err != nil {
 			return nil, err
 		}
-		q := accessibility.QueryAXTreeParams{ObjectID: doc, Role: loc.Selector}
-		if loc.Name != nil && *loc.Name != "" {
-			q.AccessibleName = *loc.Name // let the browser filter; "" would mean any name
-		}
 		// The query gets the same margin as page-side waits, so running out
 		// of time reads as "not found", not as a browser that stopped answering.
 		qctx, cancel := context.WithDeadline(ctx, deadline.Add(-PageMargin(time.Until(deadline))))
-		res, err := cdproto.Call(qctx, sess, accessibility.QueryAXTree, q)
+		nodes, err := roleNodes(qctx, sess, doc, loc.Selector, loc.Name)
 		cancel()
 		if errs.Code(err) == errs.Timeout {
 			return nil, errs.New(errs.NotFound, "nothing matches %s in the accessibility tree within %s", loc, within(ctx)).
@@ -329,16 +349,6 @@ func resolveRole(ctx context.Context, t *tabs.Tab, fr *frameChain, loc Locator, 
 		}
 		if err != nil {
 			return nil, err
-		}
-		var nodes []*accessibility.Node
-		for _, n := range res.Nodes {
-			if n.Ignored || n.BackendDOMNodeID == 0 {
-				continue
-			}
-			if loc.Name != nil && axName(n) != *loc.Name {
-				continue
-			}
-			nodes = append(nodes, n)
 		}
 		switch {
 		case len(nodes) > 1 && loc.Nth == nil:
@@ -379,6 +389,41 @@ func resolveRole(ctx context.Context, t *tabs.Tab, fr *frameChain, loc Locator, 
 		}
 	}
 }
+
+// roleNodes lists the elements with the role (and, when name is set, that
+// accessible name) under doc, in tree order. Names compare with whitespace
+// normalised on both sides, as the browser shows them: the browser's own
+// filter is exact, so when it finds nothing the role's nodes are filtered here.
+func roleNodes(ctx context.Context, sess *cdp.Session, doc runtime.RemoteObjectID, role string, name *string) ([]*accessibility.Node, error) {
+	want := ""
+	if name != nil {
+		want = NormSpace(*name)
+	}
+	q := accessibility.QueryAXTreeParams{ObjectID: doc, Role: role, AccessibleName: want} // "" means any name
+	res, err := cdproto.Call(ctx, sess, accessibility.QueryAXTree, q)
+	if err == nil && len(res.Nodes) == 0 && want != "" {
+		q.AccessibleName = ""
+		res, err = cdproto.Call(ctx, sess, accessibility.QueryAXTree, q)
+	}
+	if err != nil {
+		return nil, err
+	}
+	var nodes []*accessibility.Node
+	for _, n := range res.Nodes {
+		if n.Ignored || n.BackendDOMNodeID == 0 {
+			continue
+		}
+		if name != nil && NormSpace(axName(n)) != want {
+			continue
+		}
+		nodes = append(nodes, n)
+	}
+	return nodes, nil
+}
+
+// NormSpace collapses runs of white space (no-break spaces included) to one
+// space and trims the ends, as accessible names are compared.
+func NormSpace(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 func axName(n *accessibility.Node) string {
 	if n.Name == nil || len(n.Name.Value) == 0 {

@@ -1,0 +1,175 @@
+// find.js: strict element lookup (css, xpath, label, placeholder, refs and
+// handles), element descriptions for messages, and frame elements. Needs
+// core.js; check.js and act.js build on it.
+(() => {
+  'use strict';
+  const tw = globalThis.__tabwright;
+  if (tw.findVersion === 1) return;
+  const { dom, norm } = tw;
+
+  // --- handles: elements found by one call and acted on by the next -------
+  tw.held ??= new Map(); // "hN" -> WeakRef(element)
+  tw.nextHeld ??= 1;
+  tw.hold = (el) => {
+    const h = 'h' + tw.nextHeld++;
+    tw.held.set(h, new WeakRef(el));
+    if (tw.held.size > 256) tw.held.delete(tw.held.keys().next().value);
+    return h;
+  };
+  const byHandle = (h) => tw.held.get(h)?.deref() || null;
+  tw.byHandle = byHandle;
+
+  // --- finding -------------------------------------------------------------
+  // Every element of the document and of its open shadow trees, in tree
+  // order with each shadow tree right after its host: the order nth counts in.
+  const everything = () => {
+    const out = [];
+    const walk = (root) => {
+      for (const el of dom.all(root, '*')) {
+        out.push(el);
+        if (el.shadowRoot) walk(el.shadowRoot);
+      }
+    };
+    walk(document);
+    return out;
+  };
+  tw.everything = everything;
+  const inOrder = (set) => (set.size <= 1 ? [...set] : everything().filter((el) => set.has(el)));
+
+  // css matches in the document and in every open shadow root; "a >>> b"
+  // steps into the shadow root of each match of a (our selectors use it).
+  const css = (sel) => {
+    const parts = sel.split('>>>').map((s) => s.trim());
+    let scopes = tw.roots();
+    let found = new Set();
+    for (let i = 0; i < parts.length; i++) {
+      found = new Set();
+      for (const scope of scopes) for (const el of dom.all(scope, parts[i])) found.add(el);
+      if (i < parts.length - 1) scopes = [...found].filter((el) => el.shadowRoot).map((el) => el.shadowRoot);
+    }
+    return inOrder(found);
+  };
+  tw.css = css;
+
+  const xpath = (sel) => {
+    const res = document.evaluate(sel, document, null, XPathResult.ORDERED_NODE_SNAPSHOT_TYPE, null);
+    const out = [];
+    for (let i = 0; i < res.snapshotLength; i++) {
+      const n = res.snapshotItem(i);
+      if (n.nodeType === 1) out.push(n);
+    }
+    return out;
+  };
+
+  // A wrapping label's own text leaves out the text of the controls inside
+  // it (a select's options, a textarea's content).
+  const CONTROL_TAGS = new Set(['select', 'textarea', 'button', 'input', 'datalist', 'option', 'script', 'style']);
+  const labelText = (label) => {
+    let out = '';
+    const walk = (n) => {
+      for (const c of n.childNodes) {
+        if (c.nodeType === 3) out += c.nodeValue;
+        else if (c.nodeType === 1 && !CONTROL_TAGS.has(dom.tag(c))) walk(c);
+      }
+    };
+    walk(label);
+    return norm(out);
+  };
+
+  // labelledBy lists the elements aria-labelledby names, or null when it
+  // names none that exist (the browser then ignores the attribute too).
+  const labelledBy = (el) => {
+    const ids = (dom.attr(el, 'aria-labelledby') || '').trim().split(/\s+/).filter(Boolean);
+    const root = dom.root(el);
+    const els = ids.map((id) => (root.nodeType === 11 && dom.byId(root, id)) || dom.byId(document, id)).filter(Boolean);
+    return els.length ? els : null;
+  };
+
+  // labelsOf gives the texts that label el, in the order the accessible
+  // name takes them: aria-labelledby replaces everything else, then a
+  // non-empty aria-label, then the <label> elements of the control. Each
+  // text counts on its own, and so do several joined, as the name joins them.
+  const labelsOf = (el) => {
+    const by = labelledBy(el);
+    let texts;
+    if (by) texts = by.map((t) => tw.nameText(t, el));
+    else if (norm(dom.attr(el, 'aria-label'))) texts = [norm(dom.attr(el, 'aria-label'))];
+    else texts = el.labels ? [...el.labels].map(labelText) : [];
+    if (texts.length > 1) texts.push(norm(texts.join(' ')));
+    return texts;
+  };
+  tw.labelsOf = labelsOf;
+
+  // byLabel: the elements whose label (as labelsOf reads it) is exactly the
+  // text, whitespace normalised. The candidates are what can carry a label:
+  // the controls of <label> elements and anything with aria-label(ledby).
+  const byLabel = (text) => {
+    const want = norm(text);
+    const candidates = new Set();
+    for (const root of tw.roots()) {
+      for (const label of dom.all(root, 'label')) if (label.control) candidates.add(label.control);
+      for (const el of dom.all(root, '[aria-labelledby],[aria-label]')) candidates.add(el);
+    }
+    const found = new Set();
+    for (const el of candidates) if (labelsOf(el).includes(want)) found.add(el);
+    return inOrder(found);
+  };
+
+  const byPlaceholder = (text) => {
+    const found = new Set();
+    for (const root of tw.roots()) {
+      for (const el of dom.all(root, '[placeholder]')) if (dom.attr(el, 'placeholder') === text) found.add(el);
+    }
+    return inOrder(found);
+  };
+
+  // find returns every element the locator matches, in nth order.
+  tw.find = (loc) => {
+    if (loc.handle) return [byHandle(loc.handle)].filter((el) => el && el.isConnected);
+    if (loc.ref) return [tw.element(loc.ref)].filter(Boolean);
+    switch (loc.type || 'css') {
+      case 'css': return css(loc.selector);
+      case 'xpath': return xpath(loc.selector);
+      case 'label': return byLabel(loc.selector);
+      case 'placeholder': return byPlaceholder(loc.selector);
+    }
+    throw new Error('unknown selector type ' + loc.type);
+  };
+
+  // describe names an element for messages: <button#save name=go> "Save".
+  tw.describe = (el) => {
+    const d = { tag: dom.tag(el) };
+    const id = dom.id(el);
+    if (id) d.id = id;
+    const name = dom.attr(el, 'name');
+    if (name) d.name = name;
+    const text = tw.cut(norm(el.innerText ?? el.textContent), 40);
+    if (text) d.text = text;
+    return d;
+  };
+  tw.short = (el) => {
+    const id = dom.id(el);
+    const cls = (dom.attr(el, 'class') || '').trim().split(/\s+/).filter(Boolean).slice(0, 2).join('.');
+    return '<' + dom.tag(el) + (id ? '#' + id : '') + (cls && !id ? '.' + cls : '') + '>';
+  };
+
+  // --- frames --------------------------------------------------------------
+  const FRAME_TAGS = new Set(['iframe', 'frame']);
+  // frameStep finds the one frame element a path step names.
+  tw.frameStep = (sel) => {
+    let els;
+    try {
+      els = css(sel);
+    } catch (e) {
+      return { code: 'invalid_input', reason: String(e.message || e) };
+    }
+    if (els.length !== 1) return { code: els.length ? 'ambiguous' : 'not_found', count: els.length, candidates: els.slice(0, 5).map(tw.describe) };
+    if (!FRAME_TAGS.has(dom.tag(els[0]))) return { code: 'not_found', count: 1, reason: 'matches a <' + dom.tag(els[0]) + '>, not an iframe' };
+    return { handle: tw.hold(els[0]) };
+  };
+  // frameElements holds every frame element of the document.
+  tw.frameElements = () => everything().filter((el) => FRAME_TAGS.has(dom.tag(el))).map((el) => tw.hold(el));
+  tw.frameInfo = () => ({ url: location.href, title: document.title });
+
+  tw.findVersion = 1;
+})();
