@@ -89,12 +89,13 @@ func verifyPointer(ctx context.Context, t *tabs.Tab, target *locate.Target, r *R
 		return nil
 	}
 	var seen map[string]bool
-	if err := eval(ctx, t, target.Frame, "globalThis.__tabwright.watched("+js(target.Handle)+")", &seen); err != nil {
-		if t.Loader() != loader || navigatedAway(err) {
-			r.Verified = expect + " dispatched; the page navigated"
-			return nil
-		}
+	err := eval(ctx, t, target.Frame, "globalThis.__tabwright.watched("+js(target.Handle)+")", &seen)
+	if err != nil && !(t.Loader() != loader || navigatedAway(err)) {
 		return err
+	}
+	if err != nil || seen["gone"] { // the read ran in the next document
+		r.Verified = expect + " dispatched; the page navigated"
+		return nil
 	}
 	if !seen[expect] {
 		if len(r.Dialogs) > 0 {

@@ -158,14 +158,20 @@
   const ALIGNS = ['center', 'end', 'start', 'nearest'];
   const scrollTo = (el, st) => {
     const block = ALIGNS[st.tries++ % ALIGNS.length];
+    // display:contents cannot scroll itself into view: its first drawn
+    // child can, or else the element around it.
+    if (contents(el)) el = [...dom.children(el)].find((c) => c.getClientRects().length) || dom.parent(el) || el;
     el.scrollIntoView({ block, inline: block === 'nearest' ? 'nearest' : 'center', behavior: 'instant' });
   };
 
   // hitPoint finds a point at which the pointer reaches el: the asked
   // offset only, or the centre and then each fragment's centre.
   const hitPoint = (el, need) => {
-    const first = point(el, need.offset);
-    const pts = need.offset ? [first] : [first, ...fragmentPoints(el)];
+    // A control shrunk to nothing is clicked through its label.
+    const r = box(el);
+    const shown = r.width || r.height ? el : [...(el.labels || [])].find((l) => tw.rendered(l)) || el;
+    const first = point(shown, need.offset);
+    const pts = need.offset ? [first] : [first, ...fragmentPoints(shown)];
     let miss = null;
     for (const p of pts) {
       if (p.x < 0 || p.y < 0 || p.x >= innerWidth || p.y >= innerHeight) continue;
@@ -290,7 +296,8 @@
   };
   tw.watched = (h) => {
     const w = tw.watches.get(h);
-    if (!w) return {};
+    // No watch: this is another document than the one the watch was set in.
+    if (!w) return { gone: true };
     w.stop();
     tw.watches.delete(h);
     return { ...w.seen, detached: !w.el.isConnected };

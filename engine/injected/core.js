@@ -8,7 +8,7 @@
 // state there for the life of the document.
 (() => {
   'use strict';
-  const CORE_VERSION = 2;
+  const CORE_VERSION = 3;
 
   // An element with id="__tabwright" shows up as a named property of the
   // window, in our world too; only an own property is really ours.
@@ -107,12 +107,20 @@
   // the viewport). Controls shrunk to nothing behind a styled label still
   // count when the label is drawn, since clicking the label works.
   const rendered = (el) => {
+    // display:contents has no box of its own, so checkVisibility says no;
+    // what it contains (elements or bare text) is drawn, or not, for it.
+    if (getComputedStyle(el).display === 'contents') {
+      const p = dom.parent(el);
+      if (p && !p.checkVisibility(visOpts)) return false;
+      const r = document.createRange();
+      r.selectNodeContents(el);
+      const b = r.getBoundingClientRect();
+      return b.width > 0 && b.height > 0;
+    }
     if (!el.checkVisibility(visOpts)) return false;
     if (hasBox(el)) return true;
     const labels = el.labels;
     if (labels && labels.length) return [...labels].some((l) => l.checkVisibility(visOpts) && hasBox(l));
-    // display:contents has no box of its own; its children do.
-    if (getComputedStyle(el).display === 'contents') return [...dom.children(el)].some(hasBox);
     return false;
   };
   tw.rendered = rendered;
