@@ -74,6 +74,10 @@ var suiteCounts struct {
 	ported, passed, ours int
 }
 
+// failWait is the timeout of a step that must fail: long enough for the
+// page-side loop to try a few times, short enough to keep the suite quick.
+const failWait = 400
+
 // runSuite runs a spec's cases, each on a fresh load of its page in one tab.
 func runSuite(t *testing.T, spec string, cases []suiteCase) {
 	tab := page(t, "basics.html")
@@ -102,7 +106,13 @@ func runCase(t *testing.T, tab *tabs.Tab, url string, c suiteCase) {
 		t.Fatal(err)
 	}
 	if c.find != nil {
-		target, err := locate.Resolve(ctx, tab, *c.find, locate.Attached)
+		fctx := ctx
+		if c.code != "" { // a failing search waits as long as a failing step
+			var cancel context.CancelFunc
+			fctx, cancel = context.WithTimeout(ctx, failWait*time.Millisecond)
+			defer cancel()
+		}
+		target, err := locate.Resolve(fctx, tab, *c.find, locate.Attached)
 		switch {
 		case c.code != "":
 			wantCode(t, err, c.code, c.has)
@@ -121,7 +131,7 @@ func runCase(t *testing.T, tab *tabs.Tab, url string, c suiteCase) {
 		if step.TimeoutMS == nil {
 			step.TimeoutMS = ptr(4000)
 			if failing {
-				step.TimeoutMS = ptr(700)
+				step.TimeoutMS = ptr(failWait)
 			}
 		}
 		r, err := run(t, tab, &step)

@@ -2,6 +2,7 @@ package locate
 
 import (
 	"context"
+	"math"
 
 	"github.com/tabwright/tabwright/engine/errs"
 	"github.com/tabwright/tabwright/engine/tabs"
@@ -33,12 +34,17 @@ func Box(ctx context.Context, t *tabs.Tab, loc Locator) (tabs.Rect, *Target, err
 		if err != nil {
 			return tabs.Rect{}, nil, err
 		}
-		dx, dy, err := fr.origin(ctx, t)
+		// The corners as the tab's viewport shows them (a transformed frame
+		// turns the box; the screenshot takes what encloses it).
+		corners, err := fr.mapPoints(ctx, t, [][2]float64{{box.X, box.Y}, {box.X + box.W, box.Y}, {box.X, box.Y + box.H}, {box.X + box.W, box.Y + box.H}})
 		if err != nil {
 			return tabs.Rect{}, nil, err
 		}
-		box.X += dx
-		box.Y += dy
+		minX, minY, maxX, maxY := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
+		for _, c := range corners {
+			minX, minY, maxX, maxY = math.Min(minX, c[0]), math.Min(minY, c[1]), math.Max(maxX, c[0]), math.Max(maxY, c[1])
+		}
+		box = tabs.Rect{X: minX, Y: minY, W: maxX - minX, H: maxY - minY}
 	}
 	return box, tg, nil
 }

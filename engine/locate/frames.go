@@ -39,34 +39,47 @@ func (c *frameChain) frame() *tabs.Frame {
 	return c.hops[len(c.hops)-1].child
 }
 
-// toTop maps a point in the chain's frame viewport to the tab's viewport,
-// after scrolling each frame element into view (outermost first). Without
-// CSS transforms each frame adds its content box's offset. With one, the
-// browser's quad of the frame element says where its corners are drawn,
-// and the point is mapped onto it.
+// toTop maps a point in the chain's frame viewport to the tab's viewport.
 func (c *frameChain) toTop(ctx context.Context, t *tabs.Tab, x, y float64) (float64, float64, error) {
+	p, err := c.mapPoints(ctx, t, [][2]float64{{x, y}})
+	if err != nil {
+		return 0, 0, err
+	}
+	return p[0][0], p[0][1], nil
+}
+
+// mapPoints maps points of the chain's frame viewport to the tab's
+// viewport, after scrolling each frame element into view (outermost
+// first). Without CSS transforms each frame adds its content box's offset.
+// With one, the browser's quad of the frame element says where its corners
+// are drawn, and the points are placed on it.
+func (c *frameChain) mapPoints(ctx context.Context, t *tabs.Tab, pts [][2]float64) ([][2]float64, error) {
 	origins := make([]frameOrigin, len(c.hops))
 	transformed := false
 	for i, h := range c.hops {
 		if err := Eval(ctx, t, h.parent, "globalThis.__tabwright.frameOrigin("+quote(h.iframe)+")", &origins[i]); err != nil {
-			return 0, 0, err
+			return nil, err
 		}
 		transformed = transformed || origins[i].Transformed
 	}
+	out := append([][2]float64(nil), pts...)
 	if !transformed {
 		for _, o := range origins {
-			x += o.X
-			y += o.Y
+			for k := range out {
+				out[k][0] += o.X
+				out[k][1] += o.Y
+			}
 		}
-		return x, y, nil
+		return out, nil
 	}
 	for i := len(c.hops) - 1; i >= 0; {
-		h := c.hops[i]
-		q, err := contentQuad(ctx, t, h)
+		q, err := contentQuad(ctx, t, c.hops[i])
 		if err != nil {
-			return 0, 0, err
+			return nil, err
 		}
-		x, y = q.mapPoint(origins[i].W, origins[i].H, x, y)
+		for k := range out {
+			out[k][0], out[k][1] = q.mapPoint(origins[i].W, origins[i].H, out[k][0], out[k][1])
+		}
 		// The quad is in the viewport of the frame its process draws from
 		// (the tab's, or an out-of-process frame's): skip the hops inside it.
 		i--
@@ -74,7 +87,7 @@ func (c *frameChain) toTop(ctx context.Context, t *tabs.Tab, x, y float64) (floa
 			i--
 		}
 	}
-	return x, y, nil
+	return out, nil
 }
 
 type frameOrigin struct {

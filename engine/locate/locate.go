@@ -333,16 +333,12 @@ func resolveRole(ctx context.Context, t *tabs.Tab, fr *frameChain, loc Locator, 
 	if f != nil {
 		sess = f.Session()
 	}
+	// The queries keep the same margin as page-side waits, fixed at the
+	// start, so running out of time reads as "not found", not as a browser
+	// that stopped answering.
+	until := deadline.Add(-PageMargin(time.Until(deadline)))
 	for {
-		doc, err := t.EvalObjectIn(ctx, f, Program("document"))
-		if err != nil {
-			return nil, err
-		}
-		// The query gets the same margin as page-side waits, so running out
-		// of time reads as "not found", not as a browser that stopped answering.
-		qctx, cancel := context.WithDeadline(ctx, deadline.Add(-PageMargin(time.Until(deadline))))
-		nodes, err := roleNodes(qctx, sess, doc, loc.Selector, loc.Name)
-		cancel()
+		nodes, err := queryRole(ctx, t, f, sess, loc, until)
 		if errs.Code(err) == errs.Timeout {
 			return nil, errs.New(errs.NotFound, "nothing matches %s in the accessibility tree within %s", loc, within(ctx)).
 				WithHint("roles are ARIA roles (button, link, textbox, checkbox…); name must equal the accessible name exactly")
@@ -388,6 +384,21 @@ func resolveRole(ctx context.Context, t *tabs.Tab, fr *frameChain, loc Locator, 
 				WithHint("roles are ARIA roles (button, link, textbox, checkbox…); name must equal the accessible name exactly")
 		}
 	}
+}
+
+// queryRole reads the frame's document and lists its elements with loc's
+// role and name, by until.
+func queryRole(ctx context.Context, t *tabs.Tab, f *tabs.Frame, sess *cdp.Session, loc Locator, until time.Time) ([]*accessibility.Node, error) {
+	ctx, cancel := context.WithDeadline(ctx, until)
+	defer cancel()
+	doc, err := t.EvalObjectIn(ctx, f, Program("document"))
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, errs.New(errs.Timeout, "the accessibility query ran out of time")
+		}
+		return nil, err
+	}
+	return roleNodes(ctx, sess, doc, loc.Selector, loc.Name)
 }
 
 // roleNodes lists the elements with the role (and, when name is set, that
