@@ -127,7 +127,9 @@ body { position: relative; } .bar { position: absolute; top: 0; z-index: 5; widt
 		steps: steps(&Step{Action: Click, Locator: css("button"), Offset: &locate.Offset{XRatio: 0.1, YRatio: 0.1}}), log: "20,10;"},
 	{name: "page-click: should wait for stable position",
 		page: `<style>body { margin: 0; }</style><button id="b" style="transition:margin 500ms linear;display:block;width:200px;height:20px;border:0" onclick="note('at ' + event.pageX)">Press</button>
-<script>b.offsetWidth; b.style.marginLeft = '200px';</script>`,
+<script>// Shown two frames after the move began, so the click meets it moving.
+b.style.visibility = 'hidden'; b.offsetWidth; b.style.marginLeft = '200px';
+requestAnimationFrame(() => requestAnimationFrame(() => { b.style.visibility = 'visible'; }));</script>`,
 		steps: steps(clickS("#b")), log: "at 300;"},
 	{name: "page-click: should wait for becoming hit target",
 		page: `<style>body { margin: 0; position: relative; } #fly { position: absolute; width: 400px; height: 20px; left: -200px; top: 0; background: #c00; }</style>
