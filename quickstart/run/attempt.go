@@ -3,29 +3,21 @@ package run
 import (
 	"context"
 	"crypto/tls"
-	"fmt"
 	"math"
 	"net"
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"time"
 
+	"github.com/tabwright/tabwright/quickstart/agent"
 	"github.com/tabwright/tabwright/quickstart/check"
 	"github.com/tabwright/tabwright/quickstart/docs"
 	"github.com/tabwright/tabwright/quickstart/egress"
 	"github.com/tabwright/tabwright/quickstart/sandbox"
 	"github.com/tabwright/tabwright/quickstart/task"
+	"github.com/tabwright/tabwright/quickstart/trace"
 )
-
-// Tokens are an agent's four exclusive counters (always zero for replay).
-type Tokens struct {
-	Input      int `json:"input"`
-	Output     int `json:"output"`
-	CacheWrite int `json:"cache_write"`
-	CacheRead  int `json:"cache_read"`
-}
 
 // CheckResult is the success check's outcome.
 type CheckResult struct {
@@ -57,7 +49,10 @@ type Result struct {
 	DocsBypassAttempts int          `json:"docs_bypass_attempts"`
 	SuccessCheck       *CheckResult `json:"success_check"`
 	Tokens             Tokens       `json:"tokens"`
-	Sandbox            string       `json:"sandbox,omitempty"`
+	// EstimatedCost is the run's tokens priced by the price book (null
+	// without a book or a price for its model).
+	EstimatedCost *float64 `json:"estimated_cost_usd"`
+	Sandbox       string   `json:"sandbox,omitempty"`
 	// EgressBlocked counts the proxy's refusals in this run (every reason).
 	EgressBlocked int `json:"egress_blocked"`
 	// Warnings name the commands that timed out or failed, the check's
@@ -93,59 +88,37 @@ type Options struct {
 	// EgressTLS configures the proxy's HTTPS to the registry mirrors'
 	// upstreams; nil trusts the system's roots (tests trust their own).
 	EgressTLS *tls.Config
+	// Agent works on the task; nil is replay.
+	Agent agent.Agent
+	// AgentTools, when set, makes the extra tools of one attempt (the
+	// browser on its sandbox's loopback); close ends them.
+	AgentTools func(ctx context.Context, sb *sandbox.Sandbox, tr *trace.Trace) (tools agent.ExtraTools, close func(), err error)
 }
 
-// Attempt runs one attempt of t with the replay agent.
+// Attempt runs one attempt of t with opt.Agent (replay when nil).
 func Attempt(ctx context.Context, t *task.Task, attempt int, opt Options) *Result {
 	start := time.Now()
-	res := &Result{Task: t.Name, Attempt: attempt, Agent: "replay", Backend: sandbox.Local, Enforced: false,
+	ag := opt.Agent
+	if ag == nil {
+		ag = agent.Replay{}
+	}
+	res := &Result{Task: t.Name, Attempt: attempt, Agent: ag.Name(), Backend: sandbox.Local, Enforced: false,
 		Image: t.Image, DocsPagesRead: []string{}, DocsReads: []*docs.Read{}, Source: t.Source}
-	res.Trace = newTrace(func(ev map[string]any, el time.Duration) {
+	res.Trace = trace.New(func(ev map[string]any, el time.Duration) {
 		if opt.OnEvent != nil {
 			opt.OnEvent(t, attempt, ev, el)
 		}
 	})
 	tr := res.Trace
-	finish := func(stop, detail string, turns int) *Result {
-		res.StopReason, res.Detail, res.Turns = stop, detail, turns
-		var passed *bool
-		if res.SuccessCheck != nil {
-			p := res.SuccessCheck.ExitCode == 0
-			passed = &p
-		}
-		res.Classification = Classify(stop, detail, passed, tr.Events())
-		if none, why := DocsUnreadable(tr.Events()); none && detail == "" {
-			detail = why
-			res.Detail = why
-		}
-		res.Warnings = StepWarnings(tr.Events())
-		res.Passed = res.Classification == Passed
-		res.Evidential = Evidential(res.Classification)
-		for _, ev := range tr.Events() {
-			if ev["type"] == "egress_blocked" {
-				res.EgressBlocked++
-				if ev["reason"] == egress.ReasonDocsHost {
-					res.DocsBypassAttempts++
-				}
-			}
-		}
-		if !res.Passed && len(res.DocsPagesRead) > 0 {
-			last := res.DocsPagesRead[len(res.DocsPagesRead)-1]
-			res.SuspectPage = &last
-		}
-		res.Duration = time.Since(start)
-		res.DurationSeconds = math.Round(res.Duration.Seconds()*100) / 100
-		tr.Add("run_end", map[string]any{"stop_reason": stop, "passed": res.Passed, "classification": res.Classification, "detail": detail})
-		return res
-	}
+	finish := func(o agent.Outcome) *Result { return res.finish(o, start) }
 
 	if opt.Backend == sandbox.Isolated {
 		res.Backend, res.Enforced = sandbox.Isolated, true
 	}
 	sb, err := NewSandbox(t, SandboxOptions{Backend: opt.Backend, BrowserEndpoint: opt.BrowserEndpoint, EgressDial: opt.EgressDial,
-		Cache: opt.Cache, EgressTLS: opt.EgressTLS, OnEvent: func(typ string, f map[string]any) { tr.Add(typ, f) }})
+		Cache: opt.Cache, EgressTLS: opt.EgressTLS, OnEvent: func(typ string, f map[string]any) { tr.Add(trace.Raw(typ, f)) }})
 	if err != nil {
-		return finish(StopError, "could not create the sandbox: "+err.Error(), 0)
+		return finish(harnessError("could not create the sandbox: " + err.Error()))
 	}
 	defer func() {
 		sb.Close(opt.KeepSandbox)
@@ -153,7 +126,7 @@ func Attempt(ctx context.Context, t *task.Task, attempt int, opt Options) *Resul
 			res.Sandbox = sb.Workspace
 		}
 	}()
-	startEv := map[string]any{"task": t.Name, "agent": "replay", "backend": res.Backend, "enforced": res.Enforced,
+	startEv := map[string]any{"task": t.Name, "agent": ag.Name(), "backend": res.Backend, "enforced": res.Enforced,
 		"image": t.Image, "attempt": attempt, "source": t.Source, "egress": egressMode(res.Enforced)}
 	if opt.Cache != nil {
 		startEv["registry_cache"] = opt.Cache.Dir()
@@ -164,92 +137,90 @@ func Attempt(ctx context.Context, t *task.Task, attempt int, opt Options) *Resul
 			startEv["docs_cache"] = opt.Docs.Cache.Dir()
 		}
 	}
-	tr.Add("run_start", startEv)
+	tr.Add(trace.Start(startEv))
 	if opt.ProbeAffordances && attempt == 1 && opt.Docs != nil && len(t.Route) > 0 {
-		tr.Add("affordances", map[string]any{"entrypoint": t.Route[0], "found": opt.Docs.ProbeAffordances(ctx, t.Route[0])})
+		tr.Add(trace.Affordances(t.Route[0], opt.Docs.ProbeAffordances(ctx, t.Route[0])))
 	}
 
 	b := t.Budgets
-	cmdOpt := sandbox.Options{Timeout: time.Duration(b.MaxCommandSeconds) * time.Second, MaxChars: b.MaxOutputChars}
+	bt := &belt{t: t, sb: sb, tr: tr, res: res, docs: opt.Docs,
+		cmd: sandbox.Options{Timeout: time.Duration(b.MaxCommandSeconds) * time.Second, MaxChars: b.MaxOutputChars}}
 	for _, c := range t.Setup {
-		r := sb.Run(ctx, c, cmdOpt)
-		tr.Add("setup", map[string]any{"command": c, "exit_code": r.ExitCode, "timed_out": r.TimedOut, "duration": secs(r.Duration), "output": r.Output})
+		r := sb.Run(ctx, c, bt.cmd)
+		tr.Add(trace.SetupDone(trace.Command{Command: c, ExitCode: r.ExitCode, TimedOut: r.TimedOut, Duration: r.Duration, Output: r.Output}))
 		if ctx.Err() != nil {
-			return finish(StopError, "interrupted", 0)
+			return finish(harnessError("interrupted"))
 		}
 		if r.ExitCode != 0 {
-			return finish(StopError, "setup command failed: "+c, 0)
+			return finish(harnessError("setup command failed: " + c))
 		}
+	}
+	if opt.AgentTools != nil {
+		x, closeX, err := opt.AgentTools(ctx, sb, tr)
+		if err != nil {
+			return finish(harnessError("could not start the agent's extra tools: " + err.Error()))
+		}
+		defer closeX()
+		bt.extra = x
 	}
 
-	if len(t.Replay) == 0 {
-		return finish(StopSkipped, "task has no 'replay' commands", 0)
+	// The agent phase: max_seconds from here, enforced inside commands and
+	// model calls too.
+	agentCtx, cancel := context.WithTimeoutCause(ctx, time.Duration(b.MaxSeconds)*time.Second, agent.ErrMaxSeconds)
+	o := ag.Run(agentCtx, &agent.Session{Task: t, Tools: bt, Trace: tr})
+	cancel()
+	res.Tokens, res.ModelReported = o.Tokens, o.ModelReported
+	if ctx.Err() != nil && o.StopReason != agent.StopSkipped {
+		o.StopReason, o.Failure, o.Detail = agent.StopError, agent.FailureHarness, "interrupted"
 	}
-	// The agent phase: max_seconds from here, enforced inside commands too.
-	agentCtx, cancel := context.WithTimeout(ctx, time.Duration(b.MaxSeconds)*time.Second)
-	defer cancel()
-	for _, page := range t.Route {
-		readDocs(agentCtx, t, page, opt.Docs, res)
-	}
-	stop, detail, turns := StopCompleted, "", 0
-	var okOutputs []string
-	for i, c := range t.Replay {
-		if ctx.Err() != nil {
-			stop, detail = StopError, "interrupted"
-			break
-		}
-		if agentCtx.Err() != nil {
-			stop, detail = StopTimeout, fmt.Sprintf("max_seconds (%d s) passed before replay step %d", b.MaxSeconds, i+1)
-			break
-		}
-		if turns >= b.MaxTurns {
-			stop, detail = StopMaxTurns, fmt.Sprintf("max_turns (%d) reached before replay step %d", b.MaxTurns, i+1)
-			break
-		}
-		tr.Add("tool_call", map[string]any{"tool": "bash", "command": c})
-		r := sb.Run(agentCtx, c, cmdOpt)
-		turns++
-		tr.Add("tool_result", map[string]any{"tool": "bash", "exit_code": r.ExitCode, "duration": secs(r.Duration), "timed_out": r.TimedOut, "output": r.Output, "truncated": r.Truncated})
-		if r.ExitCode == 0 {
-			okOutputs = append(okOutputs, r.Output)
-			continue
-		}
-		switch {
-		case ctx.Err() != nil:
-			stop, detail = StopError, "interrupted"
-		case agentCtx.Err() != nil:
-			stop, detail = StopTimeout, fmt.Sprintf("max_seconds (%d s) passed during replay step %d: %s", b.MaxSeconds, i+1, c)
-		default:
-			stop, detail = StopCommandFailed, fmt.Sprintf("replay step %d failed: %s", i+1, c)
-		}
-		break
-	}
-	if stop == StopError {
-		return finish(stop, detail, turns)
+	// Skips, errors and refusals are not scored: no check runs.
+	if o.StopReason == agent.StopSkipped || o.StopReason == agent.StopError || o.StopReason == agent.StopRefusal {
+		return finish(o)
 	}
 
 	// The session log: what the successful commands printed, written after
 	// the agent stopped, so it could never read it.
-	var log strings.Builder
-	for _, o := range okOutputs {
-		if o == "" {
-			continue
-		}
-		log.WriteString(o)
-		if !strings.HasSuffix(o, "\n") {
-			log.WriteString("\n")
-		}
-	}
 	sessionLog := filepath.Join(sb.Workspace, check.SessionLogName)
-	if err := os.WriteFile(sessionLog, []byte(log.String()), 0o644); err != nil {
-		tr.Add("session_log_error", map[string]any{"error": err.Error()})
+	if err := os.WriteFile(sessionLog, []byte(bt.sessionLog()), 0o644); err != nil {
+		tr.Add(trace.LogError(err))
 	}
 	res.SuccessCheck = RunCheck(ctx, t, sb, opt.BrowserEndpoint)
-	tr.Add("success_check", map[string]any{"exit_code": res.SuccessCheck.ExitCode, "passed": res.SuccessCheck.ExitCode == 0, "output": res.SuccessCheck.full})
+	tr.Add(trace.Check(res.SuccessCheck.ExitCode, res.SuccessCheck.full))
 	if ctx.Err() != nil {
-		return finish(StopError, "interrupted", turns)
+		o.StopReason, o.Failure, o.Detail = agent.StopError, agent.FailureHarness, "interrupted"
 	}
-	return finish(stop, detail, turns)
+	return finish(o)
+}
+
+func harnessError(detail string) agent.Outcome {
+	return agent.Outcome{StopReason: agent.StopError, Failure: agent.FailureHarness, Detail: detail}
+}
+
+// finish classifies the attempt and closes its trace.
+func (res *Result) finish(o agent.Outcome, start time.Time) *Result {
+	res.StopReason, res.Detail, res.Turns = o.StopReason, o.Detail, o.Turns
+	var passed *bool
+	if res.SuccessCheck != nil {
+		p := res.SuccessCheck.ExitCode == 0
+		passed = &p
+	}
+	f := res.Trace.Facts()
+	res.Classification = Classify(o.StopReason, o.Failure, passed, f)
+	if none, why := DocsUnreadable(f); none && res.Detail == "" {
+		res.Detail = why
+	}
+	res.Warnings = StepWarnings(res.Trace.Events())
+	res.Passed = res.Classification == Passed
+	res.Evidential = Evidential(res.Classification)
+	res.EgressBlocked, res.DocsBypassAttempts = f.EgressBlocked, f.DocsHostRefusals
+	if !res.Passed && len(res.DocsPagesRead) > 0 {
+		last := res.DocsPagesRead[len(res.DocsPagesRead)-1]
+		res.SuspectPage = &last
+	}
+	res.Duration = time.Since(start)
+	res.DurationSeconds = math.Round(res.Duration.Seconds()*100) / 100
+	res.Trace.Add(trace.End(o.StopReason, o.Detail, res.Classification, res.Passed))
+	return res
 }
 
 // RunCheck runs t's check in sb's workspace; the check's process group
@@ -278,49 +249,3 @@ func RunCheck(ctx context.Context, t *task.Task, sb *sandbox.Sandbox, browserEnd
 	}
 	return &CheckResult{ExitCode: r.ExitCode, Output: short, full: out}
 }
-
-func readDocs(ctx context.Context, t *task.Task, page string, reader *docs.Reader, res *Result) {
-	tr := res.Trace
-	tr.Add("tool_call", map[string]any{"tool": "read_docs", "url": page})
-	var r *docs.Read
-	if reader == nil {
-		r = &docs.Read{URL: page, Err: "no browser for read_docs"}
-		if !t.HostAllowed(page) {
-			r = &docs.Read{URL: page, Blocked: "outside_allowlist"}
-		}
-	} else {
-		r = reader.Get(ctx, page, t.DocsAllow)
-	}
-	res.DocsReads = append(res.DocsReads, r)
-	switch {
-	case r.Blocked == "affordance_withheld":
-		tr.Add("affordance_withheld", map[string]any{"url": page})
-	case r.Blocked != "":
-		ev := map[string]any{"url": page, "reason": r.Blocked}
-		if r.ResolvedTo != "" {
-			ev["resolved_to"] = r.ResolvedTo
-		}
-		tr.Add("docs_read_blocked", ev)
-	case r.Err != "":
-		tr.Add("docs_read_error", map[string]any{"url": page, "error": r.Err})
-	default:
-		ev := map[string]any{"url": page, "chars": r.Chars, "original_chars": r.OriginalChars, "truncated": r.Truncated,
-			"from_cache": r.FromCache, "content_hash": r.ContentHash, "rendered": r.Rendered, "status": r.Status}
-		if r.ResolvedTo != "" {
-			ev["resolved_to"] = r.ResolvedTo
-		}
-		if r.CacheError != "" {
-			ev["cache_error"] = r.CacheError
-		}
-		tr.Add("docs_read", ev)
-		if r.ResolvedTo != "" {
-			tr.Add("docs_redirect_followed", map[string]any{"requested": page, "resolved_to": r.ResolvedTo, "hops": r.Redirects})
-		}
-		if r.Changed {
-			tr.Add("docs_changed", map[string]any{"url": page, "content_hash": r.ContentHash})
-		}
-		res.DocsPagesRead = append(res.DocsPagesRead, page)
-	}
-}
-
-func secs(d time.Duration) float64 { return math.Round(d.Seconds()*1000) / 1000 }

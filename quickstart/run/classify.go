@@ -1,6 +1,9 @@
 package run
 
-import "strings"
+import (
+	"github.com/tabwright/tabwright/quickstart/agent"
+	"github.com/tabwright/tabwright/quickstart/trace"
+)
 
 // Classifications.
 const (
@@ -13,31 +16,36 @@ const (
 	Skipped         = "skipped"
 )
 
-// Stop reasons.
+// Stop reasons (the agent's; see package agent).
 const (
-	StopCompleted     = "completed"
-	StopCommandFailed = "command_failed"
-	StopMaxTurns      = "max_turns"
-	StopTimeout       = "timeout"
-	StopTokenBudget   = "token_budget"
-	StopRefusal       = "refusal"
-	StopError         = "error"
-	StopSkipped       = "skipped"
+	StopCompleted     = agent.StopCompleted
+	StopCommandFailed = agent.StopCommandFailed
+	StopMaxTurns      = agent.StopMaxTurns
+	StopTimeout       = agent.StopTimeout
+	StopTokenBudget   = agent.StopTokenBudget
+	StopRefusal       = agent.StopRefusal
+	StopError         = agent.StopError
+	StopSkipped       = agent.StopSkipped
 )
 
-var infraMarkers = []string{"connection error", "api error 429", "api error 500", "api error 502", "api error 503", "api error 529", "overloaded", "rate limit"}
+// Trace is an attempt's event log.
+type Trace = trace.Trace
 
-// Classify gives the verdict, in the reference's order, with three of its
-// bugs fixed: a run that read no docs page at all, though it tried, is
-// infra_error (no evidence about the docs, even when its check passed); a run that ended in an agent or harness error (or a refusal)
-// is never a pass, even when a check would hold in the untouched workspace
-// (such runs are not scored at all); and the egress facts are all in the
-// trace before this is called.
-func Classify(stop, detail string, checkPassed *bool, events []map[string]any) string {
+// Tokens are an agent's four exclusive counters (always zero for replay).
+type Tokens = agent.Tokens
+
+// Classify gives the verdict, in the reference's order, with its bugs
+// fixed: a run that read no docs page at all, though it tried, is
+// infra_error (no evidence about the docs, even when its check passed); a run that ended in an agent or harness error (or a refusal) is
+// never a pass, even when a check would hold in the untouched workspace
+// (such runs are not scored at all); whose fault an error was is a typed
+// fact the agent reported, never a match on its message; and the egress
+// facts are all in the trace before this is called.
+func Classify(stop string, failure agent.Failure, checkPassed *bool, f trace.Facts) string {
 	if stop == StopSkipped {
 		return Skipped
 	}
-	if none, _ := DocsUnreadable(events); none {
+	if none, _ := DocsUnreadable(f); none {
 		return InfraError
 	}
 	scored := stop != StopError && stop != StopRefusal
@@ -48,29 +56,17 @@ func Classify(stop, detail string, checkPassed *bool, events []map[string]any) s
 	case StopRefusal:
 		return AgentRefusal
 	case StopError:
-		d := strings.ToLower(detail)
-		for _, m := range infraMarkers {
-			if strings.Contains(d, m) {
-				return InfraError
-			}
+		if failure == agent.FailureInfra {
+			return InfraError
 		}
 		return HarnessError
 	case StopMaxTurns, StopTimeout, StopTokenBudget:
 		return BudgetExhausted
 	}
-	blocked, notListed := false, false
-	for _, ev := range events {
-		switch ev["type"] {
-		case "egress_error":
-			return InfraError
-		case "egress_blocked":
-			blocked = true
-			if ev["reason"] == "not_allowlisted" {
-				notListed = true
-			}
-		}
-	}
-	if blocked && stop == StopCommandFailed || notListed {
+	switch {
+	case f.EgressErrors > 0:
+		return InfraError
+	case f.EgressBlocked > 0 && stop == StopCommandFailed, f.NotAllowlisted > 0:
 		return HarnessError
 	}
 	return DocsGap

@@ -1,31 +1,19 @@
 package run
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/tabwright/tabwright/quickstart/trace"
+)
 
 // DocsUnreadable reports a run that tried to read the docs and read none:
 // whatever its check says, it is no evidence about the documentation (the
 // docs host was down, or every page refused), and why.
-func DocsUnreadable(events []map[string]any) (bool, string) {
-	reads, failed, first := 0, 0, ""
-	for _, ev := range events {
-		switch ev["type"] {
-		case "docs_read":
-			reads++
-		case "docs_read_error", "docs_read_blocked":
-			failed++
-			if first == "" {
-				why := ev["error"]
-				if why == nil {
-					why = ev["reason"]
-				}
-				first = fmt.Sprintf("%v: %v", ev["url"], why)
-			}
-		}
-	}
-	if reads > 0 || failed == 0 {
+func DocsUnreadable(f trace.Facts) (bool, string) {
+	if f.DocsReads > 0 || f.DocsFailures == 0 {
 		return false, ""
 	}
-	return true, fmt.Sprintf("no docs page could be read (%d attempt(s); first: %s)", failed, first)
+	return true, fmt.Sprintf("no docs page could be read (%d attempt(s); first: %s)", f.DocsFailures, f.FirstDocsFailure)
 }
 
 // StepWarnings lists the commands that timed out or failed in a run, so a

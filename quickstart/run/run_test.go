@@ -13,8 +13,10 @@ import (
 	"time"
 
 	"github.com/tabwright/tabwright/engine/tabs"
+	"github.com/tabwright/tabwright/quickstart/agent"
 	"github.com/tabwright/tabwright/quickstart/docs"
 	"github.com/tabwright/tabwright/quickstart/task"
+	"github.com/tabwright/tabwright/quickstart/trace"
 )
 
 var (
@@ -89,13 +91,14 @@ success:
 	if len(r.DocsPagesRead) != 1 || r.DocsReads[0].ContentHash == "" || !strings.Contains(r.DocsReads[0].Text, "[next page](") {
 		t.Errorf("docs read: %+v", r.DocsReads[0])
 	}
-	if out := r.Trace.Events()[6]["output"]; out != "clean\n" {
+	ev := r.Trace.Events()
+	// The harness read the route: a docs_read by the harness, no tool call.
+	if ev[1]["type"] != "docs_read" || ev[1]["by"] != "harness" || ev[2]["type"] != "tool_call" || ev[2]["tool"] != "bash" {
+		t.Errorf("route read: %v / %v", ev[1], ev[2])
+	}
+	if out := ev[5]["output"]; out != "clean\n" {
 		t.Errorf("the check file was visible to the agent: %v", out)
 	}
-	if false {
-		t.Errorf("the check file was visible to the agent")
-	}
-	ev := r.Trace.Events()
 	if ev[0]["type"] != "run_start" || ev[len(ev)-1]["type"] != "run_end" || r.Enforced || r.Backend != "local" {
 		t.Errorf("trace shape / backend")
 	}
@@ -253,28 +256,39 @@ func TestSkippedAndSuite(t *testing.T) {
 func TestClassifyOrder(t *testing.T) {
 	yes := true
 	no := false
+	infra, harness := agent.FailureInfra, agent.FailureHarness
 	cases := []struct {
-		stop, detail string
-		pass         *bool
-		events       []map[string]any
-		want         string
+		stop    string
+		failure agent.Failure
+		pass    *bool
+		facts   trace.Facts
+		want    string
 	}{
-		{StopSkipped, "", &yes, nil, Skipped},
-		{StopCompleted, "", &yes, nil, Passed},
-		{StopMaxTurns, "", &yes, nil, Passed},
-		{StopError, "no credentials", &yes, nil, HarnessError}, // never a pass
-		{StopRefusal, "", &yes, nil, AgentRefusal},
-		{StopError, "API error 429: rate limit", nil, nil, InfraError},
-		{StopTimeout, "", &no, nil, BudgetExhausted},
-		{StopCompleted, "", &no, []map[string]any{{"type": "egress_error"}}, InfraError},
-		{StopCommandFailed, "", &no, []map[string]any{{"type": "egress_blocked", "reason": "docs_host_requires_read_docs"}}, HarnessError},
-		{StopCompleted, "", &no, []map[string]any{{"type": "egress_blocked", "reason": "not_allowlisted"}}, HarnessError},
-		{StopCompleted, "", &no, nil, DocsGap},
+		{StopSkipped, "", &yes, trace.Facts{}, Skipped},
+		{StopCompleted, "", &yes, trace.Facts{}, Passed},
+		{StopMaxTurns, "", &yes, trace.Facts{}, Passed},
+		{StopError, harness, &yes, trace.Facts{}, HarnessError}, // never a pass
+		{StopRefusal, "", &yes, trace.Facts{}, AgentRefusal},
+		{StopError, infra, nil, trace.Facts{}, InfraError},
+		{StopTimeout, "", &no, trace.Facts{}, BudgetExhausted},
+		{StopTokenBudget, "", &no, trace.Facts{}, BudgetExhausted},
+		{StopCompleted, "", &no, trace.Facts{EgressErrors: 1}, InfraError},
+		{StopCommandFailed, "", &no, trace.Facts{EgressBlocked: 1, DocsHostRefusals: 1}, HarnessError},
+		{StopCompleted, "", &no, trace.Facts{EgressBlocked: 1, DocsHostRefusals: 1}, DocsGap},
+		{StopCompleted, "", &no, trace.Facts{EgressBlocked: 1, NotAllowlisted: 1}, HarnessError},
+		{StopCompleted, "", &no, trace.Facts{}, DocsGap},
 	}
 	for i, c := range cases {
-		if got := Classify(c.stop, c.detail, c.pass, c.events); got != c.want {
+		if got := Classify(c.stop, c.failure, c.pass, c.facts); got != c.want {
 			t.Errorf("%d: %s, want %s", i, got, c.want)
 		}
+	}
+	// The facts are counted from the typed events as they are recorded.
+	tr := trace.New(nil)
+	tr.Add(trace.Raw(trace.EgressBlocked, map[string]any{"host": "x", "reason": trace.ReasonNotAllowlisted}))
+	tr.Add(trace.Raw(trace.EgressBlocked, map[string]any{"host": "y", "reason": trace.ReasonDocsHost}))
+	if f := tr.Facts(); f.EgressBlocked != 2 || f.NotAllowlisted != 1 || f.DocsHostRefusals != 1 {
+		t.Errorf("facts %+v", f)
 	}
 }
 

@@ -1,0 +1,111 @@
+package run
+
+import (
+	"context"
+	"strings"
+	"sync"
+
+	"github.com/tabwright/tabwright/quickstart/agent"
+	"github.com/tabwright/tabwright/quickstart/docs"
+	"github.com/tabwright/tabwright/quickstart/sandbox"
+	"github.com/tabwright/tabwright/quickstart/task"
+	"github.com/tabwright/tabwright/quickstart/trace"
+)
+
+// belt is the harness's side of an attempt: the tools an agent acts
+// through, each call executed under the task's budgets and traced here.
+type belt struct {
+	t     *task.Task
+	sb    *sandbox.Sandbox
+	tr    *trace.Trace
+	res   *Result
+	docs  *docs.Reader
+	cmd   sandbox.Options
+	extra agent.ExtraTools
+
+	mu  sync.Mutex
+	log strings.Builder // what the successful commands printed (the session log)
+}
+
+func (b *belt) Extra() agent.ExtraTools { return b.extra }
+
+func (b *belt) Bash(ctx context.Context, command string) trace.Command {
+	b.tr.Add(trace.BashCall(command))
+	r := b.sb.Run(ctx, command, b.cmd)
+	c := trace.Command{Command: command, ExitCode: r.ExitCode, TimedOut: r.TimedOut, Truncated: r.Truncated, Duration: r.Duration, Output: r.Output}
+	b.tr.Add(trace.BashResult(c))
+	if r.ExitCode == 0 && r.Output != "" {
+		b.mu.Lock()
+		b.log.WriteString(r.Output)
+		if !strings.HasSuffix(r.Output, "\n") {
+			b.log.WriteString("\n")
+		}
+		b.mu.Unlock()
+	}
+	return c
+}
+
+func (b *belt) ReadDocs(ctx context.Context, url string) string {
+	b.tr.Add(trace.DocsCall(url))
+	return b.read(ctx, url, "agent").ToolText(b.t.DocsAllow)
+}
+
+func (b *belt) ReadRoute(ctx context.Context) {
+	for _, page := range b.t.Route {
+		b.read(ctx, page, "harness")
+	}
+}
+
+func (b *belt) sessionLog() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.log.String()
+}
+
+// read reads one page and records it; by is who asked (agent or harness).
+func (b *belt) read(ctx context.Context, page, by string) *docs.Read {
+	var r *docs.Read
+	switch {
+	case !b.t.HostAllowed(page):
+		r = &docs.Read{URL: page, Blocked: "outside_allowlist"}
+	case b.docs == nil:
+		r = &docs.Read{URL: page, Err: "no browser for read_docs"}
+	default:
+		r = b.docs.Get(ctx, page, b.t.DocsAllow)
+	}
+	b.mu.Lock()
+	b.res.DocsReads = append(b.res.DocsReads, r)
+	if r.Blocked == "" && r.Err == "" {
+		b.res.DocsPagesRead = append(b.res.DocsPagesRead, page)
+	}
+	b.mu.Unlock()
+	switch {
+	case r.Blocked == "affordance_withheld":
+		b.tr.Add(trace.Withheld(page, by))
+	case r.Blocked != "":
+		ev := map[string]any{"url": page, "by": by, "reason": r.Blocked}
+		if r.ResolvedTo != "" {
+			ev["resolved_to"] = r.ResolvedTo
+		}
+		b.tr.Add(trace.ReadBlocked(ev))
+	case r.Err != "":
+		b.tr.Add(trace.ReadError(page, by, r.Err))
+	default:
+		ev := map[string]any{"url": page, "by": by, "chars": r.Chars, "original_chars": r.OriginalChars, "truncated": r.Truncated,
+			"from_cache": r.FromCache, "content_hash": r.ContentHash, "rendered": r.Rendered, "status": r.Status}
+		if r.ResolvedTo != "" {
+			ev["resolved_to"] = r.ResolvedTo
+		}
+		if r.CacheError != "" {
+			ev["cache_error"] = r.CacheError
+		}
+		b.tr.Add(trace.Read(ev))
+		if r.ResolvedTo != "" {
+			b.tr.Add(trace.Redirect(map[string]any{"requested": page, "resolved_to": r.ResolvedTo, "hops": r.Redirects}))
+		}
+		if r.Changed {
+			b.tr.Add(trace.Changed(page, r.ContentHash))
+		}
+	}
+	return r
+}

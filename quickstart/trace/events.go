@@ -1,0 +1,190 @@
+package trace
+
+import (
+	"math"
+	"time"
+
+	"github.com/tabwright/tabwright/quickstart/egress"
+)
+
+// Event types. Readers accept types they do not know.
+const (
+	RunStart            = "run_start"
+	Setup               = "setup"
+	ToolCall            = "tool_call"
+	ToolResult          = "tool_result"
+	DocsRead            = "docs_read"
+	DocsRedirect        = "docs_redirect_followed"
+	DocsReadBlocked     = "docs_read_blocked"
+	DocsReadError       = "docs_read_error"
+	DocsChanged         = "docs_changed"
+	AffordanceWithheld  = "affordance_withheld"
+	AffordanceProbe     = "affordances"
+	AgentTurn           = "agent_turn"
+	AgentFinal          = "agent_final"
+	APIRetry            = "api_retry"
+	ThinkingUnsupported = "adaptive_thinking_unsupported"
+	BrowserCall         = "browser_call"
+	EgressBlocked       = "egress_blocked"
+	EgressError         = "egress_error"
+	SessionLogError     = "session_log_error"
+	SuccessCheck        = "success_check"
+	RunEnd              = "run_end"
+)
+
+// The proxy's refusal reasons that classification weighs.
+const (
+	ReasonNotAllowlisted = egress.ReasonNotListed
+	ReasonDocsHost       = egress.ReasonDocsHost
+)
+
+// Tool names the harness owns.
+const (
+	ToolBash     = "bash"
+	ToolReadDocs = "read_docs"
+)
+
+// Secs is d in seconds to the millisecond, as durations are written.
+func Secs(d time.Duration) float64 { return math.Round(d.Seconds()*1000) / 1000 }
+
+// Raw is an event another package describes by name (the egress proxy's
+// decisions arrive this way).
+func Raw(typ string, fields map[string]any) Event { return Event{typ, fields} }
+
+// Start is run_start.
+func Start(fields map[string]any) Event { return Event{RunStart, fields} }
+
+// Command is what a shell command did, for setup and bash results.
+type Command struct {
+	Command   string
+	ExitCode  int
+	TimedOut  bool
+	Truncated bool
+	Duration  time.Duration
+	Output    string
+}
+
+// SetupDone is one setup command.
+func SetupDone(c Command) Event {
+	return Event{Setup, map[string]any{"command": c.Command, "exit_code": c.ExitCode, "timed_out": c.TimedOut,
+		"duration": Secs(c.Duration), "output": c.Output}}
+}
+
+// BashCall is a bash tool call.
+func BashCall(command string) Event {
+	return Event{ToolCall, map[string]any{"tool": ToolBash, "command": command}}
+}
+
+// BashResult is a bash tool call's result.
+func BashResult(c Command) Event {
+	return Event{ToolResult, map[string]any{"tool": ToolBash, "exit_code": c.ExitCode, "duration": Secs(c.Duration),
+		"timed_out": c.TimedOut, "output": c.Output, "truncated": c.Truncated}}
+}
+
+// DocsCall is a read_docs tool call the agent made. The harness's own
+// reads of the route (for replay) have no call.
+func DocsCall(url string) Event {
+	return Event{ToolCall, map[string]any{"tool": ToolReadDocs, "url": url}}
+}
+
+// OtherCall is a call of any other tool (a browser tool, or a name the
+// harness does not know); input is the arguments as the model sent them.
+func OtherCall(tool string, input any) Event {
+	return Event{ToolCall, map[string]any{"tool": tool, "input": input}}
+}
+
+// OtherResult is its result, output clipped to 2000 characters.
+func OtherResult(tool string, isError bool, output string, d time.Duration) Event {
+	return Event{ToolResult, map[string]any{"tool": tool, "is_error": isError, "output": Clip(output, 2000), "duration": Secs(d)}}
+}
+
+// Browser is one browser tool call the agent made on the sandbox's app.
+func Browser(tool, url string, isError bool, d time.Duration) Event {
+	f := map[string]any{"tool": tool, "is_error": isError, "duration": Secs(d)}
+	if url != "" {
+		f["url"] = url
+	}
+	return Event{BrowserCall, f}
+}
+
+// Turn is one model call's facts, as agent_turn records them.
+type Turn struct {
+	Turn                                 int
+	Model                                string
+	StopReason                           string
+	Text                                 string   // the reply's text, clipped
+	Calls                                []string // the tool names it called, in order
+	Input, Output, CacheWrite, CacheRead int
+	Duration                             time.Duration // the call, retries included
+}
+
+// TurnDone is agent_turn.
+func TurnDone(t Turn) Event {
+	calls := t.Calls
+	if calls == nil {
+		calls = []string{}
+	}
+	return Event{AgentTurn, map[string]any{"turn": t.Turn, "model": t.Model, "stop_reason": t.StopReason,
+		"text": Clip(t.Text, 2000), "tool_calls": calls, "input_tokens": t.Input, "output_tokens": t.Output,
+		"cache_write_tokens": t.CacheWrite, "cache_read_tokens": t.CacheRead, "duration": Secs(t.Duration)}}
+}
+
+// Final is the agent's closing text.
+func Final(text string) Event { return Event{AgentFinal, map[string]any{"text": Clip(text, 2000)}} }
+
+// Retry is one wait before calling the model again.
+func Retry(turn, attempt, status int, sleep time.Duration, err string) Event {
+	return Event{APIRetry, map[string]any{"turn": turn, "attempt": attempt, "status": status, "sleep": Secs(sleep), "error": Clip(err, 500)}}
+}
+
+// NoThinking: the model refused adaptive thinking; the call is retried
+// without it.
+func NoThinking(turn int, model string) Event {
+	return Event{ThinkingUnsupported, map[string]any{"turn": turn, "model": model}}
+}
+
+// Docs events: a page read, a redirect, a refusal, an error. by is "agent"
+// (a read_docs call) or "harness" (replay's reading of the route).
+func Read(fields map[string]any) Event        { return Event{DocsRead, fields} }
+func Redirect(fields map[string]any) Event    { return Event{DocsRedirect, fields} }
+func ReadBlocked(fields map[string]any) Event { return Event{DocsReadBlocked, fields} }
+func ReadError(url, by, err string) Event {
+	return Event{DocsReadError, map[string]any{"url": url, "by": by, "error": err}}
+}
+
+// Changed: a cached page's content differs from what was cached.
+func Changed(url, hash string) Event {
+	return Event{DocsChanged, map[string]any{"url": url, "content_hash": hash}}
+}
+
+// Withheld: a machine-facing file withheld by --affordances none.
+func Withheld(url, by string) Event {
+	return Event{AffordanceWithheld, map[string]any{"url": url, "by": by}}
+}
+
+// Affordances is the probe of which machine-facing files exist.
+func Affordances(entrypoint string, found any) Event {
+	return Event{AffordanceProbe, map[string]any{"entrypoint": entrypoint, "found": found}}
+}
+
+// LogError: the session log could not be written.
+func LogError(err error) Event { return Event{SessionLogError, map[string]any{"error": err.Error()}} }
+
+// Check is the success check's outcome.
+func Check(exitCode int, output string) Event {
+	return Event{SuccessCheck, map[string]any{"exit_code": exitCode, "passed": exitCode == 0, "output": output}}
+}
+
+// End is run_end.
+func End(stop, detail, classification string, passed bool) Event {
+	return Event{RunEnd, map[string]any{"stop_reason": stop, "passed": passed, "classification": classification, "detail": detail}}
+}
+
+// Clip keeps the first n characters of s.
+func Clip(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n])
+}
