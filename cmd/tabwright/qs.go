@@ -30,7 +30,9 @@ Usage:
                    [--quiet] [--verbose] [--strict-inconclusive] [--cache-dir DIR [--refresh|--offline]]
                    [--registry-cache DIR] [--rate-limit S] [--ignore-robots] [--affordances all|none]
                    [--probe-affordances] [--shard I/N] [--github-summary]
-                                                          run tasks with the replay agent (sandbox backend
+                   [--agent replay|claude[:MODEL]|openai:MODEL|gemini:MODEL] [--base-url URL]
+                   [--api-key-env NAME] [--agent-tools +browser] [--prices FILE] [--max-cost-usd N]
+                                                          run tasks with an agent (sandbox backend
                                                           where bubblewrap works; local needs --allow-unenforced;
                                                           --cache-dir is the docs cache, --registry-cache keeps
                                                           registry downloads between runs)
@@ -39,6 +41,7 @@ Usage:
   tabwright qs report RESULTS [--out PATH] [--markdown]   an HTML page (or Markdown) from results.json or its directory
   tabwright qs report --merge DIR... [--out DIR]          join the results of qs run --shard I/N into one results directory
   tabwright qs diff BEFORE AFTER [--fail-on-regression]   per-task change between two results, with Fisher's exact test
+  tabwright qs show TRACE [--verbose]                     a run's story from its trace.jsonl (or its directory)
   tabwright qs init DOCS-URL [--name N] [--out PATH] [--force]
                                                           write a starter task file for a docs page
   tabwright qs schema                                     print the task file's JSON Schema
@@ -67,6 +70,8 @@ func runQS(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return qsReport(args[1:], stdout, stderr)
 	case "diff":
 		return qsDiff(args[1:], stdout, stderr)
+	case "show":
+		return qsShow(args[1:], stdout, stderr)
 	case "init":
 		return qsInit(args[1:], stdout, stderr)
 	case "schema":
@@ -216,7 +221,7 @@ func qsValidate(ctx context.Context, args []string, stdout, stderr io.Writer) in
 func qsRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("qs run")
 	fs.SetOutput(stderr)
-	agent := fs.String("agent", "replay", "the agent: replay (the only one in this version)")
+	af := addAgentFlags(fs)
 	backend := fs.String("backend", "auto", "execution backend: auto (sandbox when this machine can enforce, else local), sandbox (bubblewrap, enforced) or local (unenforced)")
 	allow := fs.Bool("allow-unenforced", false, "permit the local backend, which enforces no network policy")
 	out := fs.String("out", "", "write results.json and per-run files here")
@@ -237,9 +242,9 @@ func qsRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if code := df.check(stderr); code != 0 {
 		return code
 	}
+	ag, prices, ok := af.build(stderr)
 	switch {
-	case *agent != "replay":
-		fmt.Fprintf(stderr, "unknown agent %q: this version has replay only\n", *agent)
+	case !ok:
 		return 3
 	case *backend != "auto" && *backend != sandbox.Isolated && *backend != sandbox.Local:
 		fmt.Fprintf(stderr, "unknown backend %q: auto, sandbox or local\n", *backend)
@@ -280,8 +285,8 @@ func qsRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	defer endpoint.Close()
 
 	multi := len(tasks) > 1 || *workers > 1
-	opt := qsrun.SuiteOptions{Repeat: *repeat, Workers: *workers, Version: version, Options: qsrun.Options{
-		Docs: reader, KeepSandbox: *keep, BrowserEndpoint: endpoint.URL + "/expect", Backend: chosen, Cache: cache,
+	opt := qsrun.SuiteOptions{Repeat: *repeat, Workers: *workers, Version: version, Prices: prices, MaxCostUSD: *af.maxCost, Options: qsrun.Options{
+		Docs: reader, KeepSandbox: *keep, BrowserEndpoint: endpoint.URL + "/expect", Backend: chosen, Cache: cache, Agent: ag,
 		ProbeAffordances: df.probe,
 	}}
 	if !*quiet {
@@ -327,6 +332,9 @@ func qsRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if c := ci.after(suite, stdout, stderr); c != 0 {
 		return c
 	}
+	if suite.StoppedAtCost {
+		fmt.Fprintf(stderr, "stopped at --max-cost-usd $%.2f; $%.4f estimated over %d run(s)\n", suite.MaxCostUSD, *suite.Totals.EstimatedCost, suite.Totals.Runs)
+	}
 	if code == 130 {
 		return 130
 	}
@@ -338,7 +346,7 @@ func qsRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		allSkipped = allSkipped && st.Skipped == st.Attempts
 	}
 	if allSkipped && len(suite.Tasks) > 0 {
-		fmt.Fprintln(stderr, "nothing ran: every task was skipped. Agent-only tasks have no `replay` commands; add them.")
+		fmt.Fprintln(stderr, "nothing ran: every task was skipped. Agent-only tasks have no `replay` commands; use a model agent (--agent claude), or add them.")
 	}
 	return code
 }

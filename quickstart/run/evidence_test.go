@@ -41,7 +41,7 @@ func TestTimeoutShownWhenCheckPasses(t *testing.T) {
 	if !strings.Contains(out.String(), "[PASS]") || !strings.Contains(out.String(), "warning: step 1 timed out (exit 124): sleep 5; true") {
 		t.Errorf("console:\n%s", out.String())
 	}
-	if !strings.Contains(Transcript(r.Trace.Events()), "exit 124 (timed out)") {
-		t.Errorf("transcript:\n%s", Transcript(r.Trace.Events()))
+	if !strings.Contains(Transcript(r.Trace.Events(), false), "exit 124 (timed out)") {
+		t.Errorf("transcript:\n%s", Transcript(r.Trace.Events(), false))
 	}
 }

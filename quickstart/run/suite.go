@@ -3,8 +3,6 @@ package run
 import (
 	"context"
 	"encoding/json"
-	"fmt"
-	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -45,10 +43,14 @@ type Suite struct {
 	Workers         int     `json:"workers"`
 	DurationSeconds float64 `json:"duration_seconds"`
 	Interrupted     bool    `json:"interrupted"`
-	Totals          Totals  `json:"totals"`
-	Tasks           []*Stat `json:"tasks"`
-	AllPassed       bool    `json:"all_passed"`
-	ExitCode        int     `json:"exit_code"`
+	// MaxCostUSD is --max-cost-usd (0: none); StoppedAtCost says the suite
+	// stopped starting attempts because the estimate reached it.
+	MaxCostUSD    float64 `json:"max_cost_usd,omitempty"`
+	StoppedAtCost bool    `json:"stopped_at_cost"`
+	Totals        Totals  `json:"totals"`
+	Tasks         []*Stat `json:"tasks"`
+	AllPassed     bool    `json:"all_passed"`
+	ExitCode      int     `json:"exit_code"`
 	// Shard is set when qs run --shard ran part of the suite.
 	Shard *ShardInfo `json:"shard,omitempty"`
 }
@@ -75,6 +77,8 @@ type SuiteOptions struct {
 	Options
 	Repeat, Workers int
 	Version         string
+	Prices          Prices  // nil: no cost estimates
+	MaxCostUSD      float64 // stop starting attempts once the estimate reaches it; 0: no cap
 }
 
 // RunSuite runs every task repeat times on workers goroutines; results keep
@@ -102,6 +106,14 @@ func RunSuite(ctx context.Context, tasks []*task.Task, opt SuiteOptions, onRun f
 	for i := range done {
 		done[i] = make(chan struct{})
 	}
+	var mu sync.Mutex
+	spent, stopped := 0.0, false
+	overBudget := func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		stopped = opt.MaxCostUSD > 0 && spent >= opt.MaxCostUSD
+		return stopped
+	}
 	next := make(chan int)
 	var wg sync.WaitGroup
 	for w := 0; w < opt.Workers; w++ {
@@ -110,14 +122,29 @@ func RunSuite(ctx context.Context, tasks []*task.Task, opt SuiteOptions, onRun f
 			defer wg.Done()
 			for i := range next {
 				if ctx.Err() == nil {
-					results[i] = Attempt(ctx, jobs[i].t, jobs[i].attempt, opt.Options)
+					r := Attempt(ctx, jobs[i].t, jobs[i].attempt, opt.Options)
+					opt.Prices.price(r)
+					if r.EstimatedCost != nil {
+						mu.Lock()
+						spent += *r.EstimatedCost
+						mu.Unlock()
+					}
+					results[i] = r
 				}
 				close(done[i])
 			}
 		}()
 	}
 	go func() {
+		// Jobs are handed out one at a time, so the cost cap is checked
+		// before each attempt starts, whatever the number of workers.
 		for i := range jobs {
+			if overBudget() {
+				for j := i; j < len(jobs); j++ {
+					close(done[j])
+				}
+				break
+			}
 			next <- i
 		}
 		close(next)
@@ -138,6 +165,9 @@ func RunSuite(ctx context.Context, tasks []*task.Task, opt SuiteOptions, onRun f
 	s := Summarise(kept)
 	s.Repeat, s.Workers, s.ToolVersion = opt.Repeat, opt.Workers, opt.Version
 	s.Interrupted = ctx.Err() != nil
+	mu.Lock()
+	s.MaxCostUSD, s.StoppedAtCost = opt.MaxCostUSD, stopped
+	mu.Unlock()
 	s.DurationSeconds = math.Round(time.Since(start).Seconds()*100) / 100
 	s.ExitCode = s.Exit(false)
 	return s
@@ -178,20 +208,65 @@ func Summarise(runs []*Result) *Suite {
 			st.SuspectPages[*r.SuspectPage]++
 		}
 		s.Totals.Runs++
+		account(s, st, r)
 	}
 	for _, st := range s.Tasks {
 		if st.EvidentialRuns > 0 {
 			rate := float64(st.Passes) / float64(st.EvidentialRuns)
 			st.PassRate = &rate
 		}
+		sort.Strings(st.ModelsReported)
 	}
+	sort.Strings(s.Totals.UnpricedModels)
 	return s
+}
+
+// account adds r's tokens, model and cost to its stat and the totals.
+// A stat's cost sums its priced runs (null when none was priced); models
+// whose runs used tokens but had no price are listed.
+func account(s *Suite, st *Stat, r *Result) {
+	st.Tokens.Add(r.Tokens)
+	s.Totals.Tokens.Add(r.Tokens)
+	if m := r.ModelReported; m != "" && !contains(st.ModelsReported, m) {
+		st.ModelsReported = append(st.ModelsReported, m)
+	}
+	if r.EstimatedCost != nil {
+		st.EstimatedCost = addCost(st.EstimatedCost, *r.EstimatedCost)
+		s.Totals.EstimatedCost = addCost(s.Totals.EstimatedCost, *r.EstimatedCost)
+		return
+	}
+	if r.Tokens.Total() > 0 {
+		m := r.ModelReported
+		if m == "" {
+			m = r.Agent
+		}
+		if !contains(s.Totals.UnpricedModels, m) {
+			s.Totals.UnpricedModels = append(s.Totals.UnpricedModels, m)
+		}
+	}
+}
+
+func addCost(sum *float64, c float64) *float64 {
+	v := c
+	if sum != nil {
+		v += *sum
+	}
+	return &v
+}
+
+func contains(l []string, s string) bool {
+	for _, x := range l {
+		if x == s {
+			return true
+		}
+	}
+	return false
 }
 
 // Exit is the suite's exit code. The rule (it differs from quickstarted's
 // for mixed suites):
 //
-//	130  interrupted
+//	130  interrupted, or stopped at --max-cost-usd
 //	1    a documentation gap: some run finished and its check failed
 //	0    no gap, and every task that was not skipped has evidence (all passed)
 //	2    no gap, but some task that was not skipped produced no evidence, or
@@ -201,7 +276,7 @@ func Summarise(runs []*Result) *Suite {
 // reference said 1, "a documentation gap", though none was seen). strict
 // turns that 2 into 1.
 func (s *Suite) Exit(strict bool) int {
-	if s.Interrupted {
+	if s.Interrupted || s.StoppedAtCost {
 		return 130
 	}
 	gap, noEvidence, ran := false, false, false
@@ -254,7 +329,7 @@ func WriteRunFiles(dir string, r *Result) error {
 	if err := atomicWrite(filepath.Join(dir, "trace.jsonl"), r.Trace.JSONL()); err != nil {
 		return err
 	}
-	if err := atomicWrite(filepath.Join(dir, "transcript.txt"), []byte(Transcript(r.Trace.Events()))); err != nil {
+	if err := atomicWrite(filepath.Join(dir, "transcript.txt"), []byte(Transcript(r.Trace.Events(), false))); err != nil {
 		return err
 	}
 	if r.SuccessCheck != nil {
@@ -305,161 +380,4 @@ func atomicWrite(path string, data []byte) error {
 		return err
 	}
 	return nil
-}
-
-// Transcript renders events as a readable transcript.
-func Transcript(events []map[string]any) string {
-	var b strings.Builder
-	if len(events) == 0 {
-		return ""
-	}
-	t0, _ := events[0]["ts"].(float64)
-	for _, ev := range events {
-		ts, _ := ev["ts"].(float64)
-		line := ""
-		switch ev["type"] {
-		case "run_start":
-			enf := "UNENFORCED"
-			if ev["enforced"] == true {
-				enf = "enforced"
-			}
-			line = fmt.Sprintf("%v on %v (%s), agent %v, attempt %v", ev["task"], ev["backend"], enf, ev["agent"], ev["attempt"])
-		case "egress_blocked":
-			line = fmt.Sprintf("blocked from the shell: %v (%v)", ev["host"], ev["reason"])
-		case "setup":
-			line = fmt.Sprintf("setup: %v  -> exit %v", ev["command"], ev["exit_code"])
-		case "docs_read":
-			line = fmt.Sprintf("read %v (%v chars, sha256 %v)", ev["url"], ev["chars"], ev["content_hash"])
-			if ev["from_cache"] == true {
-				line += " (cached)"
-			}
-		case "docs_read_blocked":
-			line = fmt.Sprintf("BLOCKED %v (%v)", ev["url"], ev["reason"])
-		case "docs_read_error":
-			line = fmt.Sprintf("READ ERROR %v: %v", ev["url"], ev["error"])
-		case "tool_call":
-			if ev["tool"] == "bash" {
-				line = fmt.Sprintf("$ %v", ev["command"])
-			}
-		case "tool_result":
-			line = fmt.Sprintf("  exit %v", ev["exit_code"])
-			if ev["timed_out"] == true {
-				line += " (timed out)"
-			}
-			line += indent(fmt.Sprint(ev["output"]))
-		case "success_check":
-			line = fmt.Sprintf("success check exited %v", ev["exit_code"]) + indent(fmt.Sprint(ev["output"]))
-		case "run_end":
-			line = fmt.Sprintf("%v (stop reason: %v)", ev["classification"], ev["stop_reason"])
-		}
-		if line != "" {
-			fmt.Fprintf(&b, "[%6.1fs] %s\n", ts-t0, line)
-		}
-	}
-	return b.String()
-}
-
-func indent(out string) string {
-	out = strings.TrimRight(out, "\n")
-	if out == "" {
-		return ""
-	}
-	return "\n           | " + strings.ReplaceAll(out, "\n", "\n           | ")
-}
-
-// PrintRun prints the per-run block.
-func PrintRun(w io.Writer, r *Result) {
-	fmt.Fprintf(w, "[%s] %s (%s)\n", Label(r.Classification), r.Task, r.Agent)
-	fmt.Fprintf(w, "  classification: %s\n", r.Classification)
-	stop := r.StopReason
-	if r.Detail != "" {
-		stop += " (" + r.Detail + ")"
-	}
-	fmt.Fprintf(w, "  stop reason: %s\n", stop)
-	fmt.Fprintf(w, "  turns: %d, duration: %.1fs\n", r.Turns, r.Duration.Seconds())
-	for _, warn := range r.Warnings {
-		fmt.Fprintf(w, "  warning: %s\n", warn)
-	}
-	if r.Enforced {
-		fmt.Fprintf(w, "  backend: %s  [enforced]\n", r.Backend)
-	} else {
-		fmt.Fprintf(w, "  backend: %s  [UNENFORCED: policy is advisory here; the proxy records what goes through it]\n", r.Backend)
-	}
-	if r.EgressBlocked > 0 {
-		fmt.Fprintf(w, "  blocked from the shell: %d request(s)\n", r.EgressBlocked)
-	}
-	if n := len(r.DocsPagesRead); n > 0 {
-		fmt.Fprintf(w, "  docs pages read: %d\n", n)
-	}
-	if c := r.SuccessCheck; c != nil && c.ExitCode != 0 {
-		last := lastLine(c.full)
-		if last != "" {
-			fmt.Fprintf(w, "  success check exit code: %d (%s)\n", c.ExitCode, last)
-		} else {
-			fmt.Fprintf(w, "  success check exit code: %d\n", c.ExitCode)
-			fmt.Fprintln(w, "  note: the check printed nothing, so this failure cannot be diagnosed. Have it say what it saw.")
-		}
-	}
-	if r.Classification == DocsGap && r.SuspectPage != nil {
-		fmt.Fprintf(w, "  last docs page read before failure: %s\n", *r.SuspectPage)
-	}
-	if r.Sandbox != "" {
-		fmt.Fprintf(w, "  sandbox kept at: %s\n", r.Sandbox)
-	}
-}
-
-func lastLine(s string) string {
-	lines := strings.Split(strings.TrimRight(s, "\n "), "\n")
-	for i := len(lines) - 1; i >= 0; i-- {
-		if strings.TrimSpace(lines[i]) != "" {
-			return strings.TrimSpace(lines[i])
-		}
-	}
-	return ""
-}
-
-// PrintSummary prints the suite summary.
-func PrintSummary(w io.Writer, s *Suite, ntasks int) {
-	bar := strings.Repeat("=", 62)
-	fmt.Fprintf(w, "\n%s\nSuite: %d task(s), repeat=%d, workers=%d\n", bar, ntasks, s.Repeat, s.Workers)
-	if s.Interrupted {
-		fmt.Fprintln(w, "  INTERRUPTED: these are the runs that finished. Attempts that never started are absent, not failed.")
-	}
-	for _, st := range s.Tasks {
-		if st.Skipped > 0 && st.EvidentialRuns == 0 && st.Skipped == st.Attempts {
-			fmt.Fprintf(w, "  %s (%s): skipped, no replay commands\n", st.Task, st.Agent)
-			continue
-		}
-		rate := "no evidence"
-		if st.PassRate != nil {
-			rate = fmt.Sprintf("%.0f%%", *st.PassRate*100)
-		}
-		fmt.Fprintf(w, "  %s (%s): pass rate %s [%d/%d evidential of %d run(s)]\n", st.Task, st.Agent, rate, st.Passes, st.EvidentialRuns, st.Attempts)
-		if len(st.Discarded) > 0 {
-			var parts []string
-			for k, v := range st.Discarded {
-				parts = append(parts, fmt.Sprintf("%s=%d", k, v))
-			}
-			sort.Strings(parts)
-			fmt.Fprintf(w, "      discarded: %s\n", strings.Join(parts, ", "))
-		}
-		type pc struct {
-			p string
-			n int
-		}
-		var pages []pc
-		for p, n := range st.SuspectPages {
-			pages = append(pages, pc{p, n})
-		}
-		sort.Slice(pages, func(i, j int) bool {
-			return pages[i].n > pages[j].n || pages[i].n == pages[j].n && pages[i].p < pages[j].p
-		})
-		for i, p := range pages {
-			if i == 3 {
-				break
-			}
-			fmt.Fprintf(w, "      failed after: %s (%dx)\n", p.p, p.n)
-		}
-	}
-	fmt.Fprintf(w, "  wall clock: %.1fs\n%s\n", s.DurationSeconds, bar)
 }

@@ -1,0 +1,56 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+
+	"github.com/tabwright/tabwright/quickstart/agent"
+	qsrun "github.com/tabwright/tabwright/quickstart/run"
+)
+
+// agentFlags are qs run's flags that choose the agent and what it may cost.
+type agentFlags struct {
+	agent, baseURL, keyEnv, tools, prices *string
+	maxCost                               *float64
+}
+
+func addAgentFlags(fs *flag.FlagSet) *agentFlags {
+	return &agentFlags{
+		agent:   fs.String("agent", "replay", "who works through the docs: replay (the task's commands, no model), claude[:MODEL], openai:MODEL, gemini:MODEL"),
+		baseURL: fs.String("base-url", "", "the model server's API base URL: a gateway, or an OpenAI-compatible server (Ollama, llama.cpp, vLLM, LM Studio); a loopback one needs no key"),
+		keyEnv:  fs.String("api-key-env", "", "read the API key from this variable only (default: TABWRIGHT_<VENDOR>_API_KEY, QUICKSTARTED_<VENDOR>_API_KEY, then the vendor's own)"),
+		tools:   fs.String("agent-tools", "", "+browser also gives a model agent tabwright's browser tools on the app it serves on the sandbox's loopback"),
+		prices:  fs.String("prices", "", "a price book (JSON: {\"MODEL\": {\"input\": USD per million tokens, \"output\": ..., \"cache_write\": ..., \"cache_read\": ...}}) for estimated cost"),
+		maxCost: fs.Float64("max-cost-usd", 0, "stop starting attempts once the estimated cost reaches this (needs --prices)"),
+	}
+}
+
+// build makes the agent and the price book, or says what is wrong (exit 3).
+func (f *agentFlags) build(stderr io.Writer) (agent.Agent, qsrun.Prices, bool) {
+	a, err := agent.New(agent.Config{Agent: *f.agent, BaseURL: *f.baseURL, APIKeyEnv: *f.keyEnv})
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return nil, nil, false
+	}
+	if *f.tools != "" && *f.tools != "+browser" {
+		fmt.Fprintf(stderr, "qs.agent_tools: --agent-tools %q: the only choice is +browser\n", *f.tools)
+		return nil, nil, false
+	}
+	if *f.tools != "" && a.Name() == "replay" {
+		fmt.Fprintln(stderr, "qs.agent_tools: --agent-tools +browser is for model agents; replay runs the task's commands only")
+		return nil, nil, false
+	}
+	var book qsrun.Prices
+	if *f.prices != "" {
+		if book, err = qsrun.LoadPrices(*f.prices); err != nil {
+			fmt.Fprintln(stderr, err)
+			return nil, nil, false
+		}
+	}
+	if *f.maxCost < 0 || *f.maxCost > 0 && book == nil {
+		fmt.Fprintln(stderr, "qs.max_cost: --max-cost-usd needs a positive amount and a --prices book to estimate cost with")
+		return nil, nil, false
+	}
+	return a, book, true
+}

@@ -1,0 +1,164 @@
+package run
+
+import (
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/tabwright/tabwright/quickstart/trace"
+)
+
+// Transcript renders events as the run's story: turns with their text and
+// tool calls, commands with exit codes, docs reads, retries and the
+// verdict. Output is clipped (more with verbose, which also shows the
+// output of commands that succeeded).
+func Transcript(events []map[string]any, verbose bool) string {
+	if len(events) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	t0, _ := events[0]["ts"].(float64)
+	for _, ev := range events {
+		line := eventLine(ev, verbose)
+		if line == "" {
+			continue
+		}
+		ts, _ := ev["ts"].(float64)
+		fmt.Fprintf(&b, "[%6.1fs] %s\n", ts-t0, line)
+	}
+	return b.String()
+}
+
+func eventLine(ev map[string]any, verbose bool) string {
+	clip := 400
+	if verbose {
+		clip = 1200
+	}
+	switch ev["type"] {
+	case trace.RunStart:
+		enf := "UNENFORCED"
+		if ev["enforced"] == true {
+			enf = "enforced"
+		}
+		return fmt.Sprintf("%v on %v (%s), agent %v, attempt %v", ev["task"], ev["backend"], enf, ev["agent"], ev["attempt"])
+	case trace.Setup:
+		return fmt.Sprintf("setup: %v  -> exit %v", ev["command"], ev["exit_code"]) + outputIf(ev, verbose || num(ev["exit_code"]) != 0, clip)
+	case trace.DocsRead:
+		by := ""
+		if ev["by"] == "harness" {
+			by = ", read by the harness"
+		}
+		if ev["from_cache"] == true {
+			by += ", cached"
+		}
+		return fmt.Sprintf("read %v (%v chars%s)", ev["url"], ev["chars"], by)
+	case trace.DocsReadBlocked:
+		return fmt.Sprintf("BLOCKED %v (%v)", ev["url"], ev["reason"])
+	case trace.AffordanceWithheld:
+		return fmt.Sprintf("BLOCKED %v (withheld)", ev["url"])
+	case trace.DocsReadError:
+		return fmt.Sprintf("READ ERROR %v: %v", ev["url"], ev["error"])
+	case trace.EgressBlocked:
+		return fmt.Sprintf("blocked from the shell: %v (%v)", ev["host"], ev["reason"])
+	case trace.AgentTurn:
+		return turnLine(ev, verbose)
+	case trace.APIRetry:
+		return fmt.Sprintf("api retry: turn %v try %v failed (%v), waiting %vs", ev["turn"], ev["attempt"], ev["error"], ev["sleep"])
+	case trace.ThinkingUnsupported:
+		return fmt.Sprintf("%v refused adaptive thinking; asking again without it", ev["model"])
+	case trace.ToolCall:
+		return callLine(ev)
+	case trace.ToolResult:
+		if ev["tool"] == trace.ToolBash {
+			line := fmt.Sprintf("  exit %v", ev["exit_code"])
+			if ev["timed_out"] == true {
+				line += " (timed out)"
+			}
+			return line + outputIf(ev, verbose || num(ev["exit_code"]) != 0, clip)
+		}
+		return "  -> " + resultWord(ev) + outputIf(ev, verbose || ev["is_error"] == true, clip)
+	case trace.BrowserCall:
+		return fmt.Sprintf("browser %v %v -> %s", ev["tool"], str(ev["url"]), resultWord(ev))
+	case trace.AgentFinal:
+		return "agent says: " + clipText(fmt.Sprint(ev["text"]), clip)
+	case trace.SuccessCheck:
+		return fmt.Sprintf("success check exited %v", ev["exit_code"]) + outputIf(ev, true, 1200)
+	case trace.RunEnd:
+		d := ""
+		if s := str(ev["detail"]); s != "" {
+			d = ": " + clipText(s, 300)
+		}
+		return fmt.Sprintf("%v (stop reason: %v%s)", ev["classification"], ev["stop_reason"], d)
+	}
+	return ""
+}
+
+func turnLine(ev map[string]any, verbose bool) string {
+	line := fmt.Sprintf("turn %v: %v, stop %v, tokens %v in / %v out", ev["turn"], ev["model"], ev["stop_reason"], ev["input_tokens"], ev["output_tokens"])
+	if num(ev["cache_write_tokens"])+num(ev["cache_read_tokens"]) > 0 {
+		line += fmt.Sprintf(", cache %v written / %v read", ev["cache_write_tokens"], ev["cache_read_tokens"])
+	}
+	if text := strings.TrimSpace(str(ev["text"])); text != "" {
+		n := 300
+		if verbose {
+			n = 2000
+		}
+		line += indent(clipText(text, n))
+	}
+	return line
+}
+
+func callLine(ev map[string]any) string {
+	switch ev["tool"] {
+	case trace.ToolBash:
+		return fmt.Sprintf("$ %v", ev["command"])
+	case trace.ToolReadDocs:
+		return fmt.Sprintf("read_docs %v", ev["url"])
+	}
+	return fmt.Sprintf("%v %s", ev["tool"], clipText(str(ev["input"]), 200))
+}
+
+func resultWord(ev map[string]any) string {
+	if ev["is_error"] == true {
+		return "ERROR"
+	}
+	return "ok"
+}
+
+func outputIf(ev map[string]any, show bool, n int) string {
+	if !show {
+		return ""
+	}
+	return indent(clipText(str(ev["output"]), n))
+}
+
+func clipText(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n]) + fmt.Sprintf("[... %d more characters ...]", len(r)-n)
+}
+
+func num(v any) float64 {
+	f, _ := v.(float64)
+	if i, ok := v.(int); ok {
+		f = float64(i)
+	}
+	return f
+}
+
+func str(v any) string {
+	if v == nil {
+		return ""
+	}
+	return fmt.Sprint(v)
+}
+
+func indent(out string) string {
+	out = strings.TrimRight(out, "\n")
+	if out == "" {
+		return ""
+	}
+	return "\n           | " + strings.ReplaceAll(out, "\n", "\n           | ")
+}
