@@ -187,7 +187,7 @@ func qsValidate(ctx context.Context, args []string, stdout, stderr io.Writer) in
 			return 3
 		}
 		defer m.Close()
-		reader = &docs.Reader{Manager: m}
+		reader = &docs.Reader{Manager: m, RateLimit: time.Second} // robots.txt obeyed, no cache
 	}
 	for _, t := range tasks {
 		fmt.Fprintf(stdout, "ok       %s (%s, %s)\n", t.Source, t.Name, t.Mode())

@@ -1,0 +1,33 @@
+package report
+
+import (
+	"strings"
+	"testing"
+
+	qsrun "github.com/tabwright/tabwright/quickstart/run"
+)
+
+// Results written before the docs cache, warnings and shards (testdata,
+// as that version wrote them) still load, render and compare.
+func TestResultsFromBeforeStayReadable(t *testing.T) {
+	s, path, err := Load("../../testdata/qs/results-before-docs-cache")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Tasks) != 2 || s.Tasks[0].Passes != 2 || s.Tasks[1].EvidentialRuns != 2 || s.Tasks[1].Passes != 0 || s.Shard != nil {
+		t.Fatalf("loaded %+v", s.Tasks)
+	}
+	html := string(HTML(s, Transcripts(path)))
+	if !strings.Contains(html, "hello-example") || !strings.Contains(html, "missing-step-example") {
+		t.Error("HTML lacks the tasks")
+	}
+	if md := RunMarkdown(s.Tasks[1].Runs[0]); !strings.Contains(md, "**Result: FAIL**") || !strings.Contains(md, "## Where to look first") {
+		t.Errorf("report.md:\n%s", md)
+	}
+	if d := Compare(s, s); len(d.Regressions) != 0 {
+		t.Errorf("regressions against itself: %v", d.Regressions)
+	}
+	if _, err := qsrun.Merge([]*qsrun.Suite{s}); err == nil || !strings.Contains(err.Error(), "qs.merge") {
+		t.Errorf("an unsharded document merged: %v", err)
+	}
+}
