@@ -31,3 +31,14 @@ func TestResultsFromBeforeStayReadable(t *testing.T) {
 		t.Errorf("an unsharded document merged: %v", err)
 	}
 }
+
+func TestWarningsReachTheReports(t *testing.T) {
+	r := &qsrun.Result{Task: "t", Attempt: 1, Agent: "replay", Classification: qsrun.Passed, Passed: true, Evidential: true,
+		Warnings: []string{"step 1 timed out (exit 124): sleep 9"}}
+	s := qsrun.Summarise([]*qsrun.Result{r})
+	for name, text := range map[string]string{"html": string(HTML(s, nil)), "suite.md": Markdown(s), "report.md": RunMarkdown(r)} {
+		if !strings.Contains(text, "step 1 timed out (exit 124): sleep 9") {
+			t.Errorf("%s lacks the warning", name)
+		}
+	}
+}

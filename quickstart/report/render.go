@@ -71,7 +71,29 @@ func Markdown(s *qsrun.Suite) string {
 		}
 		b.WriteString("\n")
 	}
+	if warned := warnedRuns(s); len(warned) > 0 {
+		b.WriteString("## Commands that timed out or failed\n\n")
+		for _, r := range warned {
+			for _, w := range r.Warnings {
+				fmt.Fprintf(&b, "- %s, attempt %d (`%s`): %s\n", mdCell(r.Task), r.Attempt, r.Classification, mdCell(w))
+			}
+		}
+		b.WriteString("\n")
+	}
 	return b.String()
+}
+
+// warnedRuns are the runs with warnings, in suite order.
+func warnedRuns(s *qsrun.Suite) []*qsrun.Result {
+	var out []*qsrun.Result
+	for _, st := range s.Tasks {
+		for _, r := range st.Runs {
+			if len(r.Warnings) > 0 {
+				out = append(out, r)
+			}
+		}
+	}
+	return out
 }
 
 func enforcedText(e bool) string {
@@ -128,6 +150,7 @@ type htmlData struct {
 	Chart       []chartBar
 	ChartH      int
 	Gaps        []htmlGap
+	Warned      []*qsrun.Result // runs with a command that timed out or failed
 	Transcripts []htmlTranscript
 }
 
@@ -203,6 +226,7 @@ func HTML(s *qsrun.Suite, transcripts map[string]string) []byte {
 		}
 		d.Gaps = append(d.Gaps, g)
 	}
+	d.Warned = warnedRuns(s)
 	names := make([]string, 0, len(transcripts))
 	for k := range transcripts {
 		names = append(names, k)
@@ -255,6 +279,10 @@ pre { background: var(--code); padding: .75em; overflow-x: auto; white-space: pr
 {{if .Pages}}<details><summary>Pages read ({{len .Pages}})</summary><ol>{{range .Pages}}<li>{{.}}</li>{{end}}</ol></details>{{end}}</div>
 {{else}}<p>No documentation gaps in these runs.</p>
 {{end}}
+{{if .Warned}}<h2>Commands that timed out or failed</h2>
+<p class="note">Whatever the verdict: a run that passed may still have hit these.</p>
+{{range .Warned}}<h3>{{.Task}}, attempt {{.Attempt}} ({{.Classification}})</h3><ul>{{range .Warnings}}<li>{{.}}</li>{{end}}</ul>
+{{end}}{{end}}
 {{if .Transcripts}}<h2>Transcripts</h2>
 {{range .Transcripts}}<details><summary>{{.Name}}</summary><pre>{{.Text}}</pre></details>
 {{end}}{{end}}

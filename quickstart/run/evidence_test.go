@@ -3,10 +3,13 @@ package run
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/tabwright/tabwright/quickstart/docs"
 )
 
 // A docs host that is down: the check passes, but the run is no evidence.
@@ -43,5 +46,31 @@ func TestTimeoutShownWhenCheckPasses(t *testing.T) {
 	}
 	if !strings.Contains(Transcript(r.Trace.Events(), false), "exit 124 (timed out)") {
 		t.Errorf("transcript:\n%s", Transcript(r.Trace.Events(), false))
+	}
+}
+
+// --probe-affordances records on attempt 1 only; --affordances none turns a
+// read of llms.txt into affordance_withheld, which is no docs failure.
+func TestAffordanceEvents(t *testing.T) {
+	tk := newTask(t, "name: aff\ngoal: g\ndocs:\n  path: [DOCS/docs/, DOCS/llms.txt]\nreplay: ['true']\nsuccess:\n  script: 'true'\n")
+	o := opts()
+	o.ProbeAffordances = true
+	o.Docs = &docs.Reader{Manager: mgr, Affordances: docs.AffordancesNone}
+	types := func(r *Result) map[string]int {
+		n := map[string]int{}
+		for _, e := range r.Trace.Events() {
+			n[fmt.Sprint(e["type"])]++
+		}
+		return n
+	}
+	first := Attempt(context.Background(), tk, 1, o)
+	if n := types(first); n["affordances"] != 1 || n["affordance_withheld"] != 1 || n["docs_read"] != 1 || first.Classification != Passed {
+		t.Errorf("attempt 1: %v %s", n, first.Classification)
+	}
+	if ev := first.Trace.Events()[0]; ev["affordance_policy"] != "none" {
+		t.Errorf("run_start %v", ev)
+	}
+	if n := types(Attempt(context.Background(), tk, 2, o)); n["affordances"] != 0 {
+		t.Errorf("attempt 2 probed: %v", n)
 	}
 }
