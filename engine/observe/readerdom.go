@@ -32,11 +32,13 @@ var admonitionKinds = []string{"note", "tip", "info", "hint", "important", "warn
 // prepareDoc rewrites doc in place and returns the article's own heading
 // (its first h1, preferring one inside article or main), or "".
 func prepareDoc(doc *html.Node) string {
-	var pres, callouts, anchors []*html.Node
+	var pres, callouts, anchors, numbered []*html.Node
 	rdWalk(doc, func(n *html.Node) {
 		switch {
-		case isNavigation(n):
+		case isNavigation(n) || isLineNumbers(n):
 			anchors = append(anchors, n)
+		case n.DataAtom == atom.Table && rdHasClass(n, "highlighttable"):
+			numbered = append(numbered, n)
 		case n.DataAtom == atom.Pre:
 			pres = append(pres, n)
 		case isCallout(n):
@@ -49,6 +51,9 @@ func prepareDoc(doc *html.Node) string {
 		if a.Parent != nil {
 			a.Parent.RemoveChild(a)
 		}
+	}
+	for _, t := range numbered {
+		unwrapHighlightTable(t)
 	}
 	for _, p := range pres {
 		if l := codeLanguage(p); l != "" {
@@ -145,29 +150,38 @@ func classLanguage(n *html.Node) string {
 	return ""
 }
 
-var calloutClassRe = regexp.MustCompile(`(?i)(^|\s)(admonition|markdown-alert|theme-admonition|callout|alert)(\s|$)`)
 var navLikeRe = regexp.MustCompile(`(?i)sidebar|toc|nav|menu|breadcrumb|footer|banner|cookie`)
 
 // isCallout reports whether n is a note, aside or admonition that belongs
 // to the text: an admonition by its class, or an aside or details element
 // inside the article or main content that is not navigation.
 func isCallout(n *html.Node) bool {
-	if n.Type != html.ElementNode {
+	if n.Type != html.ElementNode || n.DataAtom == atom.P || n.DataAtom == atom.Span {
 		return false
 	}
 	cls, _ := rdAttr(n, "class")
+	role, _ := rdAttr(n, "role")
+	candidate := role == "note" || n.DataAtom == atom.Aside || n.DataAtom == atom.Details || calloutClass(cls)
+	if !candidate {
+		return false
+	}
 	id, _ := rdAttr(n, "id")
 	if navLikeRe.MatchString(cls + " " + id) {
 		return false
 	}
-	if role, _ := rdAttr(n, "role"); role == "note" {
+	if role == "note" || calloutClass(cls) {
 		return true
 	}
-	if calloutClassRe.MatchString(cls) && n.DataAtom != atom.P && n.DataAtom != atom.Span {
-		return true
-	}
-	if n.DataAtom == atom.Aside || n.DataAtom == atom.Details {
-		return insideContent(n)
+	return insideContent(n)
+}
+
+// calloutClass reports a class list naming an admonition.
+func calloutClass(cls string) bool {
+	for _, c := range strings.Fields(cls) {
+		switch strings.ToLower(c) {
+		case "admonition", "markdown-alert", "theme-admonition", "callout", "alert":
+			return true
+		}
 	}
 	return false
 }
@@ -248,6 +262,43 @@ func isNavigation(n *html.Node) bool {
 	role, _ := rdAttr(n, "role")
 	cls, _ := rdAttr(n, "class")
 	return role == "navigation" || strings.Contains(strings.ToLower(cls), "breadcrumb")
+}
+
+// isLineNumbers reports a code block's line-number gutter (Pygments'
+// linenos, Prism's line-numbers-rows), which would read as code.
+func isLineNumbers(n *html.Node) bool {
+	return rdHasClass(n, "linenos") || rdHasClass(n, "linenodiv") || rdHasClass(n, "line-numbers-rows")
+}
+
+// unwrapHighlightTable replaces Pygments' numbered-lines table (gutter
+// cell, code cell) with the code cell's content.
+func unwrapHighlightTable(t *html.Node) {
+	var code *html.Node
+	rdWalk(t, func(n *html.Node) {
+		if code == nil && n.DataAtom == atom.Td && rdHasClass(n, "code") {
+			code = n
+		}
+	})
+	if code == nil || t.Parent == nil {
+		return
+	}
+	for c := code.FirstChild; c != nil; {
+		next := c.NextSibling
+		code.RemoveChild(c)
+		t.Parent.InsertBefore(c, t)
+		c = next
+	}
+	t.Parent.RemoveChild(t)
+}
+
+func rdHasClass(n *html.Node, class string) bool {
+	cls, _ := rdAttr(n, "class")
+	for _, c := range strings.Fields(cls) {
+		if c == class {
+			return true
+		}
+	}
+	return false
 }
 
 // invisibleLink reports an anchor with no text and no image: a heading's
