@@ -220,13 +220,23 @@ func TestDiscoverOpenNavigateObserve(t *testing.T) {
 	if strings.Contains(string(raw), "never reaches an agent") {
 		t.Fatal("hidden text leaked into the observation")
 	}
-	// Form controls are listed in forms; interactive lists the rest.
+	// Form controls are listed in forms, and in interactive under the same
+	// ref and selector with the page's other elements.
 	typed, err := observe.Decode(raw)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(typed.Forms) != 1 || len(typed.Forms[0].Fields) != 5 || typed.Forms[0].Fields[0].Selector == "" || len(typed.Interactive) != 4 {
+	if len(typed.Forms) != 1 || len(typed.Forms[0].Fields) != 5 || len(typed.Interactive) != 9 {
 		t.Fatalf("forms/interactive: %s", raw)
+	}
+	byRef := map[string]observe.Element{}
+	for _, e := range typed.Interactive {
+		byRef[e.Ref] = e
+	}
+	for _, f := range typed.Forms[0].Fields {
+		if e, ok := byRef[f.Ref]; !ok || f.Selector == "" || e.Selector != f.Selector {
+			t.Errorf("field %+v: interactive entry %+v", f, e)
+		}
 	}
 
 	back := mustCall(t, s.sess, "browser_navigate", map[string]any{"tab_handle": handle, "history": "back"})

@@ -3,7 +3,7 @@
 // Needs core.js first. Installs tw.observe(options) once per document.
 (() => {
   'use strict';
-  const OBSERVE_VERSION = 3;
+  const OBSERVE_VERSION = 4;
   const tw = globalThis.__tabwright;
   if (tw.observeVersion === OBSERVE_VERSION) return;
   const { dom, norm, cut, rendered } = tw;
@@ -12,8 +12,8 @@
   // for one observation, since the DOM may change between two.
   let selectorCache = null;
   const sel = (el) => tw.selector(el, selectorCache);
-  // Controls already reported as form fields; the interactive list leaves
-  // them out so nothing is paid for twice.
+  // Controls reported as form fields: the interactive list keeps their ref,
+  // selector, role, label and state, and leaves their value to the form.
   let inForms = null;
 
   const DEFAULT_MAX_CHARS = 4000;
@@ -131,7 +131,10 @@
     const { selector, spelled } = fieldSelector(el, name);
     if (name && !spelled) f.name = name;
     f.selector = selector;
-    if (rendered(el)) inForms?.add(el);
+    if (rendered(el)) {
+      f.ref = tw.ref(el);
+      inForms?.set(el, selector);
+    }
     if (tag === 'select') {
       if (!el.multiple && el.value) f.value = cut(el.value, MAX_VALUE);
       addOptions(f, el.options, el.multiple);
@@ -181,7 +184,10 @@
     // write from the group's name and the option's value.
     const own = sel(el);
     if (own !== `input[name=${tw.cssString(f.name || '')}][value=${tw.cssString(el.value)}]`) o.selector = own;
-    if (rendered(el)) inForms?.add(el);
+    if (rendered(el)) {
+      o.ref = tw.ref(el);
+      inForms?.set(el, own);
+    }
     f.options.push(o);
   };
 
@@ -309,10 +315,46 @@
     if (WIDGET_ROLES.has(r)) return true;
     // The root of an editable region; its descendants are part of it.
     if (el.isContentEditable && !dom.parent(el)?.isContentEditable) return true;
-    if (dom.has(el, 'onclick')) return true;
+    if (LIST_ROLES.has(r) || LIST_TAGS.has(tag)) {
+      // A list whose items are clicked is listed item by item (below).
+      if (clickableItems(el)) return false;
+    }
+    if (clickable(el)) return true;
+    const parent = dom.parent(el);
+    if (parent && clickableItems(parent) && norm(el.textContent)) return true;
     // Focusable by keyboard and not a landmark or container: a custom control.
     const ti = dom.attr(el, 'tabindex');
     return ti !== null && !r && parseInt(ti, 10) >= 0;
+  };
+
+  // clickable: a click handler in the markup, or a pointer cursor the
+  // element sets itself (its children inherit it, and are not listed for
+  // it). Listeners added from script cannot be seen from here; the cursor
+  // is what frameworks' clickable divs nearly always carry.
+  const clickable = (el) => {
+    if (dom.has(el, 'onclick')) return true;
+    if (getComputedStyle(el).cursor !== 'pointer') return false;
+    const parent = dom.parent(el);
+    return !parent || parent.nodeType !== 1 || getComputedStyle(parent).cursor !== 'pointer';
+  };
+
+  // Menus, listboxes and the lists autocompletes show: when the list or
+  // its items are clickable, each item is one element.
+  const LIST_ROLES = new Set(['listbox', 'menu', 'menubar', 'tree', 'tablist']);
+  const LIST_TAGS = new Set(['ul', 'ol']);
+  let itemsCache = null;
+  const clickableItems = (list) => {
+    if (itemsCache?.has(list)) return itemsCache.get(list);
+    const r = tw.explicitRole(list);
+    let yes = false;
+    if (LIST_ROLES.has(r) || LIST_TAGS.has(dom.tag(list))) {
+      const items = [...list.children].filter((c) => rendered(c) && norm(c.textContent));
+      const pointer = (c) => dom.has(c, 'onclick') || getComputedStyle(c).cursor === 'pointer';
+      yes = items.length >= 2 && !items.some((c) => dom.all(c, 'a[href], button, input, select, textarea').length) &&
+        (clickable(list) || items.every(pointer));
+    }
+    itemsCache?.set(list, yes);
+    return yes;
   };
 
   // absolute resolves a link target against the document (SVG links have no
@@ -343,13 +385,16 @@
   const describeElement = (el) => {
     const tag = dom.tag(el);
     const role = tw.role(el);
-    const e = { ref: tw.ref(el), selector: sel(el), role };
+    // A form control is named by its field's selector, and its type and
+    // value are the field's.
+    const field = inForms?.get(el);
+    const e = { ref: tw.ref(el), selector: field || sel(el), role };
     // Custom controls (a div with tabindex or onclick) have no name in ARIA
     // terms, but their text is what a user would call them.
     const editable = el.isContentEditable && role === 'textbox';
     const label = cut(tw.accName(el) || (role === 'generic' && !editable ? tw.nameText(el, null, 120) : ''), 80);
     if (label) e.label = label;
-    if (tag === 'input' && !PLAIN_TYPES.has(el.type)) e.type = el.type;
+    if (tag === 'input' && !PLAIN_TYPES.has(el.type) && !field) e.type = el.type;
     if (isDisabled(el)) e.disabled = true;
 
     const ariaChecked = dom.attr(el, 'aria-checked');
@@ -370,7 +415,7 @@
     else if ((tag === 'input' && !BUTTON_TYPES.has(el.type) && el.type !== 'checkbox' && el.type !== 'radio' && el.type !== 'file') || tag === 'textarea') {
       if (!isSecret(el)) value = el.value;
     } else if (editable) value = norm(el.textContent);
-    if (value) e.value = cut(value, 80);
+    if (value && !field) e.value = cut(value, 80);
 
     if ((tag === 'a' || tag === 'area') && dom.has(el, 'href')) {
       // A selector like a[href="/item/7"] already says where the link goes.
@@ -381,11 +426,11 @@
     return e;
   };
 
-  const interactiveSection = (max, root, skip) => {
+  const interactiveSection = (max, root) => {
     const list = [];
     let omitted = 0;
     const visit = (c) => {
-      if (!actionable(c) || !rendered(c) || (skip && skip.has(c))) return;
+      if (!actionable(c) || !rendered(c)) return;
       if (list.length < max) list.push(describeElement(c));
       else omitted++;
     };
@@ -465,14 +510,15 @@
       result.textpreview = cut(text, maxChars);
       result.textlength = text.length;
     }
-    inForms = inc.forms && !inc.vision ? new Set() : null;
+    inForms = inc.forms ? new Map() : null;
+    itemsCache = new Map();
     if (inc.forms) {
       const { forms, omitted } = formsSection(roots, scope);
       if (omitted) truncated.forms = { shown: forms.length, omitted };
       result.forms = forms;
     }
     if (inc.interactive || inc.vision) {
-      const { list, omitted } = interactiveSection(maxInteractive, scope, inForms);
+      const { list, omitted } = interactiveSection(maxInteractive, scope);
       if (omitted) truncated.interactive = { shown: list.length, omitted };
       result.interactive = list;
       if (inc.vision) result.groundings = groundings(list);
@@ -500,6 +546,7 @@
 
     selectorCache = null;
     inForms = null;
+    itemsCache = null;
     if (tw.refTarget.size > 1000) tw.pruneRefs();
     if (Object.keys(truncated).length) result.truncated = truncated;
     return result;

@@ -214,6 +214,9 @@ type Field struct {
 	Type     string `json:"type,omitempty"` // input type, "select", "select-multiple", "textarea", "submit"...; left out for text, HTML's default
 	Name     string `json:"name,omitempty"`
 	Selector string `json:"selector"`
+	// Ref is the control's ref in interactive, where a drawn control is
+	// listed too (with its role and state; its value stays here).
+	Ref string `json:"ref,omitempty"`
 	// Value is never set for passwords and other secrets (card numbers,
 	// security and one-time codes).
 	Value     string   `json:"value,omitempty"`
@@ -237,6 +240,7 @@ type Option struct {
 	Selected bool   `json:"selected,omitempty"`
 	Disabled bool   `json:"disabled,omitempty"`
 	Selector string `json:"selector,omitempty"`
+	Ref      string `json:"ref,omitempty"` // a drawn radio's ref in interactive
 }
 
 // Element is a visible actionable element. Ref is stable for the element's

@@ -549,7 +549,7 @@ func TestSigninPageAndRender(t *testing.T) {
 	for _, want := range []string{
 		`"Sign in · Northwind Notes" ` + server.URL + "/signin.html",
 		"text ", "1 form", "Welcome back",
-		"form #signin post /session: Email [email]*, Password [password]*, Remember me [checkbox], Sign in [submit]",
+		"form #signin post /session:\n", `"Email" [email]* `, `"Password" [password]* `, `"Remember me" [checkbox] `, `"Sign in" [submit] `,
 		`link "Pricing" a[href='/pricing']`,
 	} {
 		if !strings.Contains(text, want) {

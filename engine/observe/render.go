@@ -7,20 +7,15 @@ import (
 	"strings"
 )
 
-// Bounds of the text rendering.
-const (
-	renderTextLines  = 12  // lines of the text preview shown
-	renderLineRunes  = 160 // each cut to this many characters
-	renderFormFields = 12  // fields listed per form
-)
-
-// Render returns a compact text view of o, for an agent's or a person's eyes:
-// title and URL, counts, the first lines of text, one line per form and one
-// line per interactive element, e.g.
+// Render returns the text view of o, for clients that show a model only the
+// text content: title and URL, counts, the text preview, each form with
+// every field and its ref (or selector), and one line per interactive
+// element not already shown with a form, e.g.
 //
 //	e3 button "Sign in" #login
 //
-// The JSON payload remains the complete answer; this is its summary.
+// It shows everything the JSON holds that an agent acts on, within the same
+// bounds; what the bounds cut is said, with the option that gets it.
 func Render(o *Observation) string {
 	var b strings.Builder
 	title := o.Title
@@ -30,39 +25,45 @@ func Render(o *Observation) string {
 	fmt.Fprintf(&b, "%s %s\n", strconv.Quote(title), o.URL)
 
 	tr := o.Truncated()
-	fmt.Fprintf(&b, "text %d chars · %s · %s", o.TextLength, plural(len(o.Forms), "form"), plural(len(o.Interactive), "interactive element"))
-	if tr != nil && tr.Interactive != nil {
-		fmt.Fprintf(&b, " (+%d not listed; raise max_interactive)", tr.Interactive.Omitted)
-	}
-	if tr != nil && tr.Forms != nil {
-		fmt.Fprintf(&b, " (+%d forms not listed)", tr.Forms.Omitted)
-	}
-	b.WriteByte('\n')
+	fmt.Fprintf(&b, "text %d chars · %s · %s\n", o.TextLength, plural(len(o.Forms), "form"), plural(len(o.Interactive), "interactive element"))
 
 	if o.TextPreview != "" {
-		lines := strings.Split(o.TextPreview, "\n")
-		shown := min(len(lines), renderTextLines)
-		for _, l := range lines[:shown] {
+		for _, l := range strings.Split(o.TextPreview, "\n") {
 			b.WriteString("  ")
-			b.WriteString(clip(l, renderLineRunes))
+			b.WriteString(l)
 			b.WriteByte('\n')
 		}
-		switch {
-		case shown < len(lines):
-			fmt.Fprintf(&b, "  … %d more lines in textpreview\n", len(lines)-shown)
-		case tr != nil && tr.TextPreview:
-			fmt.Fprintf(&b, "  … preview cut at %d of %d chars\n", len([]rune(o.TextPreview)), o.TextLength)
+		if tr != nil && tr.TextPreview {
+			fmt.Fprintf(&b, "  … text cut at %d of %d chars: raise max_chars, or include reader for the article\n", len([]rune(o.TextPreview)), o.TextLength)
 		}
 	}
 
+	shown := map[string]bool{} // refs shown with their form field
 	for _, f := range o.Forms {
-		renderForm(&b, o.URL, &f)
+		renderForm(&b, o.URL, &f, shown)
 	}
 	for _, e := range o.Interactive {
-		renderElement(&b, o.URL, &e)
+		if !shown[e.Ref] {
+			renderElement(&b, o.URL, &e)
+		}
 	}
+	renderCuts(&b, tr)
 	renderSections(&b, o)
 	return b.String()
+}
+
+// renderCuts says what the bounds left out of forms and interactive, and
+// how to read it.
+func renderCuts(b *strings.Builder, tr *Truncation) {
+	if tr == nil {
+		return
+	}
+	if c := tr.Interactive; c != nil {
+		fmt.Fprintf(b, "… %d more interactive elements not listed: raise max_interactive (%d shown), or read part of the page with scope, a locator or frame\n", c.Omitted, c.Shown)
+	}
+	if c := tr.Forms; c != nil {
+		fmt.Fprintf(b, "… %d more forms not listed: read them with scope\n", c.Omitted)
+	}
 }
 
 // renderSections adds the optional sections: the a11y outline, the reader's
@@ -147,7 +148,7 @@ func renderSections(b *strings.Builder, o *Observation) {
 	}
 }
 
-func renderForm(b *strings.Builder, page string, f *Form) {
+func renderForm(b *strings.Builder, page string, f *Form, shown map[string]bool) {
 	if f.Synthetic {
 		fmt.Fprintf(b, "fields %s", f.Selector)
 	} else {
@@ -160,65 +161,83 @@ func renderForm(b *strings.Builder, page string, f *Form) {
 	if f.Name != "" {
 		fmt.Fprintf(b, " %q", f.Name)
 	}
-	b.WriteString(":")
-	for i, fd := range f.Fields {
-		if i == renderFormFields {
-			fmt.Fprintf(b, " +%d more", len(f.Fields)-i+f.Omitted)
-			break
-		}
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		name := fd.Label
-		if name == "" {
-			name = fd.Name
-		}
-		b.WriteByte(' ')
-		if name != "" {
-			b.WriteString(clip(name, 40))
-			b.WriteByte(' ')
-		}
-		typ := fd.Type
-		if typ == "" {
-			typ = "text" // HTML's default, left out of the JSON
-		}
-		b.WriteString("[" + typ)
-		if len(fd.Options) > 0 && (fd.Type == "radio" || strings.HasPrefix(fd.Type, "select")) {
-			b.WriteString(": ")
-			b.WriteString(optionList(fd.Options))
-		}
-		b.WriteByte(']')
-		if fd.Required {
-			b.WriteByte('*')
-		}
-		if fd.Disabled {
-			b.WriteString(" disabled")
-		}
-		if fd.Checked {
-			b.WriteString(" checked")
-		}
+	b.WriteString(":\n")
+	for _, fd := range f.Fields {
+		b.WriteString("  ")
+		renderField(b, &fd, shown)
+		b.WriteByte('\n')
 	}
-	if len(f.Fields) <= renderFormFields && f.Omitted > 0 {
-		fmt.Fprintf(b, " +%d more", f.Omitted)
+	if f.Omitted > 0 {
+		fmt.Fprintf(b, "  … %d more fields not listed: observe with scope %s\n", f.Omitted, f.Selector)
 	}
-	b.WriteByte('\n')
 }
 
-func optionList(opts []Option) string {
-	const show = 5
-	var parts []string
-	for i, o := range opts {
-		if i == show {
-			parts = append(parts, fmt.Sprintf("+%d", len(opts)-show))
-			break
+// renderField writes one field: its locator (the ref of a drawn control,
+// else its selector), label, [type: options], * when required, state and
+// value.
+func renderField(b *strings.Builder, fd *Field, shown map[string]bool) {
+	if fd.Ref != "" {
+		shown[fd.Ref] = true
+		b.WriteString(fd.Ref + " ")
+	}
+	name := fd.Label
+	if name == "" {
+		name = fd.Name
+	}
+	if name != "" {
+		b.WriteString(strconv.Quote(name) + " ")
+	}
+	typ := fd.Type
+	if typ == "" {
+		typ = "text" // HTML's default, left out of the JSON
+	}
+	b.WriteString("[" + typ)
+	if len(fd.Options) > 0 {
+		b.WriteString(": ")
+		b.WriteString(optionList(fd.Options, shown))
+		if fd.Omitted > 0 {
+			fmt.Fprintf(b, "|+%d", fd.Omitted)
 		}
+	}
+	b.WriteByte(']')
+	if fd.Required {
+		b.WriteByte('*')
+	}
+	b.WriteString(" " + fd.Selector)
+	for _, st := range []struct {
+		on   bool
+		word string
+	}{{fd.Disabled, "disabled"}, {fd.Checked, "checked"}, {fd.ReadOnly, "readonly"}, {fd.Hidden, "hidden"}} {
+		if st.on {
+			b.WriteString(" " + st.word)
+		}
+	}
+	if fd.Value != "" && fd.Type != "radio" && !strings.HasPrefix(fd.Type, "select") {
+		fmt.Fprintf(b, " =%q", clip(fd.Value, 80))
+	} else if fd.Value != "" {
+		fmt.Fprintf(b, " =%q", fd.Value)
+	}
+}
+
+// optionList writes a field's options: label (or value), a radio's ref,
+// ✓ for a chosen one of a multiple select.
+func optionList(opts []Option, shown map[string]bool) string {
+	parts := make([]string, 0, len(opts))
+	for _, o := range opts {
 		s := o.Label
 		if s == "" {
 			s = o.Value
 		}
-		s = clip(s, 24)
+		s = clip(s, 40)
+		if o.Label != "" && o.Value != "" && !strings.EqualFold(o.Value, o.Label) && len(opts) <= 12 {
+			s += "=" + clip(o.Value, 24)
+		}
 		if o.Selected {
 			s += "✓"
+		}
+		if o.Ref != "" {
+			shown[o.Ref] = true
+			s += " " + o.Ref
 		}
 		parts = append(parts, s)
 	}

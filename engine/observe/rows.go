@@ -6,83 +6,20 @@ import (
 	"strings"
 )
 
-// Elements is the interactive list. Its JSON writes a run of at least
-// minRun consecutive elements that carry nothing but a ref, a role, a
-// selector, a label and an href as one entry with one row per element:
+// Elements is the interactive list: one element per entry, each with its
+// ref, selector, role and label, as the contract says.
 //
-//	{"role":"link","columns":["ref","selector","label"],"rows":[["e4","a[href='/a']","Alpha"],...]}
-//
-// When the run's roles differ (cards: link, link, button, ...), role is a
-// column instead. Navigation bars, result lists and link indexes are such
-// runs; written this way each element costs its values and not its keys
-// again, about half the characters. Nothing is lost: decoding expands the
-// rows back into elements, still in DOM order.
+// Earlier versions wrote a run of plain elements as one entry with a row
+// per element ({"role":"link","columns":["ref","selector","label"],
+// "rows":[[...]]}); that retyped the contract's items, so it is no longer
+// written, and decoding still expands it for payloads saved before.
 type Elements []Element
-
-// minRun is the shortest run worth a row entry: below it the column names
-// cost more than the keys they save.
-const minRun = 3
 
 // rowEntry is the JSON shape of a run.
 type rowEntry struct {
 	Role    string     `json:"role,omitempty"` // when the run shares one
 	Columns []string   `json:"columns"`
 	Rows    [][]string `json:"rows"`
-}
-
-// plain reports whether e has nothing a row cannot carry.
-func plain(e Element) bool {
-	e.Ref, e.Selector, e.Role, e.Label, e.Href = "", "", "", "", ""
-	return e == (Element{})
-}
-
-func (es Elements) MarshalJSON() ([]byte, error) {
-	out := make([]any, 0, len(es))
-	for i := 0; i < len(es); {
-		j := i
-		for j < len(es) && plain(es[j]) {
-			j++
-		}
-		if j-i < minRun {
-			out = append(out, es[i])
-			i++
-			continue
-		}
-		out = append(out, runOf(es[i:j]))
-		i = j
-	}
-	return json.Marshal(out)
-}
-
-func runOf(run []Element) rowEntry {
-	href, role := false, run[0].Role
-	for _, e := range run {
-		href = href || e.Href != ""
-		if e.Role != run[0].Role {
-			role = ""
-		}
-	}
-	cols := []string{"ref"}
-	if role == "" {
-		cols = append(cols, "role")
-	}
-	cols = append(cols, "selector", "label")
-	if href {
-		cols = append(cols, "href")
-	}
-	r := rowEntry{Role: role, Columns: cols, Rows: make([][]string, len(run))}
-	for k, e := range run {
-		row := []string{e.Ref}
-		if role == "" {
-			row = append(row, e.Role)
-		}
-		row = append(row, e.Selector, e.Label)
-		if href {
-			row = append(row, e.Href)
-		}
-		r.Rows[k] = row
-	}
-	return r
 }
 
 // UnmarshalJSON reads both shapes, so a consumer sees one element per entry

@@ -192,7 +192,7 @@ func TestSignupFormLabels(t *testing.T) {
 	if c := fieldNamed(t, f, "country"); len(c.Options) != 4 || c.Options[1].Label != "Germany" {
 		t.Errorf("country options: %+v", c.Options)
 	}
-	if r := Render(o); !strings.Contains(r, "Full name [text]*") {
+	if r := Render(o); !strings.Contains(r, `"Full name" [text]* [name=name]`) {
 		t.Errorf("render names a text field's type, left out of the JSON:\n%s", r)
 	}
 	t.Logf("signup: default %d chars", len(raw))
@@ -330,9 +330,8 @@ func TestDiffingReportsExactlyTheChange(t *testing.T) {
 	if after.Mode != ModeDiffing || d == nil || d.Base != before.Digest {
 		t.Fatalf("diff header: %s", raw)
 	}
-	// The new checkbox is a form field, so interactive, which
-	// leaves form fields out, does not change.
-	if got := d.Sections(); strings.Join(got, ",") != "forms,text" {
+	// The new checkbox is a form field and, drawn, an interactive element.
+	if got := d.Sections(); strings.Join(got, ",") != "forms,interactive,text" {
 		t.Errorf("changed sections %v: %s", got, raw)
 	}
 	if len(d.Added["text"]) != 2 || d.Added["text"][0] != "3 open tasks" || d.Added["text"][1] != "Task number 3" {
@@ -341,10 +340,10 @@ func TestDiffingReportsExactlyTheChange(t *testing.T) {
 	if len(d.Removed["text"]) != 1 || d.Removed["text"][0] != "2 open tasks" {
 		t.Errorf("text removed: %v", d.Removed["text"])
 	}
-	if len(d.Added["interactive"]) != 0 || len(d.Changed["interactive"]) != 0 || len(d.Removed["interactive"]) != 0 {
+	if len(d.Added["interactive"]) != 1 || len(d.Changed["interactive"]) != 0 || len(d.Removed["interactive"]) != 0 {
 		t.Errorf("interactive: %v / %v / %v", d.Added["interactive"], d.Changed["interactive"], d.Removed["interactive"])
 	}
-	if fields := after.Forms[0].Fields; len(fields) != 3 || fields[2].Label != "Task number 3" || fields[2].Selector == "" {
+	if fields := after.Forms[0].Fields; len(fields) != 3 || fields[2].Label != "Task number 3" || fields[2].Selector == "" || fields[2].Ref == "" {
 		t.Errorf("the new field and its ref: %+v", after.Forms)
 	}
 	if len(d.Changed["forms"]) != 1 || len(d.Added["forms"]) != 0 {
