@@ -47,6 +47,43 @@ func (p framePage) Eval(ctx context.Context, expression string, out any) error {
 	return p.EvalIn(ctx, p.frame, expression, out)
 }
 
+// framedTab is a tab whose observation reads its child frames inline.
+type framedTab struct{ *tabs.Tab }
+
+// ChildFrame finds the frame at path as a locator's frame would, and reads
+// it in its own isolated world, keeping no per-tab state for it.
+func (t framedTab) ChildFrame(ctx context.Context, path []string) (observe.Page, error) {
+	f, err := locate.FrameOf(ctx, t.Tab, locate.Locator{Frame: &locate.FrameSpec{Path: path}})
+	if err != nil {
+		return nil, err
+	}
+	return childFrame{t.Tab, f}, nil
+}
+
+type childFrame struct {
+	t     *tabs.Tab
+	frame *tabs.Frame
+}
+
+func (c childFrame) Eval(ctx context.Context, expression string, out any) error {
+	return c.t.EvalIn(ctx, c.frame, expression, out)
+}
+
+// frameRef turns the ref of a child frame's element (f1:e3, from the tab's
+// latest observation) into the frame's own ref and the frame's path.
+func frameRef(t *tabs.Tab, loc *locate.Locator) error {
+	if !strings.Contains(loc.Ref, ":") {
+		return nil
+	}
+	local, path, ok := observe.FrameRef(t, loc.Ref)
+	if !ok {
+		return errs.New(errs.NotFound, "ref %s names a frame the tab's latest observation did not read", loc.Ref).
+			WithPath("ref").WithHint("observe the page again and use a ref from that observation")
+	}
+	loc.Ref, loc.Frame, loc.FrameID = local, &locate.FrameSpec{Path: path}, ""
+	return nil
+}
+
 const (
 	minObserveChars = 100
 	maxObserveChars = 100000
@@ -116,8 +153,11 @@ Errors: invalid_input (path names the field), not_found, ambiguous, invalid_hand
 			}
 			var obs *observe.Observation
 			err := s.onTab(ctx, owner, in.TabHandle, in.TimeoutMS, func(ctx context.Context, t *tabs.Tab) (err error) {
-				var page observe.Page = t
+				var page observe.Page = framedTab{t}
 				if loc, ok := in.locator(); ok {
+					if err := frameRef(t, &loc); err != nil {
+						return err
+					}
 					// The element is found where the action tools would find
 					// it, then read through its handle in the same world.
 					tg, err := locate.Resolve(ctx, t, loc, locate.Attached)

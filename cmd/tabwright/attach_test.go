@@ -537,7 +537,16 @@ func TestAttachModeOverMCP(t *testing.T) {
 	if env, _ := obs["environment"].(string); !strings.HasPrefix(env, "chrome/") || !strings.HasSuffix(env, " extension") {
 		t.Fatalf("environment %q", obs["environment"])
 	}
-	if forms, _ := obs["forms"].([]any); obs["title"] != "Signed in" || !strings.Contains(fmt.Sprint(obs["textpreview"]), "Account") || len(forms) != 1 {
+	// The page's form, and its two frames' fields read inline (same-origin
+	// and cross-site, through the relay).
+	forms, _ := obs["forms"].([]any)
+	framed := 0
+	for _, f := range forms {
+		if f.(map[string]any)["frame"] != nil {
+			framed++
+		}
+	}
+	if obs["title"] != "Signed in" || !strings.Contains(fmt.Sprint(obs["textpreview"]), "Account") || len(forms) != 3 || framed != 2 {
 		t.Fatalf("observation: %v", obs)
 	}
 

@@ -523,6 +523,17 @@
       result.interactive = list;
       if (inc.vision) result.groundings = groundings(list);
     }
+    if ((inc.forms || inc.interactive) && !scope) {
+      // Drawn child frames, for the engine to read into this observation.
+      const frames = [];
+      for (const root of roots) {
+        for (const f of dom.all(root, 'iframe, frame')) {
+          const r = f.getBoundingClientRect();
+          if (rendered(f) && r.width > 0 && r.height > 0 && frames.length < 16) frames.push(sel(f));
+        }
+      }
+      if (frames.length) result.frames = frames;
+    }
     if (inc.a11y && tw.a11y) {
       const a = tw.a11y(scope || document.documentElement, { maxLines: opt.maxA11yLines, maxChars: opt.maxA11yChars });
       if (a.truncated) truncated.a11y = { shown: a.lines, omitted: a.omitted };

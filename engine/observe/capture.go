@@ -54,6 +54,8 @@ type pageResult struct {
 		Scroll   [2]int            `json:"scroll"`
 	} `json:"groundings"`
 	Truncated *Truncation `json:"truncated"`
+	// Frames are the selectors of the drawn iframes, for inlineFrames.
+	Frames []string `json:"frames"`
 }
 
 type journal struct {
@@ -308,6 +310,9 @@ func assemble(ctx context.Context, p Page, res *pageResult, opt Options, set Set
 	tr := res.Truncated
 	if tr == nil {
 		tr = &Truncation{}
+	}
+	if f, ok := p.(Framed); ok && len(res.Frames) > 0 && opt.Scope == "" && opt.ScopeHandle == "" && (set[SectionForms] || set[SectionInteractive]) {
+		inlineFrames(ctx, f, o, res.Frames, opt, set, tr)
 	}
 	if set[SectionReader] {
 		r := readerOf(res.HTML, res.URL, res.Lang, opt.readerChars())

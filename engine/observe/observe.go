@@ -205,6 +205,8 @@ type Form struct {
 	Fields    []Field `json:"fields"`
 	Truncated bool    `json:"truncated,omitempty"` // more than 100 fields
 	Omitted   int     `json:"omitted,omitempty"`   // fields left out
+	// Frame is the child frame the form is in (nil: the page itself).
+	Frame *FramePath `json:"frame,omitempty"`
 }
 
 // Field is one control of a form; a radio group is one field whose options
@@ -261,4 +263,7 @@ type Element struct {
 	Pressed  bool   `json:"pressed,omitempty"`
 	Value    string `json:"value,omitempty"` // current text; for a select, the chosen option's label
 	Href     string `json:"href,omitempty"`  // absolute
+	// Frame is the child frame the element is in (nil: the page itself);
+	// its ref then starts with the frame's prefix (f1:e3).
+	Frame *FramePath `json:"frame,omitempty"`
 }

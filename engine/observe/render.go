@@ -1,6 +1,7 @@
 package observe
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/url"
 	"strconv"
@@ -161,6 +162,9 @@ func renderForm(b *strings.Builder, page string, f *Form, shown map[string]bool)
 	if f.Name != "" {
 		fmt.Fprintf(b, " %q", f.Name)
 	}
+	if f.Frame != nil {
+		b.WriteString(" in frame " + framePath(f.Frame))
+	}
 	b.WriteString(":\n")
 	for _, fd := range f.Fields {
 		b.WriteString("  ")
@@ -281,7 +285,16 @@ func renderElement(b *strings.Builder, page string, e *Element) {
 	if e.Href != "" {
 		b.WriteString(" -> " + shortURL(page, e.Href))
 	}
+	if e.Frame != nil {
+		b.WriteString(" in frame " + framePath(e.Frame))
+	}
 	b.WriteByte('\n')
+}
+
+// framePath writes a frame's path as a batch step takes it.
+func framePath(f *FramePath) string {
+	raw, _ := json.Marshal(f)
+	return string(raw)
 }
 
 // shortURL drops the scheme and host of a URL on the page's own origin.
