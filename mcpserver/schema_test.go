@@ -50,7 +50,7 @@ func prevalidatedTools() map[string]reflect.Type {
 func stepToolFields() map[string][]string {
 	out := map[string][]string{}
 	for _, a := range []string{act.Click, act.Fill, act.Type, act.Hover, act.SelectOption, act.Scroll, act.Wait, act.PressKey, act.Drag, act.Upload} {
-		out[toolName(a)] = actionFields(a)
+		out[toolName(a)] = append(actionFields(a), singleExtras[a]...)
 	}
 	return out
 }

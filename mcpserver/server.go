@@ -261,7 +261,7 @@ func (s *server) tools() []tool {
 		s.discoverTool(), s.openTabTool(), s.claimTabTool(), s.tabControlTool(), s.navigateTool(),
 		s.observeTool(),
 		s.actionTool(act.Click), s.actionTool(act.Fill), s.actionTool(act.Type), s.actionTool(act.Hover),
-		s.actionTool(act.SelectOption), s.actionTool(act.Scroll), s.actionTool(act.Wait), s.actionTool(act.PressKey),
+		s.selectOptionTool(), s.actionTool(act.Scroll), s.actionTool(act.Wait), s.actionTool(act.PressKey),
 		s.dragTool(), s.uploadTool(), s.dialogTool(), s.batchTool(),
 		s.screenshotTool(), s.logsTool(), s.evaluateTool(), s.pdfTool(), s.emulateTool(), s.storageStateTool(),
 	}

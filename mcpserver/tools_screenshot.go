@@ -70,8 +70,8 @@ func screenshotSchema() schema {
 	props["quality"] = integer("", 1, 100, tabs.DefaultJPEGQuality)
 	props["max_long_side"] = integer("", 16, 8000, tabs.DefaultMaxLongSide)
 	props["max_megapixels"] = schema{"type": "number", "minimum": 0.01, "maximum": 40, "default": 1.15}
-	props["save_path"] = str("Also write the image to this absolute path.")
-	props["groundings"] = boolean("List interactive elements with boxes [x,y,w,h] in image px.", false)
+	props["save_path"] = schema{"type": "string", "minLength": 1}
+	props["groundings"] = boolean("", false)
 	props["timeout_ms"] = timeoutField
 	return schema{"type": "object", "properties": props, "required": []string{"tab_handle"}, "additionalProperties": false}
 }
@@ -81,8 +81,8 @@ func (s *server) screenshotTool() tool {
 		name: "browser_screenshot",
 		def: func() *mcp.Tool {
 			return &mcp.Tool{
-				Description: `Screenshot a claimed tab as image content (format png, or jpeg at quality): the viewport, full_page, or one element a locator names. Scaled down to max_long_side and max_megapixels; the result gives size and scale (image px per CSS px). Act through refs or selectors, not coordinates.
-Errors: invalid_input, not_found, ambiguous, invalid_handle, timeout.`,
+				Description: `Screenshot a claimed tab (image content; png, or jpeg at quality): viewport, full_page, or the element a locator names. Scaled to fit max_long_side and max_megapixels; returns size and scale (image/CSS px). save_path also writes a file; groundings: interactive elements' boxes [x,y,w,h] in image px.
+Errors: see browser_observe.`,
 				InputSchema: screenshotSchema(),
 				Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true},
 			}

@@ -30,6 +30,9 @@ func stateSite(t testing.TB) *httptest.Server {
 <div style="height:3000px;background:#ddd"><button id="go" style="position:absolute;top:2000px;left:40px;width:120px;height:40px">Go</button>
 <a href="/x" style="position:absolute;top:10px;left:10px">Top link</a></div>`)
 	})
+	mux.HandleFunc("/multi", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<title>Multi</title><select id="s" multiple><option value="a">A</option><option value="b">B</option><option value="c">C</option></select>`)
+	})
 	mux.HandleFunc("/api", func(w http.ResponseWriter, r *http.Request) {
 		http.SetCookie(w, &http.Cookie{Name: "sid", Value: "planted-cookie-123"})
 		fmt.Fprint(w, `{"ok":true}`)
@@ -289,5 +292,23 @@ func TestPDFEmulateStorageDownloadOverMCP(t *testing.T) {
 	})
 	if data, err := os.ReadFile(fmt.Sprint(entry["path"])); err != nil || string(data) != "twelve bytes" || entry["bytes"] != float64(12) || entry["path"] != filepath.Join(dir, "notes.txt") {
 		t.Fatalf("download %v: %q %v", entry, data, err)
+	}
+}
+
+func TestMultiSelectOverMCP(t *testing.T) {
+	site := stateSite(t)
+	s := startServer(t)
+	h := openOn(t, s.sess, site.URL+"/multi")
+	out := mustCall(t, s.sess, "browser_select_option", map[string]any{"tab_handle": h, "selector": "#s", "values": []any{"a", "c"}})
+	if fmt.Sprint(out["selected"]) != "map[options:[map[label:A value:a] map[label:C value:c]]]" {
+		t.Fatalf("multi-select: %v", out)
+	}
+	if code, path, _ := callErr(t, s.sess, "browser_select_option", map[string]any{"tab_handle": h, "selector": "#s", "values": []any{"a"}, "index": 1}); code != "invalid_input" || path != "values" {
+		t.Fatalf("values with index: %s %s", code, path)
+	}
+	mustCall(t, s.sess, "browser_select_option", map[string]any{"tab_handle": h, "selector": "#s", "value": "b"}) // one option, as in a batch
+	// The batch contract stays exact: values is not a step field.
+	if code, _, _ := callErr(t, s.sess, "browser_batch", map[string]any{"tab_handle": h, "steps": []any{map[string]any{"action": "select_option", "selector": "#s", "values": []any{"a"}}}}); code != "invalid_input" {
+		t.Fatalf("values in a batch step: %s", code)
 	}
 }
