@@ -13,6 +13,7 @@ import (
 	"github.com/chromedp/cdproto/dom"
 	"github.com/chromedp/cdproto/runtime"
 
+	"github.com/tabwright/tabwright/engine/cdp"
 	"github.com/tabwright/tabwright/engine/errs"
 	"github.com/tabwright/tabwright/engine/injected"
 )
@@ -101,7 +102,11 @@ func (t *Tab) Evaluate(ctx context.Context, e Evaluation) (*Evaluated, error) {
 	}
 	var obj *runtime.RemoteObject
 	err := t.run(ctx, f, func(ctx context.Context) error {
-		res, err := cdproto.Call(ctx, f.sess, runtime.Evaluate, params)
+		// Runtime.evaluate's own timeout ends a script that runs too long
+		// inside the renderer; it is what works through chrome.debugger,
+		// which refuses Runtime.terminateExecution.
+		params.Timeout = scriptBudget(ctx)
+		res, err := t.timedEval(ctx, f, params)
 		if err != nil {
 			return err
 		}
@@ -110,17 +115,25 @@ func (t *Tab) Evaluate(ctx context.Context, e Evaluation) (*Evaluated, error) {
 		}
 		obj = res.Result
 		if obj != nil && obj.Type == runtime.RemoteObjectTypeFunction && obj.ObjectID != "" {
-			// A function: call it, awaiting what it returns.
-			called, err := cdproto.Call(ctx, f.sess, runtime.CallFunctionOn, runtime.CallFunctionOnParams{
-				FunctionDeclaration: "function() { return this(); }", ObjectID: obj.ObjectID, AwaitPromise: ptr(true), UserGesture: ptr(true),
+			// A function: park it and call it by a second evaluation, which
+			// carries the timeout too (Runtime.callFunctionOn has none).
+			_, err := cdproto.Call(ctx, f.sess, runtime.CallFunctionOn, runtime.CallFunctionOnParams{
+				FunctionDeclaration: "function() { globalThis[Symbol.for('tabwright.evaluate')] = this; }", ObjectID: obj.ObjectID,
 			})
 			if err != nil {
 				return err
 			}
-			if err := thrown(called.ExceptionDetails); err != nil {
+			call := params
+			call.Expression = "(() => { const k = Symbol.for('tabwright.evaluate'); const f = globalThis[k]; delete globalThis[k]; return f(); })()"
+			call.Timeout = scriptBudget(ctx)
+			res, err := t.timedEval(ctx, f, call)
+			if err != nil {
 				return err
 			}
-			obj = called.Result
+			if err := thrown(res.ExceptionDetails); err != nil {
+				return err
+			}
+			obj = res.Result
 		}
 		return nil
 	})
@@ -151,6 +164,32 @@ func (t *Tab) run(ctx context.Context, f *Frame, fn func(ctx context.Context) er
 		WithHint("the tab is usable again; raise timeout_ms or make the script finish sooner")
 }
 
+// timedEval is Runtime.evaluate with a timeout. V8 answers a script it
+// terminated at the timeout with a bare internal error; that is reported
+// as the timeout it is.
+func (t *Tab) timedEval(ctx context.Context, f *Frame, p runtime.EvaluateParams) (runtime.EvaluateResult, error) {
+	start := time.Now()
+	res, err := cdproto.Call(ctx, f.sess, runtime.Evaluate, p)
+	var pe *cdp.ProtocolError
+	if err != nil && p.Timeout > 0 && asProtocol(err, &pe) && time.Since(start) >= time.Duration(p.Timeout)*time.Millisecond*9/10 {
+		return res, errs.New(errs.Timeout, "the script ran past its deadline (%v) and was terminated", time.Since(start).Round(time.Millisecond)).
+			WithHint("the tab is usable again; raise timeout_ms or make the script finish sooner")
+	}
+	return res, err
+}
+
+// scriptBudget is the time a script may run: what is left of ctx, less a
+// margin for the answer to arrive before the caller's deadline.
+func scriptBudget(ctx context.Context) runtime.TimeDelta {
+	d, ok := ctx.Deadline()
+	if !ok {
+		return 0
+	}
+	left := time.Until(d)
+	left -= min(200*time.Millisecond, left/5)
+	return runtime.TimeDelta(max(1, left.Milliseconds()))
+}
+
 func thrown(d *runtime.ExceptionDetails) error {
 	if d == nil {
 		return nil
@@ -158,6 +197,10 @@ func thrown(d *runtime.ExceptionDetails) error {
 	msg := d.Text
 	if d.Exception != nil && d.Exception.Description != "" {
 		msg, _, _ = strings.Cut(d.Exception.Description, "\n    at ")
+	}
+	if d.Exception == nil && strings.Contains(strings.ToLower(msg), "terminated") {
+		return errs.New(errs.Timeout, "the script ran past its deadline and was terminated (%s)", msg).
+			WithHint("the tab is usable again; raise timeout_ms or make the script finish sooner")
 	}
 	return errs.New(errs.ScriptError, "the script threw: %s", msg).WithHint("fix the script; nothing else was done")
 }
