@@ -290,16 +290,7 @@ func qsRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		ProbeAffordances: df.probe,
 	}}
 	if !*quiet {
-		opt.OnEvent = func(t *task.Task, attempt int, ev map[string]any, el time.Duration) {
-			where := ""
-			if multi {
-				where = fmt.Sprintf("%s#%d ", t.Name, attempt)
-			}
-			line := progressLine(ev, *verbose)
-			if line != "" {
-				fmt.Fprintf(stdout, "  [%4.0fs] %s%s\n", el.Seconds(), where, line)
-			}
-		}
+		opt.OnEvent = progressPrinter(stdout, multi, *verbose)
 	}
 	suite := qsrun.RunSuite(ctx, tasks, opt, func(r *qsrun.Result) { qsrun.PrintRun(stdout, r) })
 	qsrun.PrintSummary(stdout, suite, len(tasks))
@@ -309,46 +300,13 @@ func qsRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		code = 0 // an empty shard (more shards than tasks) is not a failure
 	}
 	suite.ExitCode = code
-	if *out != "" {
-		err := os.MkdirAll(*out, 0o755)
-		if err == nil {
-			err = suite.WriteFiles(*out)
-		}
-		if err == nil {
-			err = report.WriteMarkdown(*out, suite)
-		}
-		if err != nil {
-			fmt.Fprintf(stderr, "could not write results: %v\n", err)
-			return 3
-		}
-		fmt.Fprintf(stdout, "  results written to %s/\n", strings.TrimRight(*out, "/"))
-	}
-	if *junit != "" {
-		if err := qsrun.WriteFileAtomic(*junit, report.JUnit(suite)); err != nil {
-			fmt.Fprintf(stderr, "could not write %s: %v\n", *junit, err)
-			return 3
-		}
+	if c := writeResults(suite, *out, *junit, stdout, stderr); c != 0 {
+		return c
 	}
 	if c := ci.after(suite, stdout, stderr); c != 0 {
 		return c
 	}
-	if suite.StoppedAtCost {
-		fmt.Fprintf(stderr, "stopped at --max-cost-usd $%.2f; $%.4f estimated over %d run(s)\n", suite.MaxCostUSD, *suite.Totals.EstimatedCost, suite.Totals.Runs)
-	}
-	if code == 130 {
-		return 130
-	}
-	if invalid > 0 {
-		return 3
-	}
-	allSkipped := true
-	for _, st := range suite.Tasks {
-		allSkipped = allSkipped && st.Skipped == st.Attempts
-	}
-	if allSkipped && len(suite.Tasks) > 0 {
-		fmt.Fprintln(stderr, "nothing ran: every task was skipped. Agent-only tasks have no `replay` commands; use a model agent (--agent claude), or add them.")
-	}
-	return code
+	return runExit(suite, code, invalid, stderr)
 }
 
 // chooseBackend resolves --backend: auto is the sandbox when this machine
