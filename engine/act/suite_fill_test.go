@@ -104,6 +104,10 @@ document.getElementById('ce').innerHTML = 'some text <span>more text</span> and 
 	{name: "page-fill: should fill contenteditable with focus handler that collapses selection",
 		page:  `<div id="ed" contenteditable="true">initial text</div><script>ed.addEventListener('focus', () => { const s = getSelection(); if (s.rangeCount) s.collapseToEnd(); });</script>`,
 		steps: steps(fillS("#ed", "some value")), value: "some value"},
+
+	// issue 17's own: keys cannot set a colour or a range; fill can.
+	{name: "issue 17: type refuses a range input, which fill sets whole", page: `<input type="range" min="0" max="10" value="5">`,
+		steps: steps(&Step{Action: Type, Locator: css("input"), Text: ptr("7")}), code: notActionable, has: "not a text field"},
 }, composedFills()...)
 
 // composedFills: page-fill's "input event.composed should be true and cross

@@ -18,7 +18,7 @@ import (
 // select everything, insert the text in one go (no per-key events); dom:
 // set the value through the element's setter and fire input and change.
 func fill(ctx context.Context, t *tabs.Tab, s *Step, r *Result) error {
-	target, err := resolve(ctx, t, s.Locator, locate.ForTyping, r)
+	target, err := resolve(ctx, t, s.Locator, locate.ForFill, r)
 	if err != nil {
 		return err
 	}

@@ -220,7 +220,7 @@
       if (st.ambiguous) return { ok: false, code: 'ambiguous', state: st };
       if (met(w.condition, st, w)) return { ok: true, state: st };
       if (performance.now() >= deadline) return { ok: false, code: 'timeout', state: st };
-      await frame();
+      await tw.frameBy(deadline);
     }
   };
 

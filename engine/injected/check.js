@@ -17,6 +17,11 @@
     requestAnimationFrame(() => { clearTimeout(t); resolve(); });
   });
   tw.frame = frame;
+  // frameBy waits for the next frame but not past the deadline: a loaded
+  // renderer can take longer than the time left to draw one, and the
+  // answer must reach the caller before its own deadline.
+  const frameBy = (deadline) => Promise.race([frame(), new Promise((r) => setTimeout(r, Math.max(0, deadline - performance.now())))]);
+  tw.frameBy = frameBy;
 
   // --- enabled -------------------------------------------------------------
   // Roles that aria-disabled applies to, and so inherit it from an ancestor
@@ -57,15 +62,17 @@
   // Inputs that take typed text, and those whose value fill sets whole: the
   // browser's pickers take no text insertion, but their value setter checks
   // the format.
-  const TEXT_INPUTS = new Set(['text', 'search', 'email', 'url', 'tel', 'password', 'number']);
+  // Keys reach the segments of date and time fields; colour and range
+  // inputs take a whole value only.
+  const TEXT_INPUTS = new Set(['text', 'search', 'email', 'url', 'tel', 'password', 'number', 'date', 'datetime-local', 'month', 'time', 'week']);
   const VALUE_INPUTS = new Set(['date', 'datetime-local', 'month', 'time', 'week', 'color', 'range']);
   tw.valueInput = (el) => dom.tag(el) === 'input' && VALUE_INPUTS.has(el.type);
-  const editable = (el) => {
+  const editable = (el, whole) => {
     const tag = dom.tag(el);
     if (tag === 'textarea') return el.readOnly ? 'read-only' : '';
     if (tag === 'input') {
       // el.type, not the attribute: an unknown type is a text field.
-      if (!TEXT_INPUTS.has(el.type) && !VALUE_INPUTS.has(el.type)) return 'not a text field (input type=' + el.type + ')';
+      if (!TEXT_INPUTS.has(el.type) && !(whole && VALUE_INPUTS.has(el.type))) return 'not a text field (input type=' + el.type + ')';
       return el.readOnly ? 'read-only' : '';
     }
     if (el.isContentEditable) return '';
@@ -211,7 +218,7 @@
     if (need.visible && !tw.rendered(el)) return { ok: false, code: 'not_actionable', reason: 'not visible' };
     if (need.enabled && disabled(el)) return { ok: false, code: 'not_actionable', reason: 'disabled' };
     if (need.editable) {
-      const why = editable(el);
+      const why = editable(el, need.whole);
       if (why) return { ok: false, code: 'not_actionable', reason: why };
     }
     if (need.option) {
@@ -278,7 +285,7 @@
         last = { ok: false, code: 'not_found', count: els.length };
       }
       if (performance.now() >= deadline) return last;
-      await frame();
+      await frameBy(deadline);
     }
   };
 

@@ -82,6 +82,9 @@ type Need struct {
 	Visible  bool     `json:"visible,omitempty"`
 	Enabled  bool     `json:"enabled,omitempty"`
 	Editable bool     `json:"editable,omitempty"`
+	// Whole: fill sets the value at once, so colour and range inputs, which
+	// take no typed text, count as editable too.
+	Whole bool `json:"whole,omitempty"`
 	Stable   bool     `json:"stable,omitempty"`
 	Pointer  bool     `json:"pointer,omitempty"` // the hit-test point must land on the element
 	Scroll   bool     `json:"scroll,omitempty"`  // scroll it into view first
@@ -96,6 +99,7 @@ type Need struct {
 var (
 	ForPointer = Need{Visible: true, Enabled: true, Stable: true, Pointer: true, Scroll: true}
 	ForTyping  = Need{Visible: true, Enabled: true, Editable: true, Scroll: true}
+	ForFill    = Need{Visible: true, Enabled: true, Editable: true, Whole: true, Scroll: true}
 	ForSelect  = Need{Visible: true, Enabled: true, Scroll: true}
 	Attached   = Need{}
 )
@@ -149,13 +153,20 @@ func Program(call string) string { return actBundle().Program(call) }
 // one round trip, no 30 KB script to parse again), and the whole program
 // once per document otherwise.
 func Eval(ctx context.Context, t *tabs.Tab, f *tabs.Frame, call string, out any) error {
+	return evalBuilt(ctx, t, f, func() string { return call }, out)
+}
+
+// evalBuilt is Eval with the call built right before each send, so a call
+// that carries a time budget is given what is left when it goes out: the
+// first send into a new document costs a round trip the budget must not pay.
+func evalBuilt(ctx context.Context, t *tabs.Tab, f *tabs.Frame, build func() string, out any) error {
 	var raw json.RawMessage
-	if err := t.EvalIn(ctx, f, actBundle().Guarded(call), &raw); err != nil {
+	if err := t.EvalIn(ctx, f, actBundle().Guarded(build()), &raw); err != nil {
 		return err
 	}
 	if string(raw) == strconv.Quote(injected.NotInstalled) {
 		raw = nil
-		if err := t.EvalIn(ctx, f, Program(call), &raw); err != nil {
+		if err := t.EvalIn(ctx, f, Program(build()), &raw); err != nil {
 			return err
 		}
 	}
@@ -199,17 +210,16 @@ func Resolve(ctx context.Context, t *tabs.Tab, loc Locator, need Need) (*Target,
 
 // resolvePage runs the find-and-check loop in the page, in one round trip.
 func resolvePage(ctx context.Context, t *tabs.Tab, fr *frameChain, loc Locator, pl pageLocator, need Need, deadline time.Time) (*Target, error) {
-	// Leave the page a margin to answer before our own deadline: one check
-	// can take two animation frames past the page's own deadline.
-	budget := time.Until(deadline) - PageMargin(time.Until(deadline))
-	if budget < 0 {
-		budget = 0
-	}
 	locJSON, _ := json.Marshal(pl)
 	needJSON, _ := json.Marshal(need)
-	call := fmt.Sprintf("globalThis.__tabwright.resolve(%s,%s,%d)", locJSON, needJSON, budget.Milliseconds())
+	call := func() string {
+		// Leave the page a margin to answer before our own deadline: one
+		// check can take two animation frames past the page's own deadline.
+		budget := max(0, time.Until(deadline)-PageMargin(time.Until(deadline)))
+		return fmt.Sprintf("globalThis.__tabwright.resolve(%s,%s,%d)", locJSON, needJSON, budget.Milliseconds())
+	}
 	var res pageResult
-	if err := Eval(ctx, t, fr.frame(), call, &res); err != nil {
+	if err := evalBuilt(ctx, t, fr.frame(), call, &res); err != nil {
 		return nil, err
 	}
 	target, err := res.target(ctx, loc)
