@@ -79,17 +79,17 @@ type Offset struct {
 
 // Need lists the actionability checks an action requires.
 type Need struct {
-	Visible  bool     `json:"visible,omitempty"`
-	Enabled  bool     `json:"enabled,omitempty"`
-	Editable bool     `json:"editable,omitempty"`
+	Visible  bool `json:"visible,omitempty"`
+	Enabled  bool `json:"enabled,omitempty"`
+	Editable bool `json:"editable,omitempty"`
 	// Whole: fill sets the value at once, so colour and range inputs, which
 	// take no typed text, count as editable too.
-	Whole bool `json:"whole,omitempty"`
-	Stable   bool     `json:"stable,omitempty"`
-	Pointer  bool     `json:"pointer,omitempty"` // the hit-test point must land on the element
-	Scroll   bool     `json:"scroll,omitempty"`  // scroll it into view first
-	Offset   *Offset  `json:"offset,omitempty"`
-	Watch    []string `json:"watch,omitempty"` // trusted events to verify afterwards
+	Whole   bool     `json:"whole,omitempty"`
+	Stable  bool     `json:"stable,omitempty"`
+	Pointer bool     `json:"pointer,omitempty"` // the hit-test point must land on the element
+	Scroll  bool     `json:"scroll,omitempty"`  // scroll it into view first
+	Offset  *Offset  `json:"offset,omitempty"`
+	Watch   []string `json:"watch,omitempty"` // trusted events to verify afterwards
 	// Option (select_option: value, label or index) must name an enabled
 	// option of the select; resolve waits for it like for the other checks.
 	Option map[string]any `json:"option,omitempty"`
