@@ -40,4 +40,5 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzParseChord -fuzztime 30s ./engine/act
 	$(GO) test -run '^$$' -fuzz FuzzPrevalidate -fuzztime 30s ./engine/batch
 	$(GO) test -run '^$$' -fuzz FuzzLoadTask -fuzztime 30s ./quickstart/task
+	$(GO) test -run '^$$' -fuzz FuzzParsePrices -fuzztime 30s ./quickstart/run
 	$(GO) test -run '^$$' -fuzz FuzzRobots -fuzztime 30s ./quickstart/docs

@@ -51,6 +51,7 @@ func Markdown(s *qsrun.Suite) string {
 	for _, st := range s.Tasks {
 		fmt.Fprintf(&b, "| %s | %s | %s | %d/%d | %s |\n", mdCell(st.Task), mdCell(st.Agent), rateText(st), st.Passes, st.EvidentialRuns, mdCell(discardedText(st.Discarded, "none")))
 	}
+	b.WriteString(costMarkdown(s))
 	gaps := gapRuns(s)
 	b.WriteString("\n## Where it failed\n\n")
 	if len(gaps) == 0 {
@@ -152,6 +153,8 @@ type htmlData struct {
 	Gaps        []htmlGap
 	Warned      []*qsrun.Result // runs with a command that timed out or failed
 	Transcripts []htmlTranscript
+	Cost        []costRow
+	Unpriced    string
 }
 
 type htmlRow struct {
@@ -184,8 +187,12 @@ func HTML(s *qsrun.Suite, transcripts map[string]string) []byte {
 	if s.ToolVersion != "" {
 		meta = append(meta, "tabwright "+s.ToolVersion)
 	}
+	if c := s.Totals.EstimatedCost; c != nil {
+		meta = append(meta, fmt.Sprintf("estimated $%.4f", *c))
+	}
 	meta = append(meta, s.GeneratedAt)
 	d.Meta = strings.Join(meta, " · ")
+	d.Cost, d.Unpriced = costRows(s), unpricedNote(s)
 	for i, st := range s.Tasks {
 		class := "none"
 		if st.PassRate != nil {
@@ -272,6 +279,11 @@ pre { background: var(--code); padding: .75em; overflow-x: auto; white-space: pr
 {{range .Rows}}<tr><td>{{.Task}}</td><td>{{.Agent}}</td><td class="{{.Class}}">{{.Rate}}</td><td>{{.Evidential}}</td><td>{{.Discarded}}</td></tr>
 {{end}}</tbody></table>
 <p class="note">Pass rate = passed / (passed + docs_gap). Runs that say nothing about the docs (budgets, harness or infrastructure errors) are discarded, not failed.</p>
+{{if .Cost}}<h2>Tokens and cost</h2>
+<table><thead><tr><th>Task</th><th>Agent</th><th>Tokens</th><th>Models served</th><th>Estimated cost</th></tr></thead><tbody>
+{{range .Cost}}<tr><td>{{.Task}}</td><td>{{.Agent}}</td><td>{{.Tokens}}</td><td>{{.Models}}</td><td>{{.Cost}}</td></tr>
+{{end}}</tbody></table>{{if .Unpriced}}<p class="note">{{.Unpriced}}</p>{{end}}{{end}}
+{{if .S.StoppedAtCost}}<p><strong>Stopped at the cost cap</strong> (${{printf "%.2f" .S.MaxCostUSD}}): attempts that never started are absent, not failed.</p>{{end}}
 <h2>Where it failed</h2>
 {{range .Gaps}}<div class="gap"><h3>{{.Task}}, attempt {{.Attempt}}</h3>
 {{if .Page}}<p>Last docs page read: <a href="{{.Page}}">{{.Page}}</a></p>{{end}}

@@ -195,3 +195,23 @@ func TestQSLoad(t *testing.T) {
 		t.Errorf("%v", err)
 	}
 }
+
+func TestQSReportTokensAndCost(t *testing.T) {
+	s := suite(stat("priced", 1, 0))
+	if strings.Contains(string(HTML(s, nil)), "Tokens and cost") || strings.Contains(Markdown(s), "Tokens and cost") {
+		t.Errorf("a replay-only suite has no tokens table")
+	}
+	c := 0.0123
+	s.Tasks[0].Tokens = qsrun.Tokens{Input: 10, Output: 20, CacheWrite: 30, CacheRead: 40}
+	s.Tasks[0].EstimatedCost, s.Tasks[0].ModelsReported = &c, []string{"m-1"}
+	s.Totals.Tokens, s.Totals.EstimatedCost, s.Totals.UnpricedModels = s.Tasks[0].Tokens, &c, []string{"other-model"}
+	page, md := string(HTML(s, nil)), Markdown(s)
+	for _, want := range []string{"Tokens and cost", "10 in / 20 out, cache 30 written / 40 read", "$0.0123", "m-1", "No price for other-model"} {
+		if !strings.Contains(page, want) || !strings.Contains(md, want) {
+			t.Errorf("missing %q", want)
+		}
+	}
+	if !strings.Contains(page, "estimated $0.0123") {
+		t.Errorf("meta line lacks the cost")
+	}
+}

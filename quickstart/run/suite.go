@@ -114,13 +114,24 @@ func RunSuite(ctx context.Context, tasks []*task.Task, opt SuiteOptions, onRun f
 		stopped = opt.MaxCostUSD > 0 && spent >= opt.MaxCostUSD
 		return stopped
 	}
-	next := make(chan int)
+	// A worker says it is free (ready) before it is given a job, so the cost
+	// cap is checked with every finished attempt counted.
+	next, ready, stop := make(chan int), make(chan struct{}), make(chan struct{})
 	var wg sync.WaitGroup
 	for w := 0; w < opt.Workers; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for i := range next {
+			for {
+				select {
+				case ready <- struct{}{}:
+				case <-stop:
+					return
+				}
+				i, ok := <-next
+				if !ok {
+					return
+				}
 				if ctx.Err() == nil {
 					r := Attempt(ctx, jobs[i].t, jobs[i].attempt, opt.Options)
 					opt.Prices.price(r)
@@ -138,7 +149,9 @@ func RunSuite(ctx context.Context, tasks []*task.Task, opt SuiteOptions, onRun f
 	go func() {
 		// Jobs are handed out one at a time, so the cost cap is checked
 		// before each attempt starts, whatever the number of workers.
+		defer close(stop)
 		for i := range jobs {
+			<-ready
 			if overBudget() {
 				for j := i; j < len(jobs); j++ {
 					close(done[j])
