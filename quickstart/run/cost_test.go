@@ -23,7 +23,7 @@ func TestPrices(t *testing.T) {
 	}{
 		{"claude-y", "claude:claude-y", (1000*3 + 500*15 + 2000*3.75 + 4000*0.3) / 1e6, true},
 		{"gpt-x-2026-01-01", "openai:gpt-x-2026-01-01", (1000*2 + 500*8 + 4000*0.5) / 1e6, true}, // a dated snapshot
-		{"served-name", "openai:gpt-x", (1000*2 + 500*8 + 4000*0.5) / 1e6, true},               // what was asked for
+		{"served-name", "openai:gpt-x", (1000*2 + 500*8 + 4000*0.5) / 1e6, true},                 // what was asked for
 		{"other", "openai:other", 0, false},
 	}
 	for _, c := range cases {
