@@ -80,7 +80,11 @@ func runQS(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(stdout, qsUsage)
 		return 0
 	}
-	fmt.Fprintf(stderr, "tabwright qs: unknown subcommand %q\n\n%s", args[0], qsUsage)
+	hint := ""
+	if n := task.Nearest(args[0], []string{"validate", "run", "check", "examples", "report", "diff", "init", "schema", "show"}); n != "" {
+		hint = fmt.Sprintf("; did you mean %q?", n)
+	}
+	fmt.Fprintf(stderr, "tabwright qs: unknown subcommand %q%s\n\n%s", args[0], hint, qsUsage)
 	return 3
 }
 
@@ -89,6 +93,7 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 	var pos []string
 	for {
 		if err := fs.Parse(args); err != nil {
+			suggestFlag(fs, err)
 			return nil, err
 		}
 		args = fs.Args()

@@ -72,3 +72,14 @@ func TestQSGitHubSummaryAndRunReport(t *testing.T) {
 		t.Errorf("no warning: %s", errb.String())
 	}
 }
+
+func TestQSTyposSuggest(t *testing.T) {
+	var out, errb bytes.Buffer
+	if code := runQS(context.Background(), []string{"run", "--cahce-dir", "x"}, &out, &errb); code != 3 || !strings.HasSuffix(errb.String(), "did you mean --cache-dir?\n") {
+		t.Errorf("flag typo: %d %q", code, errb.String()[max(0, errb.Len()-80):])
+	}
+	errb.Reset()
+	if code := runQS(context.Background(), []string{"rnu"}, &out, &errb); code != 3 || !strings.Contains(errb.String(), `unknown subcommand "rnu"; did you mean "run"?`) {
+		t.Errorf("subcommand typo: %d %q", code, errb.String())
+	}
+}

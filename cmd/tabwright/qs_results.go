@@ -1,6 +1,7 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -74,4 +75,18 @@ func runExit(suite *qsrun.Suite, code, invalid int, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "nothing ran: every task was skipped. Agent-only tasks have no `replay` commands; use a model agent (--agent claude), or add them.")
 	}
 	return code
+}
+
+// suggestFlag follows the flag package's "flag provided but not defined"
+// with the nearest flag the command has, when there is one.
+func suggestFlag(fs *flag.FlagSet, err error) {
+	name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: -")
+	if !ok {
+		return
+	}
+	var names []string
+	fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
+	if n := task.Nearest(strings.TrimPrefix(name, "-"), names); n != "" {
+		fmt.Fprintf(fs.Output(), "did you mean --%s?\n", n)
+	}
 }

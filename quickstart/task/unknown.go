@@ -110,6 +110,10 @@ func homeOf(key string, s map[string]any, at string) string {
 	return ""
 }
 
+// Nearest is the name in names closest to key, if close enough to be a
+// typo of it, else "" (for flags and subcommands too).
+func Nearest(key string, names []string) string { return nearest(key, names) }
+
 // nearest is the name closest to key by edit distance (a swap of two
 // neighbours counts once), if it is close enough to be a typo.
 func nearest(key string, names []string) string {
