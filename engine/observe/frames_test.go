@@ -1,0 +1,103 @@
+package observe
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	cdproto "github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/page"
+)
+
+// framedPage is a tracked test page that reaches its same-origin child
+// frames: the frame an iframe shows (matched by its src), read in an
+// isolated world of its own.
+type framedPage struct{ *tracked }
+
+func (p framedPage) ChildFrame(ctx context.Context, path []string) (Page, error) {
+	if len(path) != 1 {
+		return nil, fmt.Errorf("the test page reaches one level of frames")
+	}
+	var src string
+	if err := p.mainEval(ctx, `document.querySelector(`+jsString(path[0])+`).src`, &src); err != nil {
+		return nil, err
+	}
+	tree, err := cdproto.Call(ctx, p.sess, page.GetFrameTree, cdproto.Empty{})
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range tree.FrameTree.ChildFrames {
+		if c.Frame.URL == src {
+			w, err := cdproto.Call(ctx, p.sess, page.CreateIsolatedWorld, page.CreateIsolatedWorldParams{FrameID: c.Frame.ID, WorldName: "tabwright"})
+			if err != nil {
+				return nil, err
+			}
+			return &tab{sess: p.sess, world: w.ExecutionContextID}, nil
+		}
+	}
+	return nil, fmt.Errorf("no frame shows %s", src)
+}
+
+// openFramed opens a page with frames and waits until each has loaded.
+func openFramed(t testing.TB, ctx context.Context, path string) framedPage {
+	t.Helper()
+	p := framedPage{openTracked(t, ctx, path, nil)}
+	waitFor(t, ctx, p.tab, `[...document.querySelectorAll('iframe')].every((f) => f.contentDocument && f.contentDocument.readyState === 'complete')`)
+	return p
+}
+
+// waitFor polls cond in the page until it holds.
+func waitFor(t testing.TB, ctx context.Context, p *tab, cond string) {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); ; {
+		var ok bool
+		if err := p.mainEval(ctx, cond, &ok); err == nil && ok {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("waited 5 s for %s", cond)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// The frame's form and controls are part of the page's observation, with
+// the frame path a batch takes and frame-prefixed refs FrameRef resolves.
+func TestFramesInline(t *testing.T) {
+	ctx := testCtx(t)
+	p := openFramed(t, ctx, "/iframe.html")
+	o, raw := observeOK(t, ctx, p, Options{})
+	if len(o.Forms) != 1 || o.Forms[0].Frame == nil || o.Forms[0].Frame.Path[0] != "#signin" || len(o.Forms[0].Fields) != 4 {
+		t.Fatalf("the frame's form: %s", raw)
+	}
+	var framed []Element
+	for _, e := range o.Interactive {
+		if e.Frame != nil {
+			framed = append(framed, e)
+		}
+	}
+	if len(framed) != 4 || framed[0].Label != "Email" || !strings.HasPrefix(framed[0].Ref, "f1:e") {
+		t.Fatalf("the frame's elements: %s", raw)
+	}
+	local, path, ok := FrameRef(p, framed[0].Ref)
+	if !ok || len(path) != 1 || path[0] != "#signin" || strings.Contains(local, ":") {
+		t.Errorf("FrameRef(%s) = %s %v %v", framed[0].Ref, local, path, ok)
+	}
+	if _, _, ok := FrameRef(p, "f7:e1"); ok {
+		t.Error("a frame no observation read resolved")
+	}
+	text := Render(o)
+	if !strings.Contains(text, framed[0].Ref+` "Email" [email]* [name=email]`) || !strings.Contains(text, `in frame {"path":["#signin"]}`) {
+		t.Errorf("text form:\n%s", text)
+	}
+	if len(raw) > 1500 || len(text) > 1500 {
+		t.Errorf("iframe page: %d chars of JSON, %d of text; budget 1500", len(raw), len(text))
+	}
+	// A budget of 2 elements leaves the frame's out, and says so.
+	o, _ = observeOK(t, ctx, p, Options{MaxInteractive: 2})
+	if tr := o.Truncated(); len(o.Interactive) != 2 || tr == nil || tr.Interactive == nil || tr.Interactive.Omitted != 3 {
+		t.Errorf("bounded: %d listed, %+v", len(o.Interactive), tr)
+	}
+}
