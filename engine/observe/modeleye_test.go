@@ -1,8 +1,10 @@
 package observe
 
 import (
+	"context"
 	"encoding/json"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -16,37 +18,44 @@ import (
 
 // need is a control a task needs: the words a model would look for, and a
 // CSS selector of the control itself, used only to check the answer.
-type need struct{ words, is string }
+type need struct {
+	// words: what a model looks for; is: a CSS selector of the control, to check the answer.
+	words, is string
+	// also, when set, tells apart lines naming the same words: the
+	// selector a model would read there (30 "Add to cart" buttons).
+	also string
+}
 
 var modelEyePages = map[string][]need{
 	"/signup.html": {
-		{"Full name", "[name=name]"}, {"Email address", "[name=email]"}, {"Password", "[name=password]"},
-		{"Repeat password", "[name=password2]"}, {"Date of birth", "[name=birth]"}, {"Country", "[name=country]"},
-		{"Pro", "input[value=pro]"}, {"About you", "[name=bio]"}, {"I accept the terms", "[name=terms]"},
-		{"Create account", "button"}, {"Sign in", "a[href='/signin']"},
+		{words: "Full name", is: "[name=name]"}, {words: "Email address", is: "[name=email]"}, {words: "Password", is: "[name=password]"},
+		{words: "Repeat password", is: "[name=password2]"}, {words: "Date of birth", is: "[name=birth]"}, {words: "Country", is: "[name=country]"},
+		{words: "Pro", is: "input[value=pro]"}, {words: "About you", is: "[name=bio]"}, {words: "I accept the terms", is: "[name=terms]"},
+		{words: "Create account", is: "button"}, {words: "Sign in", is: "a[href='/signin']"},
 	},
-	"/login.html": nil, // every control the JSON lists, checked the same way
+	// nil: every labelled control the JSON lists, found again the same way
+	"/login.html": nil, "/article.html": nil, "/products.html": nil, "/table.html": nil, "/iframe.html": nil,
 	"/clickable.html": {
-		{"Open the blue card", "#open-card"}, {"Run the handler", "#handler"}, {"City", "#city"},
-		{"Berlin", "#suggestions li:nth-child(1)"}, {"Bergen", "#suggestions li:nth-child(3)"},
-		{"Duplicate", "#actions li:nth-child(2)"}, {"Delete", "#actions li:nth-child(3)"},
+		{words: "Open the blue card", is: "#open-card"}, {words: "Run the handler", is: "#handler"}, {words: "City", is: "#city"},
+		{words: "Berlin", is: "#suggestions li:nth-child(1)"}, {words: "Bergen", is: "#suggestions li:nth-child(3)"},
+		{words: "Duplicate", is: "#actions li:nth-child(2)"}, {words: "Delete", is: "#actions li:nth-child(3)"},
 	},
 }
 
 // refPattern finds the ref a text line starts with, or a radio option's.
-var refPattern = regexp.MustCompile(`\be\d+\b`)
+var refPattern = regexp.MustCompile(`\b(f\d+:)?e\d+\b`)
 
 func TestModelEyeText(t *testing.T) {
 	ctx := testCtx(t)
 	for path, needs := range modelEyePages {
-		p := open(t, ctx, path)
-		o, _ := capture(t, ctx, p, Options{})
+		p := eyePage(t, ctx, path)
+		o, _ := observeOK(t, ctx, p, Options{})
 		text := Render(o)
 		if needs == nil {
 			needs = everyListed(o)
 		}
 		for _, n := range needs {
-			line := lineNaming(text, n.words)
+			line := lineNaming(text, n.words, n.also)
 			if line == "" {
 				t.Errorf("%s: no line of the text names %q:\n%s", path, n.words, text)
 				continue
@@ -56,10 +65,11 @@ func TestModelEyeText(t *testing.T) {
 				t.Errorf("%s: the line naming %q gives no ref: %q", path, n.words, line)
 				continue
 			}
-			checkNames(t, p, path, "ref "+ref, `globalThis.__tabwright.element(`+jsString(ref)+`)`, n.is)
+			in, local := where(t, p, ref)
+			checkNames(t, in, path, "ref "+ref, `globalThis.__tabwright.element(`+jsString(local)+`)`, n.is)
 		}
 		for _, word := range []string{"Just text, not clickable", "Founded 1999"} {
-			if l := lineNaming(text, word); l != "" && refPattern.MatchString(l) {
+			if l := lineNaming(text, word, ""); l != "" && refPattern.MatchString(l) {
 				t.Errorf("%s: %q is listed as actionable: %q", path, word, l)
 			}
 		}
@@ -69,8 +79,8 @@ func TestModelEyeText(t *testing.T) {
 func TestModelEyeJSON(t *testing.T) {
 	ctx := testCtx(t)
 	for path, needs := range modelEyePages {
-		p := open(t, ctx, path)
-		o, raw := capture(t, ctx, p, Options{})
+		p := eyePage(t, ctx, path)
+		o, raw := observeOK(t, ctx, p, Options{})
 		if needs == nil {
 			needs = everyListed(o)
 		}
@@ -83,7 +93,7 @@ func TestModelEyeJSON(t *testing.T) {
 		for _, n := range needs {
 			var found map[string]any
 			for _, e := range payload.Interactive {
-				if e["label"] == n.words {
+				if e["label"] == n.words && (n.also == "" || e["selector"] == n.also) {
 					found = e
 					break
 				}
@@ -99,8 +109,14 @@ func TestModelEyeJSON(t *testing.T) {
 				t.Errorf("%s: entry %v lacks ref, selector or role", path, found)
 				continue
 			}
-			checkNames(t, p, path, "selector "+sel, `document.querySelector(`+jsString(sel)+`)`, n.is)
-			checkNames(t, p, path, "ref "+ref, `globalThis.__tabwright.element(`+jsString(ref)+`)`, n.is)
+			in, local := where(t, p, ref)
+			if fr, ok := found["frame"].(map[string]any); ok {
+				if path0 := fr["path"].([]any)[0].(string); !strings.HasPrefix(ref, "f") || path0 == "" {
+					t.Errorf("%s: framed entry %v", path, found)
+				}
+			}
+			checkNames(t, in, path, "selector "+sel, `document.querySelector(`+jsString(sel)+`)`, n.is)
+			checkNames(t, in, path, "ref "+ref, `globalThis.__tabwright.element(`+jsString(local)+`)`, n.is)
 		}
 		for _, e := range payload.Interactive {
 			if l, _ := e["label"].(string); l == "Just text, not clickable" || l == "Founded 1999" {
@@ -110,13 +126,21 @@ func TestModelEyeJSON(t *testing.T) {
 	}
 }
 
+// eyePage opens a fixture as the server would observe it, frames inline.
+func eyePage(t *testing.T, ctx context.Context, path string) framedPage {
+	if path == "/iframe.html" {
+		return openFramed(t, ctx, path)
+	}
+	return framedPage{openTracked(t, ctx, path, nil)}
+}
+
 // everyListed is every labelled control of an observation, to be found
 // again in either form.
 func everyListed(o *Observation) []need {
 	var out []need
 	for _, e := range o.Interactive {
 		if e.Label != "" {
-			out = append(out, need{e.Label, e.Selector})
+			out = append(out, need{words: e.Label, is: e.Selector, also: e.Selector})
 		}
 	}
 	return out
@@ -124,13 +148,24 @@ func everyListed(o *Observation) []need {
 
 // lineNaming is the first line that names words as a label ("words" in
 // quotes, or a radio option words=value / words eN).
-func lineNaming(text, words string) string {
+func lineNaming(text, words, also string) string {
+	var lines []string
 	for _, l := range strings.Split(text, "\n") {
-		if strings.Contains(l, `"`+words+`"`) || strings.Contains(l, "|"+words) || strings.Contains(l, ": "+words) {
-			return l
+		if strings.Contains(l, strconv.Quote(words)) || strings.Contains(l, "|"+words) || strings.Contains(l, ": "+words) {
+			lines = append(lines, l)
 		}
 	}
-	return ""
+	if len(lines) > 1 && also != "" {
+		for _, l := range lines {
+			if strings.Contains(l, " "+also) {
+				return l
+			}
+		}
+	}
+	if len(lines) == 0 {
+		return ""
+	}
+	return lines[0]
 }
 
 // refOn is the ref the line gives for words: the option's own ref for a
@@ -147,9 +182,23 @@ func refOn(line, words string) string {
 	return refPattern.FindString(line)
 }
 
+// where is the page a ref's element lives in (a child frame for f1:e3)
+// and the ref there.
+func where(t *testing.T, p framedPage, ref string) (Page, string) {
+	local, path, ok := FrameRef(p, ref)
+	if !ok {
+		return p, ref
+	}
+	child, err := p.ChildFrame(testCtx(t), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return child, local
+}
+
 // checkNames checks that expr (a locator's element) is the one element the
 // check selector is names.
-func checkNames(t *testing.T, p *tab, page, what, expr, is string) {
+func checkNames(t *testing.T, p Page, page, what, expr, is string) {
 	t.Helper()
 	var same bool
 	check := `(() => { const a = ` + expr + `; const b = document.querySelectorAll(` + jsString(is) + `); return !!a && b.length === 1 && a === b[0]; })()`
