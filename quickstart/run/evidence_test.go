@@ -67,6 +67,9 @@ func TestAffordanceEvents(t *testing.T) {
 	if n := types(first); n["affordances"] != 1 || n["affordance_withheld"] != 1 || n["docs_read"] != 1 || first.Classification != Passed {
 		t.Errorf("attempt 1: %v %s", n, first.Classification)
 	}
+	if tx := Transcript(first.Trace.Events(), false); !strings.Contains(tx, "affordances: llms.txt absent (served HTML") || !strings.Contains(tx, "BLOCKED "+docsSrv.URL+"/llms.txt (withheld)") {
+		t.Errorf("transcript:\n%s", tx)
+	}
 	if ev := first.Trace.Events()[0]; ev["affordance_policy"] != "none" {
 		t.Errorf("run_start %v", ev)
 	}

@@ -1,6 +1,7 @@
 package run
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"unicode/utf8"
@@ -56,6 +57,10 @@ func eventLine(ev map[string]any, verbose bool) string {
 		return fmt.Sprintf("BLOCKED %v (%v)", ev["url"], ev["reason"])
 	case trace.AffordanceWithheld:
 		return fmt.Sprintf("BLOCKED %v (withheld)", ev["url"])
+	case trace.DocsChanged:
+		return fmt.Sprintf("CHANGED %v since it was cached (sha256 %v)", ev["url"], ev["content_hash"])
+	case trace.AffordanceProbe:
+		return affordancesLine(ev["found"])
 	case trace.DocsReadError:
 		return fmt.Sprintf("READ ERROR %v: %v", ev["url"], ev["error"])
 	case trace.EgressBlocked:
@@ -161,4 +166,30 @@ func indent(out string) string {
 		return ""
 	}
 	return "\n           | " + strings.ReplaceAll(out, "\n", "\n           | ")
+}
+
+// affordancesLine says which machine-facing files the probe found; found
+// is the probe's map as written or as read back from JSON.
+func affordancesLine(found any) string {
+	b, _ := json.Marshal(found)
+	var m map[string]struct {
+		Present bool   `json:"present"`
+		Status  int    `json:"status"`
+		Note    string `json:"note"`
+	}
+	json.Unmarshal(b, &m)
+	var parts []string
+	for _, label := range []string{"llms.txt", "llms-full.txt", "page.md"} {
+		f, ok := m[label]
+		switch {
+		case !ok:
+		case f.Present:
+			parts = append(parts, label+" present")
+		case f.Note != "":
+			parts = append(parts, label+" absent ("+f.Note+")")
+		default:
+			parts = append(parts, fmt.Sprintf("%s absent (%d)", label, f.Status))
+		}
+	}
+	return "affordances: " + strings.Join(parts, ", ")
 }
