@@ -34,6 +34,8 @@ bench: chromium
 fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzDecode -fuzztime 30s ./mcpserver
 	$(GO) test -run '^$$' -fuzz FuzzStdioFilter -fuzztime 30s ./mcpserver
+	$(GO) test -run '^$$' -fuzz FuzzParseCursor -fuzztime 30s ./mcpserver
+	$(GO) test -run '^$$' -fuzz FuzzParseSecrets -fuzztime 30s ./cmd/tabwright
 	$(GO) test -run '^$$' -fuzz FuzzDecodeObservation -fuzztime 30s ./engine/observe
 	$(GO) test -run '^$$' -fuzz FuzzReader -fuzztime 30s ./engine/observe
 	$(GO) test -run '^$$' -fuzz FuzzValidate -fuzztime 30s ./engine/act

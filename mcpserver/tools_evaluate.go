@@ -132,11 +132,9 @@ func keepResult(t *tabs.Tab, res *tabs.Evaluated) int {
 }
 
 func nextPage(t *tabs.Tab, cursor string, maxChars int) (any, string, error) {
-	idText, offText, ok := strings.Cut(strings.TrimPrefix(cursor, "ev"), ":")
-	id, err1 := strconv.Atoi(idText)
-	off, err2 := strconv.Atoi(offText)
-	if !strings.HasPrefix(cursor, "ev") || !ok || err1 != nil || err2 != nil || off < 0 {
-		return nil, "", errs.Input("cursor", "%q is not a cursor from browser_evaluate", cursor).WithHint("pass next_cursor exactly as returned")
+	id, off, err := parseCursor(cursor)
+	if err != nil {
+		return nil, "", err
 	}
 	k := t.State(evalResultsKey, func() any { return &evalResults{kept: map[int]*tabs.Evaluated{}} }).(*evalResults)
 	k.mu.Lock()
@@ -147,6 +145,17 @@ func nextPage(t *tabs.Tab, cursor string, maxChars int) (any, string, error) {
 			WithHint("the last %d results of a tab are kept; evaluate again", keptEvalResults)
 	}
 	return page(res, id, off, maxChars)
+}
+
+// parseCursor reads a next_cursor: ev<result id>:<offset>.
+func parseCursor(cursor string) (id, off int, err error) {
+	idText, offText, ok := strings.Cut(strings.TrimPrefix(cursor, "ev"), ":")
+	id, err1 := strconv.Atoi(idText)
+	off, err2 := strconv.Atoi(offText)
+	if !strings.HasPrefix(cursor, "ev") || !ok || err1 != nil || err2 != nil || off < 0 || id < 0 {
+		return 0, 0, errs.Input("cursor", "%q is not a cursor from browser_evaluate", cursor).WithHint("pass next_cursor exactly as returned")
+	}
+	return id, off, nil
 }
 
 // page returns max characters of the result's JSON from off.

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"flag"
+	"io"
 	"os"
 	"strings"
 
@@ -45,8 +46,12 @@ func readSecrets(path string) ([]string, error) {
 		return nil, errs.Input("--secrets-file", "cannot read %s: %v", path, err)
 	}
 	defer file.Close()
+	return parseSecrets(path, file)
+}
+
+func parseSecrets(path string, r io.Reader) ([]string, error) {
 	var out []string
-	sc := bufio.NewScanner(file)
+	sc := bufio.NewScanner(r)
 	for n := 1; sc.Scan(); n++ {
 		line := strings.TrimSpace(sc.Text())
 		if line == "" || strings.HasPrefix(line, "#") {

@@ -1,0 +1,41 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/tabwright/tabwright/engine/errs"
+	"github.com/tabwright/tabwright/engine/tabs"
+)
+
+func TestParseSecrets(t *testing.T) {
+	got, err := parseSecrets("f", strings.NewReader("# comment\n\nAPI_KEY=abcd1234\nplain-secret\nwith space = kept whole\n"))
+	if err != nil || strings.Join(got, "|") != "abcd1234|plain-secret|with space = kept whole" {
+		t.Fatalf("%q %v", got, err)
+	}
+	if _, err := parseSecrets("f", strings.NewReader("K=abc\n")); errs.Code(err) != errs.InvalidInput {
+		t.Fatalf("a short secret: %v", err)
+	}
+}
+
+// FuzzParseSecrets: a secrets file gives values of at least the minimum
+// length, or a coded error; never a panic.
+func FuzzParseSecrets(f *testing.F) {
+	for _, s := range []string{"", "a=bcdef", "#x\nTOKEN=secret-value\n", "abc", "=====", "\x00\xff\n"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got, err := parseSecrets("f", strings.NewReader(s))
+		if err != nil {
+			if errs.Code(err) != errs.InvalidInput {
+				t.Fatalf("%q: %v", s, err)
+			}
+			return
+		}
+		for _, v := range got {
+			if len(v) < tabs.MinSecretLength {
+				t.Fatalf("%q: short secret %q", s, v)
+			}
+		}
+	})
+}
