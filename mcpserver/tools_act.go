@@ -45,7 +45,7 @@ var summarised = map[string]bool{"frame": true, "observe": true, "to": true}
 
 // actionDocs is each action tool's description.
 var actionDocs = map[string]string{
-	act.Click:        `Click one element with trusted mouse events once it is visible, enabled, still and not covered, and check it got the click; button, click_count (2: double), modifiers held. mode dom calls element.click() (works when covered).`,
+	act.Click:        `Click one element with trusted mouse events once it is visible, enabled, still and uncovered, and check it got the click; button, click_count (2: double), modifiers held. mode dom: element.click() (works when covered).`,
 	act.Fill:         `Replace the value of an input, textarea or contenteditable and read it back (value_mismatch if not expected_value). mode dom sets it and fires input and change.`,
 	act.Type:         `Type text key by key with trusted keyboard events into one element, or with focused: true wherever focus is; stops if focus leaves it.`,
 	act.Hover:        `Move the mouse onto one element and leave it there (hover menus open).`,
@@ -58,7 +58,7 @@ var actionDocs = map[string]string{
 }
 
 // actionErrors ends every action tool's description.
-const actionErrors = "\nLocators, common fields, Errors: see browser_observe."
+const actionErrors = "\nFields, Errors: see browser_observe."
 
 // toolName is the MCP tool of an action.
 func toolName(action string) string { return "browser_" + action }
@@ -91,6 +91,10 @@ func leanField(name string, p map[string]any) map[string]any {
 	out := map[string]any{"type": "object"}
 	if !summarised[name] {
 		out = lean(p)
+	}
+	if name == "timeout_ms" { // the same for every action: said once, in browser_observe
+		delete(out, "minimum")
+		delete(out, "maximum")
 	}
 	if d := fieldDocs[name]; d != "" {
 		out["description"] = d
