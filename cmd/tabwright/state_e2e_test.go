@@ -10,7 +10,7 @@ import (
 	"fmt"
 	"image"
 	_ "image/jpeg"
-	_ "image/png"
+	"image/png"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -29,6 +29,12 @@ func stateSite(t testing.TB) *httptest.Server {
 		fmt.Fprint(w, `<!doctype html><title>Shot</title><style>body{margin:0}</style>
 <div style="height:3000px;background:#ddd"><button id="go" style="position:absolute;top:2000px;left:40px;width:120px;height:40px">Go</button>
 <a href="/x" style="position:absolute;top:10px;left:10px">Top link</a></div>`)
+	})
+	mux.HandleFunc("/framed", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<title>Framed</title><style>body{margin:0}</style><div style="height:150px"></div><iframe id="f" src="/inner" style="margin-left:70px;width:300px;height:200px;border:5px solid #000"></iframe>`)
+	})
+	mux.HandleFunc("/inner", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<style>body{margin:0}</style><div style="height:30px"></div><div id="blue" style="margin-left:20px;width:100px;height:50px;background:#00f"></div>`)
 	})
 	mux.HandleFunc("/multi", func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, `<title>Multi</title><select id="s" multiple><option value="a">A</option><option value="b">B</option><option value="c">C</option></select>`)
@@ -120,6 +126,20 @@ func TestScreenshotOverMCP(t *testing.T) {
 	gs, _ := out["groundings"].([]any)
 	if len(gs) != 1 || gs[0].(map[string]any)["role"] != "button" || fmt.Sprint(gs[0].(map[string]any)["box"]) != "[0 0 120 40]" {
 		t.Fatalf("groundings of the element shot: %v", out["groundings"])
+	}
+
+	// An element inside a child frame: the frame's offset is counted.
+	fh := openOn(t, s.sess, site.URL+"/framed")
+	res, out = callFull(t, s.sess, "browser_screenshot", map[string]any{"tab_handle": fh, "selector": "#blue", "frame": map[string]any{"path": []any{"#f"}}})
+	cfg, _, data = imageOf(t, res)
+	shot, err := png.Decode(bytes.NewReader(data))
+	if err != nil || cfg.Width != 100 || cfg.Height != 50 {
+		t.Fatalf("framed element %dx%d (%v): %v", cfg.Width, cfg.Height, err, out)
+	}
+	for _, p := range []image.Point{{2, 2}, {50, 25}, {97, 47}} {
+		if r, g, b, _ := shot.At(p.X, p.Y).RGBA(); r>>8 > 20 || g>>8 > 20 || b>>8 < 235 {
+			t.Fatalf("pixel %v of the framed element is %d,%d,%d, not blue", p, r>>8, g>>8, b>>8)
+		}
 	}
 
 	code, path, _ := callErr(t, s.sess, "browser_screenshot", map[string]any{"tab_handle": h, "full_page": true, "ref": "e1"})
