@@ -50,6 +50,10 @@ func (p framePage) Eval(ctx context.Context, expression string, out any) error {
 // framedTab is a tab whose observation reads its child frames inline.
 type framedTab struct{ *tabs.Tab }
 
+// ObservedTab is t as browser_observe reads it: its child frames' forms
+// and elements inline (for the CLI's one-shot observe).
+func ObservedTab(t *tabs.Tab) observe.Page { return framedTab{t} }
+
 // ChildFrame finds the frame at path as a locator's frame would, and reads
 // it in its own isolated world, keeping no per-tab state for it.
 func (t framedTab) ChildFrame(ctx context.Context, path []string) (observe.Page, error) {

@@ -108,6 +108,9 @@ func (s *server) runScreenshot(ctx context.Context, owner string, args json.RawM
 	var cut bool
 	err := s.onTab(ctx, owner, in.TabHandle, in.TimeoutMS, func(ctx context.Context, t *tabs.Tab) (err error) {
 		if loc, ok := in.locator(); ok {
+			if err := frameRef(t, &loc); err != nil {
+				return err
+			}
 			box, _, err := locate.Box(ctx, t, loc)
 			if err != nil {
 				return err

@@ -13,6 +13,7 @@ import (
 	"github.com/tabwright/tabwright/engine/errs"
 	"github.com/tabwright/tabwright/engine/observe"
 	"github.com/tabwright/tabwright/engine/tabs"
+	"github.com/tabwright/tabwright/mcpserver"
 )
 
 // runObserve is the one-shot: launch, open, observe, print, exit.
@@ -78,7 +79,7 @@ func openAndObserve(ctx context.Context, m *tabs.Manager, url string, opt observ
 	if _, err := t.Navigate(ctx, tabs.Navigation{URL: url}); err != nil {
 		return nil, err
 	}
-	obs, err := observe.Capture(ctx, t, opt)
+	obs, err := observe.Capture(ctx, mcpserver.ObservedTab(t), opt) // frames inline, as browser_observe reads them
 	if err != nil {
 		return nil, err
 	}
