@@ -4,7 +4,7 @@ BIN     := bin/tabwright
 VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X main.version=$(VERSION)
 
-.PHONY: build demo test bench lint chromium fuzz
+.PHONY: build demo test bench lint chromium fuzz fuzz-long reliability
 
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/tabwright
@@ -44,3 +44,16 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzLoadTask -fuzztime 30s ./quickstart/task
 	$(GO) test -run '^$$' -fuzz FuzzParsePrices -fuzztime 30s ./quickstart/run
 	$(GO) test -run '^$$' -fuzz FuzzRobots -fuzztime 30s ./quickstart/docs
+
+# Every fuzz target for FUZZTIME each (10 minutes by default; outside CI).
+FUZZTIME ?= 10m
+fuzz-long:
+	@set -e; for t in $$(grep -rl --include='*_test.go' '^func Fuzz' . | xargs -n1 dirname | sort -u); do \
+		for f in $$(grep -ho '^func Fuzz[A-Za-z0-9_]*' $$t/*_test.go | cut -d' ' -f2); do \
+			echo "== $$f ($$t, $(FUZZTIME))"; $(GO) test -run '^$$' -fuzz "^$$f\$$" -fuzztime $(FUZZTIME) $$t; \
+		done; \
+	done
+
+# The reliability suite alone, with its figures (make test runs it too).
+reliability: chromium
+	$(GO) test -count=1 -v -timeout 10m -run 'Reliability|TestHTTPIdleSessionReleasesClaims|TestStdioCancelledCallIsNotAnswered|TestClaimsAcrossProcesses|TestNoOrphanBrowserAfterServerDies|TestStaleRefAndActionTimeout|TestServiceWorkerRestart|TestRefusals' ./cmd/tabwright ./hub | grep -E '^(FIGURE|--- |ok|FAIL)'

@@ -574,7 +574,9 @@ func TestNoOrphanBrowserAfterServerDies(t *testing.T) {
 			}
 			dataDirs, _ := filepath.Glob(filepath.Join(os.TempDir(), fmt.Sprintf("tabwright-%d-*", s.cmd.Process.Pid)))
 			s.cmd.Process.Signal(sig)
+			signalled := time.Now()
 			waitGroupGone(t, pgid, 5*time.Second)
+			figure(t, "Chromium processes left after the server's "+sig.String(), "0 of %d, all gone %d ms after the signal", len(pids), time.Since(signalled).Milliseconds())
 			if sig != syscall.SIGKILL {
 				waitExited(t, s.cmd.Process.Pid, 5*time.Second)
 				for _, d := range dataDirs {

@@ -25,7 +25,8 @@ const (
 	NoDialog           = "no_dialog"
 	NotFound           = "not_found"
 	Ambiguous          = "ambiguous"
-	StaleRef           = "stale_ref" // a ref from an earlier document of the tab
+	StaleRef           = "stale_ref"   // a ref from an earlier document of the tab
+	TabCrashed         = "tab_crashed" // the tab's renderer process died
 	NotActionable      = "not_actionable"
 	ValueMismatch      = "value_mismatch"
 	PermissionDenied   = "permission_denied" // the user's browser settings forbid it (e.g. file:// without file access)

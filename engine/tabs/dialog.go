@@ -65,6 +65,12 @@ type DialogResult struct {
 // wait and is reported with code dialog_pending while fn stays blocked in the
 // browser until the dialog is answered. A dialog already open refuses the call.
 func (t *Tab) Guard(ctx context.Context, policy string, fn func(context.Context) error) ([]DialogResult, error) {
+	return t.guardDialogs(ctx, policy, true, fn)
+}
+
+// guardDialogs is Guard; with crashStops false a crashed renderer does not
+// stop the wait (a navigation is what brings a crashed tab back).
+func (t *Tab) guardDialogs(ctx context.Context, policy string, crashStops bool, fn func(context.Context) error) ([]DialogResult, error) {
 	if d := t.PendingDialog(); d != nil {
 		return nil, dialogErr(d)
 	}
@@ -74,8 +80,11 @@ func (t *Tab) Guard(ctx context.Context, policy string, fn func(context.Context)
 	var answered *Dialog // until its close event arrives
 	for {
 		t.mu.Lock()
-		d, changed := t.page.dialog, t.changed
+		d, changed, crashed := t.page.dialog, t.changed, t.page.crashed
 		t.mu.Unlock()
+		if crashed && crashStops {
+			return seen, errCrashed()
+		}
 		if d != nil && d != answered {
 			switch policy {
 			case DialogAccept, DialogDismiss:

@@ -69,7 +69,13 @@ func (t *Tab) Navigate(ctx context.Context, nav Navigation) (*NavResult, error) 
 
 	switch {
 	case nav.URL != "":
-		res, err := cdproto.Call(ctx, t.sess, page.Navigate, page.NavigateParams{URL: nav.URL})
+		// A beforeunload dialog holds Page.navigate until it is answered:
+		// report it instead of waiting out the deadline.
+		var res page.NavigateResult
+		_, err := t.guardDialogs(ctx, DialogAsk, false, func(ctx context.Context) (err error) {
+			res, err = cdproto.Call(ctx, t.sess, page.Navigate, page.NavigateParams{URL: nav.URL})
+			return err
+		})
 		if err != nil {
 			return nil, navErr(ctx, err, nav.URL, event)
 		}
@@ -93,7 +99,11 @@ func (t *Tab) Navigate(ctx context.Context, nav Navigation) (*NavResult, error) 
 		}
 	case nav.History == HistoryReload:
 		what = "reload"
-		if _, err := cdproto.Call(ctx, t.sess, page.Reload, page.ReloadParams{}); err != nil {
+		_, err := t.guardDialogs(ctx, DialogAsk, false, func(ctx context.Context) error {
+			_, err := cdproto.Call(ctx, t.sess, page.Reload, page.ReloadParams{})
+			return err
+		})
+		if err != nil {
 			return nil, navErr(ctx, err, what, event)
 		}
 		if err := t.waitFor(ctx, func(p *pageState) bool { return p.loader != before && p.lifecycle[p.loader][event] }); err != nil {

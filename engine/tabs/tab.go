@@ -11,6 +11,7 @@ import (
 	cdproto "github.com/chromedp/cdproto/cdp"
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
 	cdplog "github.com/chromedp/cdproto/log"
+	"github.com/chromedp/cdproto/inspector"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
@@ -64,6 +65,8 @@ type pageState struct {
 	restores    int                          // back/forward cache restores
 	worlds      map[cdproto.FrameID]worldRef // our isolated world in each frame
 	dialog      *Dialog                      // the JavaScript dialog waiting for an answer
+	crashed     bool                         // the renderer died; a new document ends it
+	crashes     int                          // renderer deaths so far
 	inflight    map[string]struct{}          // network requests not finished yet
 	netChanged  time.Time                    // when a request last started or ended
 }
@@ -169,6 +172,7 @@ func (t *Tab) attach(ctx context.Context, conn *cdp.Conn) error {
 			return err
 		},
 		func() error { _, err := cdproto.Call(ctx, sess, runtime.Enable, cdproto.Empty{}); return err },
+		func() error { _, err := cdproto.Call(ctx, sess, inspector.Enable, cdproto.Empty{}); return err }, // tells of a renderer crash
 		func() error { _, err := cdproto.Call(ctx, sess, network.Enable, network.EnableParams{}); return err },
 		func() error { _, err := cdproto.Call(ctx, sess, cdplog.Enable, cdproto.Empty{}); return err }, // the browser's own messages, for logs
 		func() error { return autoAttach(ctx, sess) },
@@ -238,6 +242,7 @@ func (t *Tab) onEvent(method string, params jsonv2.Value) {
 		}
 		p.url = ev.Frame.URL + ev.Frame.URLFragment
 		p.loader = ev.Frame.LoaderID
+		p.crashed = false
 		if ev.Type == page.NavigationTypeBackForwardCacheRestore {
 			p.restores++
 			p.lifecycle[p.loader] = map[string]bool{"init": true, "DOMContentLoaded": true, "load": true, "networkIdle": true}
@@ -272,6 +277,9 @@ func (t *Tab) onEvent(method string, params jsonv2.Value) {
 			return
 		}
 		p.dialog = &Dialog{Type: string(ev.Type), Message: ev.Message, DefaultPrompt: ev.DefaultPrompt, URL: ev.URL}
+	case "Inspector.targetCrashed":
+		p.crashed, p.dialog = true, nil
+		p.crashes++
 	case "Page.javascriptDialogClosed":
 		p.dialog = nil
 	case "Network.requestWillBeSent", "Network.loadingFinished", "Network.loadingFailed":
@@ -309,14 +317,21 @@ func (p *pageState) trim() {
 	}
 }
 
-// waitFor blocks until cond (called with t.mu held) is true.
+// waitFor blocks until cond (called with t.mu held) is true, or the
+// renderer crashes meanwhile.
 func (t *Tab) waitFor(ctx context.Context, cond func(p *pageState) bool) error {
+	t.mu.Lock()
+	crashes := t.page.crashes
+	t.mu.Unlock()
 	for {
 		t.mu.Lock()
-		ok, ch := cond(&t.page), t.changed
+		ok, ch, crashed := cond(&t.page), t.changed, t.page.crashes > crashes
 		t.mu.Unlock()
 		if ok {
 			return nil
+		}
+		if crashed {
+			return errCrashed()
 		}
 		select {
 		case <-ch:
@@ -326,6 +341,12 @@ func (t *Tab) waitFor(ctx context.Context, cond func(p *pageState) bool) error {
 			return t.sessionGone()
 		}
 	}
+}
+
+// errCrashed is the error of a call on a tab whose renderer died.
+func errCrashed() *errs.Error {
+	return errs.New(errs.TabCrashed, "the page crashed: its renderer process died").
+		WithHint("navigate the tab to load a page again, or close it")
 }
 
 // sessionGone says why the tab's session ended.
