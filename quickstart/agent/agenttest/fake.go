@@ -64,6 +64,7 @@ type Server struct {
 	requests []Request
 	errs     []string
 	protocol string
+	busy     time.Duration // time spent answering, delays included
 }
 
 // Anthropic starts a fake Messages API (POST /v1/messages).
@@ -105,7 +106,28 @@ func (s *Server) fail(format string, a ...any) {
 	s.errs = append(s.errs, fmt.Sprintf(format, a...))
 }
 
+// Busy is the time the fake spent answering so far (a benchmark subtracts
+// it to leave the client's own cost).
+func (s *Server) Busy() time.Duration {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.busy
+}
+
+// Reset starts the script again and forgets what was received.
+func (s *Server) Reset() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.next, s.requests, s.busy = 0, nil, 0
+}
+
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	defer func() {
+		s.mu.Lock()
+		s.busy += time.Since(start)
+		s.mu.Unlock()
+	}()
 	var body map[string]any
 	raw := new(strings.Builder)
 	dec := json.NewDecoder(r.Body)
