@@ -92,7 +92,7 @@ type Options struct {
 	Agent agent.Agent
 	// AgentTools, when set, makes the extra tools of one attempt (the
 	// browser on its sandbox's loopback); close ends them.
-	AgentTools func(ctx context.Context, sb *sandbox.Sandbox, tr *trace.Trace) (tools agent.ExtraTools, close func(), err error)
+	AgentTools func(ctx context.Context, t *task.Task, sb *sandbox.Sandbox, tr *trace.Trace) (tools agent.ExtraTools, close func(), err error)
 }
 
 // Attempt runs one attempt of t with opt.Agent (replay when nil).
@@ -156,7 +156,7 @@ func Attempt(ctx context.Context, t *task.Task, attempt int, opt Options) *Resul
 		}
 	}
 	if opt.AgentTools != nil {
-		x, closeX, err := opt.AgentTools(ctx, sb, tr)
+		x, closeX, err := opt.AgentTools(ctx, t, sb, tr)
 		if err != nil {
 			return finish(harnessError("could not start the agent's extra tools: " + err.Error()))
 		}

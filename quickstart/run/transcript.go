@@ -83,7 +83,9 @@ func eventLine(ev map[string]any, verbose bool) string {
 		}
 		return "  -> " + resultWord(ev) + outputIf(ev, verbose || ev["is_error"] == true, clip)
 	case trace.BrowserCall:
-		return fmt.Sprintf("browser %v %v -> %s", ev["tool"], str(ev["url"]), resultWord(ev))
+		return fmt.Sprintf("browser %v %s -> %s", ev["tool"], clipText(str(ev["input"]), 200), resultWord(ev)) + outputIf(ev, verbose || ev["is_error"] == true, clip)
+	case trace.BrowserRefused:
+		return fmt.Sprintf("browser blocked from %v (%v): only the sandbox's loopback is reachable", ev["host"], ev["url"])
 	case trace.AgentFinal:
 		return "agent says: " + clipText(fmt.Sprint(ev["text"]), clip)
 	case trace.SuccessCheck:

@@ -25,6 +25,7 @@ const (
 	APIRetry            = "api_retry"
 	ThinkingUnsupported = "adaptive_thinking_unsupported"
 	BrowserCall         = "browser_call"
+	BrowserRefused      = "browser_blocked"
 	EgressBlocked       = "egress_blocked"
 	EgressError         = "egress_error"
 	SessionLogError     = "session_log_error"
@@ -98,13 +99,17 @@ func OtherResult(tool string, isError bool, output string, d time.Duration) Even
 	return Event{ToolResult, map[string]any{"tool": tool, "is_error": isError, "output": Clip(output, 2000), "duration": Secs(d)}}
 }
 
-// Browser is one browser tool call the agent made on the sandbox's app.
-func Browser(tool, url string, isError bool, d time.Duration) Event {
-	f := map[string]any{"tool": tool, "is_error": isError, "duration": Secs(d)}
-	if url != "" {
-		f["url"] = url
-	}
-	return Event{BrowserCall, f}
+// Browser is one browser tool call the agent made on the sandbox's app:
+// its input and what it answered, clipped.
+func Browser(tool, input string, isError bool, output string, d time.Duration) Event {
+	return Event{BrowserCall, map[string]any{"tool": tool, "input": Clip(input, 1000), "is_error": isError,
+		"output": Clip(output, 2000), "duration": Secs(d)}}
+}
+
+// BrowserBlocked: the agent's browser tried to leave the sandbox's
+// loopback (a link, a redirect, a script); the request was refused.
+func BrowserBlocked(host, url string) Event {
+	return Event{BrowserRefused, map[string]any{"host": host, "url": Clip(url, 500)}}
 }
 
 // Turn is one model call's facts, as agent_turn records them.

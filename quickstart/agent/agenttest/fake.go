@@ -42,6 +42,38 @@ type Turn struct {
 
 	// Delay holds the answer back (the client may give up first).
 	Delay time.Duration
+	// Build, when set, makes the turn from the request (a call that needs
+	// what an earlier tool answered, such as a tab handle).
+	Build func(req Request) Turn
+}
+
+// LastToolText is the text of the newest tool result in a request, in
+// either protocol.
+func LastToolText(req Request) string {
+	msgs := list(req.Body["messages"])
+	if len(msgs) == 0 {
+		return ""
+	}
+	last, _ := msgs[len(msgs)-1].(map[string]any)
+	if s, ok := last["content"].(string); ok {
+		return s
+	}
+	text := ""
+	for _, b := range blocks(last) {
+		if b["type"] == "tool_result" {
+			switch c := b["content"].(type) {
+			case string:
+				text = c
+			case []any:
+				for _, x := range c {
+					if m, ok := x.(map[string]any); ok {
+						text, _ = m["text"].(string)
+					}
+				}
+			}
+		}
+	}
+	return text
 }
 
 // Request is one request the fake received.
@@ -156,7 +188,11 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	t := s.script[s.next]
 	s.next++
+	req := s.requests[len(s.requests)-1]
 	s.mu.Unlock()
+	if t.Build != nil {
+		t = t.Build(req)
+	}
 	if t.Delay > 0 {
 		select {
 		case <-time.After(t.Delay):

@@ -1,0 +1,111 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/tabwright/tabwright/engine/tabs"
+	"github.com/tabwright/tabwright/quickstart/agent"
+	"github.com/tabwright/tabwright/quickstart/agent/agenttest"
+	"github.com/tabwright/tabwright/quickstart/docs"
+	qsrun "github.com/tabwright/tabwright/quickstart/run"
+	"github.com/tabwright/tabwright/quickstart/task"
+	"github.com/tabwright/tabwright/quickstart/trace"
+)
+
+// A web quickstart followed as a person does: the model reads the docs,
+// writes the page and serves it, opens it in tabwright's browser, clicks
+// the button and sees the counter go up. The browser reaches the app on
+// loopback only: not the docs host, whether asked directly or by the page.
+func TestQSAgentBrowserWebQuickstart(t *testing.T) {
+	l, _ := net.Listen("tcp", "127.0.0.1:0")
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	app := fmt.Sprintf("http://127.0.0.1:%d/", port)
+	docsSrv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<html><body><main><article><h1>Counter quickstart</h1><p>Write index.html with a button #inc and a span #count, serve the folder with <code>python3 -m http.server</code>, open it and click the button: the count goes up by one.</p><p>That is the whole quickstart, and this sentence makes the article long enough.</p></article></main></body></html>`)
+	}))
+	defer docsSrv.Close()
+	docsURL := strings.Replace(docsSrv.URL, "127.0.0.1", "localhost", 1) + "/start"
+	page := `<html><body><button id=inc onclick="c.textContent=+c.textContent+1">Increment</button> count: <span id=count>0</span><script>var c=document.getElementById('count')</script><img src="` + docsURL + `/pixel.png"></body></html>`
+	serve := fmt.Sprintf("cat > index.html <<'EOF'\n%s\nEOF\n(python3 -m http.server %d --bind 127.0.0.1 >/dev/null 2>&1 &)\nfor i in $(seq 100); do python3 -c 'import urllib.request,sys; urllib.request.urlopen(sys.argv[1])' %s 2>/dev/null && exit 0; sleep 0.1; done; exit 1", page, port, app)
+	// The tab handle is in browser_open_tab's answer; later turns use it.
+	handleRE, handle := regexp.MustCompile(`tab_handle (\S+)`), ""
+	withHandle := func(name string, args map[string]any) agenttest.Turn {
+		return agenttest.Turn{Build: func(req agenttest.Request) agenttest.Turn {
+			if m := handleRE.FindStringSubmatch(agenttest.LastToolText(req)); m != nil {
+				handle = m[1]
+			}
+			args["tab_handle"] = handle
+			return agenttest.Turn{Calls: []agenttest.Call{{Name: name, Input: args}}}
+		}}
+	}
+	srv := agenttest.Anthropic(
+		agenttest.Turn{Calls: []agenttest.Call{{Name: "read_docs", Input: map[string]any{"url": docsURL}}}},
+		agenttest.Turn{Calls: []agenttest.Call{{Name: "bash", Input: map[string]any{"command": serve}}}},
+		agenttest.Turn{Calls: []agenttest.Call{{Name: "browser_open_tab", Input: map[string]any{"url": docsURL}}, {Name: "browser_open_tab", Input: map[string]any{"url": app}}}},
+		withHandle("browser_click", map[string]any{"selector": "#inc"}),
+		withHandle("browser_observe", map[string]any{}),
+		agenttest.Turn{Text: "Clicked Increment; the count went from 0 to 1."},
+	)
+	defer srv.Close()
+	a, err := agent.New(agent.Config{Agent: "claude:claude-test", BaseURL: srv.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := tabs.New(tabs.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "t.yaml"), []byte("name: counter\ngoal: Click the counter once.\ndocs:\n  path: ["+docsURL+"]\nsuccess:\n  script: test -f index.html || qs_fail no page\n"), 0o644)
+	tk, err := task.Load(filepath.Join(dir, "t.yaml"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := qsrun.Attempt(context.Background(), tk, 1, qsrun.Options{Docs: &docs.Reader{Manager: m}, Agent: a, AgentTools: browserTools("test")})
+	if r.Classification != qsrun.Passed {
+		t.Fatalf("%s %s %s\n%s", r.Classification, r.StopReason, r.Detail, r.Trace.JSONL())
+	}
+	var calls, blocked []map[string]any
+	for _, e := range r.Trace.Events() {
+		switch e["type"] {
+		case trace.BrowserCall:
+			calls = append(calls, e)
+		case trace.BrowserRefused:
+			blocked = append(blocked, e)
+		}
+	}
+	if len(calls) != 4 || calls[0]["is_error"] != true || calls[1]["is_error"] != false || calls[3]["tool"] != "browser_observe" {
+		t.Fatalf("browser calls: %v", calls)
+	}
+	if out := fmt.Sprint(calls[3]["output"]); !strings.Contains(out, "count: 1") {
+		t.Errorf("the click did not count: %s", out)
+	}
+	// The page's own request to the docs host was refused by the gate.
+	if len(blocked) == 0 || blocked[0]["host"] != "localhost" {
+		t.Errorf("blocked: %v", blocked)
+	}
+	// The agent saw the MCP server's tools as it lists them.
+	first := srv.Requests()[0].Raw
+	for _, name := range []string{"browser_open_tab", "browser_click", "browser_observe", "browser_batch"} {
+		if !strings.Contains(first, `"name":"`+name+`"`) {
+			t.Errorf("tool %s not offered", name)
+		}
+	}
+	if len(r.DocsPagesRead) != 1 {
+		t.Errorf("pages read: %v", r.DocsPagesRead)
+	}
+	for _, e := range srv.Errs() {
+		t.Errorf("protocol: %s", e)
+	}
+}
