@@ -63,7 +63,14 @@ type inliner struct {
 	budget int // interactive elements still allowed
 	read   int // frames read
 	paths  map[string][]string
-	failed []map[string]any
+	failed []FrameError
+}
+
+// FrameError is a child frame that was not read into the observation,
+// listed in reserved.frames.
+type FrameError struct {
+	Frame FramePath `json:"frame"`
+	Error string    `json:"error"`
 }
 
 // inlineFrames reads the frames the page listed (iframe selectors) and
@@ -89,13 +96,13 @@ func (in *inliner) frames(ctx context.Context, parent []string, frames []string,
 	for _, sel := range frames {
 		path := append(append([]string{}, parent...), sel)
 		if in.read == MaxFrames || len(path) > MaxFrameDepth {
-			in.failed = append(in.failed, map[string]any{"frame": FramePath{path}, "error": fmt.Sprintf("not read: at most %d frames, %d deep; observe it with frame", MaxFrames, MaxFrameDepth)})
+			in.failed = append(in.failed, FrameError{FramePath{path}, fmt.Sprintf("at most %d frames, %d deep, are read inline", MaxFrames, MaxFrameDepth)})
 			continue
 		}
 		in.read++
 		res, err := in.readFrame(ctx, path, set)
 		if err != nil {
-			in.failed = append(in.failed, map[string]any{"frame": FramePath{path}, "error": err.Error()})
+			in.failed = append(in.failed, FrameError{FramePath{path}, err.Error()})
 			continue
 		}
 		prefix := fmt.Sprintf("f%d", in.read)

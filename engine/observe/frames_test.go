@@ -40,6 +40,13 @@ func (p framedPage) ChildFrame(ctx context.Context, path []string) (Page, error)
 	return nil, fmt.Errorf("no frame shows %s", src)
 }
 
+// brokenFrames reaches no frame.
+type brokenFrames struct{ framedPage }
+
+func (brokenFrames) ChildFrame(context.Context, []string) (Page, error) {
+	return nil, fmt.Errorf("no way in")
+}
+
 // openFramed opens a page with frames and waits until each has loaded.
 func openFramed(t testing.TB, ctx context.Context, path string) framedPage {
 	t.Helper()
@@ -94,6 +101,12 @@ func TestFramesInline(t *testing.T) {
 	}
 	if len(raw) > 1500 || len(text) > 1500 {
 		t.Errorf("iframe page: %d chars of JSON, %d of text; budget 1500", len(raw), len(text))
+	}
+	// A frame that cannot be read is named, in both forms.
+	broken := framedPage{p.tracked}
+	o, raw = observeOK(t, ctx, brokenFrames{broken}, Options{})
+	if o.Reserved["frames"] == nil || !strings.Contains(Render(o), `… frame {"path":["#signin"]} not read (no way in): observe it with frame`) {
+		t.Errorf("unread frame: %s\n%s", raw, Render(o))
 	}
 	// A budget of 2 elements leaves the frame's out, and says so.
 	o, _ = observeOK(t, ctx, p, Options{MaxInteractive: 2})

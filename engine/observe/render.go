@@ -49,8 +49,17 @@ func Render(o *Observation) string {
 		}
 	}
 	renderCuts(&b, tr)
+	renderFrames(&b, o)
 	renderSections(&b, o)
 	return b.String()
+}
+
+// renderFrames says which child frames were not read inline, and why.
+func renderFrames(b *strings.Builder, o *Observation) {
+	list, _ := o.Reserved["frames"].([]FrameError)
+	for _, f := range list {
+		fmt.Fprintf(b, "… frame %s not read (%s): observe it with frame\n", framePath(&f.Frame), f.Error)
+	}
 }
 
 // renderCuts says what the bounds left out of forms and interactive, and
