@@ -100,7 +100,10 @@ func TestStateToolsThroughRelay(t *testing.T) {
 		t.Fatalf("evaluate: %+v %v", got, err)
 	}
 	loop, cancelLoop := context.WithTimeout(ctx, 1500*time.Millisecond)
-	err = tab.Do(loop, func(ctx context.Context) error { _, err := tab.Evaluate(ctx, tabs.Evaluation{Expression: "while (true) {}"}); return err })
+	err = tab.Do(loop, func(ctx context.Context) error {
+		_, err := tab.Evaluate(ctx, tabs.Evaluation{Expression: "while (true) {}"})
+		return err
+	})
 	cancelLoop()
 	if errs.Code(err) != errs.Timeout || !strings.Contains(err.Error(), "terminated") {
 		t.Fatalf("busy loop through the relay: %v", err)
