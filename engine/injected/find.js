@@ -89,12 +89,15 @@
   // name takes them: aria-labelledby replaces everything else, then a
   // non-empty aria-label, then the <label> elements of the control. Each
   // text counts on its own, and so do several joined, as the name joins them.
-  const labelsOf = (el) => {
+  // native is el's <label> elements; labels (control -> its labels, from
+  // one pass over the document) saves asking each control, which costs the
+  // browser a walk of the document every time.
+  const labelsOf = (el, labels) => {
     const by = labelledBy(el);
     let texts;
     if (by) texts = by.map((t) => tw.nameText(t, el));
     else if (norm(dom.attr(el, 'aria-label'))) texts = [norm(dom.attr(el, 'aria-label'))];
-    else texts = el.labels ? [...el.labels].map(labelText) : [];
+    else texts = (labels ? labels.get(el) || [] : [...(el.labels || [])]).map(labelText);
     if (texts.length > 1) texts.push(norm(texts.join(' ')));
     return texts;
   };
@@ -105,13 +108,20 @@
   // the controls of <label> elements and anything with aria-label(ledby).
   const byLabel = (text) => {
     const want = norm(text);
+    const labels = new Map(); // control -> its <label>s, in document order
     const candidates = new Set();
     for (const root of tw.roots()) {
-      for (const label of dom.all(root, 'label')) if (label.control) candidates.add(label.control);
+      for (const label of dom.all(root, 'label')) {
+        const c = label.control;
+        if (!c) continue;
+        if (!labels.has(c)) labels.set(c, []);
+        labels.get(c).push(label);
+        candidates.add(c);
+      }
       for (const el of dom.all(root, '[aria-labelledby],[aria-label]')) candidates.add(el);
     }
     const found = new Set();
-    for (const el of candidates) if (labelsOf(el).includes(want)) found.add(el);
+    for (const el of candidates) if (labelsOf(el, labels).includes(want)) found.add(el);
     return inOrder(found);
   };
 
