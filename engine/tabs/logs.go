@@ -3,6 +3,7 @@ package tabs
 import (
 	"context"
 	"fmt"
+	"maps"
 	"strings"
 	"sync"
 	"time"
@@ -367,7 +368,9 @@ func (b *logBuffer) query(q LogQuery) LogPage {
 	if q.wants(LogNetwork) {
 		for _, p := range b.pending {
 			if q.URLContains == "" || strings.Contains(p.entry.URL, q.URLContains) {
-				out.Pending = append(out.Pending, p.entry)
+				e := p.entry // its header maps are still written to: hand out copies
+				e.RequestHeaders, e.ResponseHeaders = maps.Clone(e.RequestHeaders), maps.Clone(e.ResponseHeaders)
+				out.Pending = append(out.Pending, e)
 			}
 		}
 	}

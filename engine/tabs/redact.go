@@ -45,10 +45,12 @@ func (r *Redactor) String(s string) string {
 
 func (r *Redactor) headers(h map[string]string) {
 	for k, v := range h {
-		if credentialHeaders[strings.ToLower(k)] {
-			h[k] = Redacted
-		} else {
-			h[k] = r.String(v)
+		w := Redacted
+		if !credentialHeaders[strings.ToLower(k)] {
+			w = r.String(v)
+		}
+		if w != v { // written only when it changes: a map redacted once is left alone
+			h[k] = w
 		}
 	}
 }
