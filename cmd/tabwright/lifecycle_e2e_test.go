@@ -342,3 +342,23 @@ func TestProgressWhileWaiting(t *testing.T) {
 		})
 	}
 }
+
+// A call that spends its budget waiting for the tab's queue says so.
+func TestQueueWaitNamesItsBudget(t *testing.T) {
+	site := fixtures(t)
+	s := startServer(t, "--tools", "full")
+	h := mustCall(t, s.sess, "browser_open_tab", map[string]any{"url": site.URL + "/q"})["tab_handle"].(string)
+	busy := make(chan struct{})
+	go func() {
+		defer close(busy)
+		call(t, s.sess, "browser_wait", map[string]any{"tab_handle": h, "condition": "text", "selector": "p", "expected": "never", "timeout_ms": 2000})
+	}()
+	time.Sleep(300 * time.Millisecond) // the wait holds the queue
+	start := time.Now()
+	code, _, msg := callErr(t, s.sess, "browser_click", map[string]any{"tab_handle": h, "selector": "button", "timeout_ms": 500})
+	took := time.Since(start)
+	<-busy
+	if code != "timeout" || !strings.Contains(msg, "queue") || !strings.Contains(msg, "the call's timeout_ms (500 ms)") || took > 1500*time.Millisecond {
+		t.Fatalf("queued click: %s %q after %v", code, msg, took)
+	}
+}
