@@ -529,7 +529,8 @@
       for (const root of roots) {
         for (const f of dom.all(root, 'iframe, frame')) {
           const r = f.getBoundingClientRect();
-          if (rendered(f) && r.width > 0 && r.height > 0 && frames.length < 16) frames.push(sel(f));
+          // Tracking pixels (1x1 frames) hold nothing to act on.
+          if (rendered(f) && r.width >= 4 && r.height >= 4 && frames.length < 16) frames.push(sel(f));
         }
       }
       if (frames.length) result.frames = frames;

@@ -34,7 +34,7 @@ var modelEyePages = map[string][]need{
 		{words: "Create account", is: "button"}, {words: "Sign in", is: "a[href='/signin']"},
 	},
 	// nil: every labelled control the JSON lists, found again the same way
-	"/login.html": nil, "/article.html": nil, "/products.html": nil, "/table.html": nil, "/iframe.html": nil,
+	"/login.html": nil, "/article.html": nil, "/products.html": nil, "/table.html": nil, "/iframe.html": nil, "/async.html": nil,
 	"/clickable.html": {
 		{words: "Open the blue card", is: "#open-card"}, {words: "Run the handler", is: "#handler"}, {words: "City", is: "#city"},
 		{words: "Berlin", is: "#suggestions li:nth-child(1)"}, {words: "Bergen", is: "#suggestions li:nth-child(3)"},
@@ -128,8 +128,13 @@ func TestModelEyeJSON(t *testing.T) {
 
 // eyePage opens a fixture as the server would observe it, frames inline.
 func eyePage(t *testing.T, ctx context.Context, path string) framedPage {
-	if path == "/iframe.html" {
+	switch path {
+	case "/iframe.html":
 		return openFramed(t, ctx, path)
+	case "/async.html":
+		p := openTracked(t, ctx, path, nil)
+		waitFor(t, ctx, p.tab, `document.body.dataset.ready === '1'`)
+		return framedPage{p}
 	}
 	return framedPage{openTracked(t, ctx, path, nil)}
 }
