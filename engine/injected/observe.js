@@ -393,7 +393,8 @@
     // terms, but their text is what a user would call them.
     const editable = el.isContentEditable && role === 'textbox';
     const label = cut(tw.accName(el) || (role === 'generic' && !editable ? tw.nameText(el, null, 120) : ''), 80);
-    if (label) e.label = label;
+    // Every entry has a label, the contract says; one without a name is ''.
+    e.label = label;
     if (tag === 'input' && !PLAIN_TYPES.has(el.type) && !field) e.type = el.type;
     if (isDisabled(el)) e.disabled = true;
 
@@ -421,7 +422,12 @@
       // A selector like a[href="/item/7"] already says where the link goes.
       const raw = dom.attr(el, 'href');
       const href = shortHref(raw);
-      if (!(href === raw && e.selector.endsWith('[href=' + tw.cssString(raw) + ']'))) e.href = cut(href, 500);
+      // A link without a name (an image with alt="") is called by where it
+      // goes, as a person hovering it would see.
+      if (!e.label) {
+        e.label = cut(href, 80);
+        if (href.length > 80) e.href = cut(href, 500);
+      } else if (!(href === raw && e.selector.endsWith('[href=' + tw.cssString(raw) + ']'))) e.href = cut(href, 500);
     }
     return e;
   };

@@ -119,6 +119,11 @@ func TestModelEyeJSON(t *testing.T) {
 			checkNames(t, in, path, "ref "+ref, `globalThis.__tabwright.element(`+jsString(local)+`)`, n.is)
 		}
 		for _, e := range payload.Interactive {
+			for _, k := range []string{"ref", "selector", "role", "label"} {
+				if _, ok := e[k].(string); !ok {
+					t.Errorf("%s: entry without %s: %v", path, k, e)
+				}
+			}
 			if l, _ := e["label"].(string); l == "Just text, not clickable" || l == "Founded 1999" {
 				t.Errorf("%s: %v is listed as actionable", path, e)
 			}

@@ -252,7 +252,7 @@ type Element struct {
 	Ref      string `json:"ref"`
 	Selector string `json:"selector"`
 	Role     string `json:"role"`
-	Label    string `json:"label,omitempty"`
+	Label    string `json:"label"`          // the accessible name; '' when it has none
 	Type     string `json:"type,omitempty"` // input type, when the role does not already say it
 	Disabled bool   `json:"disabled,omitempty"`
 	Checked  bool   `json:"checked,omitempty"`
