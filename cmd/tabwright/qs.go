@@ -353,6 +353,9 @@ func chooseBackend(ctx context.Context, want string, allow bool, stdout, stderr 
 }
 
 func progressLine(ev map[string]any, verbose bool) string {
+	if line := agentProgressLine(ev, verbose); line != "" {
+		return line
+	}
 	switch ev["type"] {
 	case "run_start":
 		if ev["enforced"] == true {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/tabwright/tabwright/quickstart/agent"
 	qsrun "github.com/tabwright/tabwright/quickstart/run"
+	"github.com/tabwright/tabwright/quickstart/trace"
 )
 
 // agentFlags are qs run's flags that choose the agent and what it may cost.
@@ -53,4 +54,27 @@ func (f *agentFlags) build(stderr io.Writer) (agent.Agent, qsrun.Prices, bool) {
 		return nil, nil, false
 	}
 	return a, book, true
+}
+
+// agentProgressLine is the progress line of a model agent's event: retries
+// and the browser always, turns with --verbose; "" for other events.
+func agentProgressLine(ev map[string]any, verbose bool) string {
+	switch ev["type"] {
+	case trace.APIRetry:
+		return fmt.Sprintf("model call failed (%v), retrying in %vs", ev["error"], ev["sleep"])
+	case trace.ThinkingUnsupported:
+		return fmt.Sprintf("%v refused adaptive thinking; asking without it", ev["model"])
+	case trace.BrowserCall:
+		if ev["is_error"] == true {
+			return fmt.Sprintf("browser %v failed", ev["tool"])
+		}
+		return fmt.Sprintf("browser %v", ev["tool"])
+	case trace.BrowserRefused:
+		return fmt.Sprintf("browser blocked from %v", ev["host"])
+	case trace.AgentTurn:
+		if verbose {
+			return fmt.Sprintf("turn %v (%v): %v in / %v out tokens, %v", ev["turn"], ev["model"], ev["input_tokens"], ev["output_tokens"], ev["stop_reason"])
+		}
+	}
+	return ""
 }

@@ -126,18 +126,7 @@ func Attempt(ctx context.Context, t *task.Task, attempt int, opt Options) *Resul
 			res.Sandbox = sb.Workspace
 		}
 	}()
-	startEv := map[string]any{"task": t.Name, "agent": ag.Name(), "backend": res.Backend, "enforced": res.Enforced,
-		"image": t.Image, "attempt": attempt, "source": t.Source, "egress": egressMode(res.Enforced)}
-	if opt.Cache != nil {
-		startEv["registry_cache"] = opt.Cache.Dir()
-	}
-	if opt.Docs != nil {
-		startEv["affordance_policy"] = opt.Docs.AffordancePolicy()
-		if opt.Docs.Cache != nil {
-			startEv["docs_cache"] = opt.Docs.Cache.Dir()
-		}
-	}
-	tr.Add(trace.Start(startEv))
+	tr.Add(trace.Start(startEvent(t, attempt, ag.Name(), res, opt)))
 	if opt.ProbeAffordances && attempt == 1 && opt.Docs != nil && len(t.Route) > 0 {
 		tr.Add(trace.Affordances(t.Route[0], opt.Docs.ProbeAffordances(ctx, t.Route[0])))
 	}
@@ -145,15 +134,8 @@ func Attempt(ctx context.Context, t *task.Task, attempt int, opt Options) *Resul
 	b := t.Budgets
 	bt := &belt{t: t, sb: sb, tr: tr, res: res, docs: opt.Docs,
 		cmd: sandbox.Options{Timeout: time.Duration(b.MaxCommandSeconds) * time.Second, MaxChars: b.MaxOutputChars}}
-	for _, c := range t.Setup {
-		r := sb.Run(ctx, c, bt.cmd)
-		tr.Add(trace.SetupDone(trace.Command{Command: c, ExitCode: r.ExitCode, TimedOut: r.TimedOut, Duration: r.Duration, Output: r.Output}))
-		if ctx.Err() != nil {
-			return finish(harnessError("interrupted"))
-		}
-		if r.ExitCode != 0 {
-			return finish(harnessError("setup command failed: " + c))
-		}
+	if o, failed := runSetup(ctx, t, sb, tr, bt.cmd); failed {
+		return finish(o)
 	}
 	if opt.AgentTools != nil {
 		x, closeX, err := opt.AgentTools(ctx, t, sb, tr)
@@ -190,6 +172,38 @@ func Attempt(ctx context.Context, t *task.Task, attempt int, opt Options) *Resul
 		o.StopReason, o.Failure, o.Detail = agent.StopError, agent.FailureHarness, "interrupted"
 	}
 	return finish(o)
+}
+
+// startEvent is run_start's fields.
+func startEvent(t *task.Task, attempt int, agentName string, res *Result, opt Options) map[string]any {
+	ev := map[string]any{"task": t.Name, "agent": agentName, "backend": res.Backend, "enforced": res.Enforced,
+		"image": t.Image, "attempt": attempt, "source": t.Source, "egress": egressMode(res.Enforced)}
+	if opt.Cache != nil {
+		ev["registry_cache"] = opt.Cache.Dir()
+	}
+	if opt.Docs != nil {
+		ev["affordance_policy"] = opt.Docs.AffordancePolicy()
+		if opt.Docs.Cache != nil {
+			ev["docs_cache"] = opt.Docs.Cache.Dir()
+		}
+	}
+	return ev
+}
+
+// runSetup runs the setup commands in order; the first that fails (or an
+// interruption) ends the attempt, unscored.
+func runSetup(ctx context.Context, t *task.Task, sb *sandbox.Sandbox, tr *trace.Trace, cmd sandbox.Options) (agent.Outcome, bool) {
+	for _, c := range t.Setup {
+		r := sb.Run(ctx, c, cmd)
+		tr.Add(trace.SetupDone(trace.Command{Command: c, ExitCode: r.ExitCode, TimedOut: r.TimedOut, Duration: r.Duration, Output: r.Output}))
+		if ctx.Err() != nil {
+			return harnessError("interrupted"), true
+		}
+		if r.ExitCode != 0 {
+			return harnessError("setup command failed: " + c), true
+		}
+	}
+	return agent.Outcome{}, false
 }
 
 func harnessError(detail string) agent.Outcome {

@@ -44,25 +44,8 @@ func eventLine(ev map[string]any, verbose bool) string {
 		return fmt.Sprintf("%v on %v (%s), agent %v, attempt %v", ev["task"], ev["backend"], enf, ev["agent"], ev["attempt"])
 	case trace.Setup:
 		return fmt.Sprintf("setup: %v  -> exit %v", ev["command"], ev["exit_code"]) + outputIf(ev, verbose || num(ev["exit_code"]) != 0, clip)
-	case trace.DocsRead:
-		by := ""
-		if ev["by"] == "harness" {
-			by = ", read by the harness"
-		}
-		if ev["from_cache"] == true {
-			by += ", cached"
-		}
-		return fmt.Sprintf("read %v (%v chars%s)", ev["url"], ev["chars"], by)
-	case trace.DocsReadBlocked:
-		return fmt.Sprintf("BLOCKED %v (%v)", ev["url"], ev["reason"])
-	case trace.AffordanceWithheld:
-		return fmt.Sprintf("BLOCKED %v (withheld)", ev["url"])
-	case trace.DocsChanged:
-		return fmt.Sprintf("CHANGED %v since it was cached (sha256 %v)", ev["url"], ev["content_hash"])
-	case trace.AffordanceProbe:
-		return affordancesLine(ev["found"])
-	case trace.DocsReadError:
-		return fmt.Sprintf("READ ERROR %v: %v", ev["url"], ev["error"])
+	case trace.DocsRead, trace.DocsReadBlocked, trace.AffordanceWithheld, trace.DocsReadError, trace.DocsChanged, trace.AffordanceProbe:
+		return docsLine(ev)
 	case trace.EgressBlocked:
 		return fmt.Sprintf("blocked from the shell: %v (%v)", ev["host"], ev["reason"])
 	case trace.AgentTurn:
@@ -82,10 +65,8 @@ func eventLine(ev map[string]any, verbose bool) string {
 			return line + outputIf(ev, verbose || num(ev["exit_code"]) != 0, clip)
 		}
 		return "  -> " + resultWord(ev) + outputIf(ev, verbose || ev["is_error"] == true, clip)
-	case trace.BrowserCall:
-		return fmt.Sprintf("browser %v %s -> %s", ev["tool"], clipText(str(ev["input"]), 200), resultWord(ev)) + outputIf(ev, verbose || ev["is_error"] == true, clip)
-	case trace.BrowserRefused:
-		return fmt.Sprintf("browser blocked from %v (%v): only the sandbox's loopback is reachable", ev["host"], ev["url"])
+	case trace.BrowserCall, trace.BrowserRefused:
+		return browserLine(ev, verbose, clip)
 	case trace.AgentFinal:
 		return "agent says: " + clipText(fmt.Sprint(ev["text"]), clip)
 	case trace.SuccessCheck:
@@ -96,6 +77,41 @@ func eventLine(ev map[string]any, verbose bool) string {
 			d = ": " + clipText(s, 300)
 		}
 		return fmt.Sprintf("%v (stop reason: %v%s)", ev["classification"], ev["stop_reason"], d)
+	}
+	return ""
+}
+
+func docsLine(ev map[string]any) string {
+	switch ev["type"] {
+	case trace.DocsRead:
+		by := ""
+		if ev["by"] == "harness" {
+			by = ", read by the harness"
+		}
+		if ev["from_cache"] == true {
+			by += ", cached"
+		}
+		return fmt.Sprintf("read %v (%v chars%s)", ev["url"], ev["chars"], by)
+	case trace.DocsReadBlocked:
+		return fmt.Sprintf("BLOCKED %v (%v)", ev["url"], ev["reason"])
+	case trace.AffordanceWithheld:
+		return fmt.Sprintf("BLOCKED %v (withheld)", ev["url"])
+	case trace.DocsChanged:
+		return fmt.Sprintf("CHANGED %v since it was cached (sha256 %v)", ev["url"], ev["content_hash"])
+	case trace.AffordanceProbe:
+		return affordancesLine(ev["found"])
+	case trace.DocsReadError:
+		return fmt.Sprintf("READ ERROR %v: %v", ev["url"], ev["error"])
+	}
+	return ""
+}
+
+func browserLine(ev map[string]any, verbose bool, clip int) string {
+	switch ev["type"] {
+	case trace.BrowserCall:
+		return fmt.Sprintf("browser %v %s -> %s", ev["tool"], clipText(str(ev["input"]), 200), resultWord(ev)) + outputIf(ev, verbose || ev["is_error"] == true, clip)
+	case trace.BrowserRefused:
+		return fmt.Sprintf("browser blocked from %v (%v): only the sandbox's loopback is reachable", ev["host"], ev["url"])
 	}
 	return ""
 }
