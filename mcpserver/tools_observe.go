@@ -81,7 +81,7 @@ func frameRef(t *tabs.Tab, loc *locate.Locator) error {
 	}
 	local, path, ok := observe.FrameRef(t, loc.Ref)
 	if !ok {
-		return errs.New(errs.NotFound, "ref %s names a frame the tab's latest observation did not read", loc.Ref).
+		return errs.New(errs.StaleRef, "ref %s names a frame the tab's latest observation did not read", loc.Ref).
 			WithPath("ref").WithHint("observe the page again and use a ref from that observation")
 	}
 	loc.Ref, loc.Frame, loc.FrameID = local, &locate.FrameSpec{Path: path}, ""

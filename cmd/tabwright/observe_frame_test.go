@@ -119,7 +119,7 @@ func TestObserveFramesInline(t *testing.T) {
 	if paid["title"] != "paid" {
 		t.Errorf("the click in the cross-site frame did not land: %v", paid["title"])
 	}
-	if code, _, _ := callErr(t, s.sess, "browser_click", map[string]any{"tab_handle": h, "ref": "f9:e1"}); code != "not_found" {
+	if code, _, _ := callErr(t, s.sess, "browser_click", map[string]any{"tab_handle": h, "ref": "f9:e1"}); code != "stale_ref" {
 		t.Errorf("unknown frame ref: %s", code)
 	}
 }
