@@ -31,13 +31,29 @@ const (
 	MaxFrameDepth = 3 // iframes inside iframes
 )
 
-// frameRefsKey keeps, per tab, the frame path of each ref prefix of its
-// latest observation.
+// frameRefsKey keeps, per tab, the frame path of each ref prefix.
 const frameRefsKey = "observe.framerefs"
 
+// frameRefs gives each frame path of a document its prefix for good: a
+// frame keeps its prefix across observations, and a prefix never names
+// another frame, even when frames come and go, so an older ref never
+// reaches into the wrong frame.
 type frameRefs struct {
-	mu    sync.Mutex
-	paths map[string][]string // "f1" -> path
+	mu     sync.Mutex
+	loader string              // the document the prefixes belong to
+	paths  map[string][]string // "f1" -> path
+	byPath map[string]string   // path (joined) -> "f1"
+}
+
+// prefix returns the path's prefix, giving it the next one when new.
+func (r *frameRefs) prefix(path []string) string {
+	key := strings.Join(path, "\x00")
+	if p, ok := r.byPath[key]; ok {
+		return p
+	}
+	p := fmt.Sprintf("f%d", len(r.paths)+1)
+	r.paths[p], r.byPath[key] = path, p
+	return p
 }
 
 // FrameRef resolves a ref of a child frame's element (f1:e3) from the tab's
@@ -62,7 +78,7 @@ type inliner struct {
 	tr     *Truncation
 	budget int // interactive elements still allowed
 	read   int // frames read
-	paths  map[string][]string
+	refs   *frameRefs // held locked while the frames are read
 	failed []FrameError
 }
 
@@ -76,19 +92,23 @@ type FrameError struct {
 // inlineFrames reads the frames the page listed (iframe selectors) and
 // appends their forms and interactive elements to o.
 func inlineFrames(ctx context.Context, f Framed, o *Observation, frames []string, opt Options, set Set, tr *Truncation) {
-	in := &inliner{f: f, o: o, tr: tr, budget: opt.MaxInteractive - len(o.Interactive), paths: map[string][]string{}}
+	in := &inliner{f: f, o: o, tr: tr, budget: opt.MaxInteractive - len(o.Interactive), refs: &frameRefs{}}
+	if t, ok := f.(Tracked); ok {
+		in.refs = t.State(frameRefsKey, func() any { return &frameRefs{} }).(*frameRefs)
+		in.refs.mu.Lock()
+		defer in.refs.mu.Unlock()
+		if in.refs.loader != t.Loader() || in.refs.paths == nil {
+			in.refs.loader, in.refs.paths, in.refs.byPath = t.Loader(), map[string][]string{}, map[string]string{}
+		}
+	} else {
+		in.refs.paths, in.refs.byPath = map[string][]string{}, map[string]string{}
+	}
 	in.frames(ctx, nil, frames, set)
 	if tr.Interactive != nil {
 		tr.Interactive.Shown = len(o.Interactive)
 	}
 	if len(in.failed) > 0 {
 		o.reserve("frames", in.failed)
-	}
-	if t, ok := f.(Tracked); ok {
-		refs := t.State(frameRefsKey, func() any { return &frameRefs{} }).(*frameRefs)
-		refs.mu.Lock()
-		refs.paths = in.paths
-		refs.mu.Unlock()
 	}
 }
 
@@ -105,9 +125,7 @@ func (in *inliner) frames(ctx context.Context, parent []string, frames []string,
 			in.failed = append(in.failed, FrameError{FramePath{path}, err.Error()})
 			continue
 		}
-		prefix := fmt.Sprintf("f%d", in.read)
-		in.paths[prefix] = path
-		in.add(prefix+":", path, res)
+		in.add(in.refs.prefix(path)+":", path, res)
 		in.frames(ctx, path, res.Frames, set)
 	}
 }

@@ -102,15 +102,32 @@ func TestFramesInline(t *testing.T) {
 	if len(raw) > 1500 || len(text) > 1500 {
 		t.Errorf("iframe page: %d chars of JSON, %d of text; budget 1500", len(raw), len(text))
 	}
+	// A frame added before it: the first keeps its prefix, the new one gets
+	// the next, so an older ref never reaches into another frame.
+	var added bool
+	if err := p.mainEval(ctx, `(() => { const f = document.createElement('iframe'); f.id = 'extra'; f.src = '/frame-form.html?2'; f.width = 300; f.height = 200; document.body.prepend(f); return true; })()`, &added); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, ctx, p.tab, `document.getElementById('extra').contentDocument?.readyState === 'complete' && document.getElementById('extra').contentDocument.URL.endsWith('?2')`)
+	o2, raw2 := observeOK(t, ctx, p, Options{})
+	prefixes := map[string]string{}
+	for _, e := range o2.Interactive {
+		if e.Frame != nil && e.Label == "Email" {
+			prefixes[e.Frame.Path[0]] = e.Ref
+		}
+	}
+	if prefixes["#signin"] != framed[0].Ref || !strings.HasPrefix(prefixes["#extra"], "f2:") {
+		t.Errorf("prefixes after a new frame: %v (was %s): %s", prefixes, framed[0].Ref, raw2)
+	}
 	// A frame that cannot be read is named, in both forms.
 	broken := framedPage{p.tracked}
 	o, raw = observeOK(t, ctx, brokenFrames{broken}, Options{})
 	if o.Reserved["frames"] == nil || !strings.Contains(Render(o), `… frame {"path":["#signin"]} not read (no way in): observe it with frame`) {
 		t.Errorf("unread frame: %s\n%s", raw, Render(o))
 	}
-	// A budget of 2 elements leaves the frame's out, and says so.
+	// A budget of 2 elements leaves the rest of the 9 (a link, 4 in each frame) out, and says so.
 	o, _ = observeOK(t, ctx, p, Options{MaxInteractive: 2})
-	if tr := o.Truncated(); len(o.Interactive) != 2 || tr == nil || tr.Interactive == nil || tr.Interactive.Omitted != 3 {
+	if tr := o.Truncated(); len(o.Interactive) != 2 || tr == nil || tr.Interactive == nil || tr.Interactive.Omitted != 7 {
 		t.Errorf("bounded: %d listed, %+v", len(o.Interactive), tr)
 	}
 }
