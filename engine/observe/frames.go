@@ -76,8 +76,8 @@ type inliner struct {
 	f      Framed
 	o      *Observation
 	tr     *Truncation
-	budget int // interactive elements still allowed
-	read   int // frames read
+	budget int        // interactive elements still allowed
+	read   int        // frames read
 	refs   *frameRefs // held locked while the frames are read
 	failed []FrameError
 }
