@@ -144,3 +144,21 @@ func TestPlantedKeyFoundNowhere(t *testing.T) {
 		t.Errorf("the key is in the trace")
 	}
 }
+
+// A model that only asks for pages off the allowlist read nothing, but the
+// docs were not down: its run is judged by its check, not infra_error.
+func TestModelOffAllowlistIsNotInfra(t *testing.T) {
+	srv := agenttest.OpenAI(
+		agenttest.Turn{Calls: []agenttest.Call{call("read_docs", "url", "https://elsewhere.example/guide")}},
+		agenttest.Turn{Text: "I could not find the docs."},
+	)
+	defer srv.Close()
+	tk := newTask(t, strings.Replace(head, "NAME", "model-offlist", 1)+checkDone)
+	r := Attempt(context.Background(), tk, 1, modelOpts(t, opts(), "openai:gpt-test", srv, ""))
+	if r.Classification != DocsGap || len(r.DocsReads) != 1 || r.DocsReads[0].Blocked != "outside_allowlist" {
+		t.Fatalf("%s %q %+v", r.Classification, r.Detail, r.DocsReads)
+	}
+	if !strings.Contains(srv.Requests()[1].Raw, "BLOCKED") {
+		t.Errorf("the model was not told the read was blocked")
+	}
+}

@@ -29,7 +29,7 @@ type Facts struct {
 	APIRetries        int
 	ThinkingFallbacks int
 	DocsReads         int    // pages read
-	DocsFailures      int    // reads refused or failed
+	DocsFailures      int    // reads refused or failed (not an agent's reads off the allowlist)
 	FirstDocsFailure  string // "URL: why" of the first
 }
 
@@ -83,6 +83,9 @@ func (t *Trace) count(e Event) {
 	case DocsRead:
 		f.DocsReads++
 	case DocsReadBlocked, DocsReadError:
+		if e.Type == DocsReadBlocked && e.Fields["by"] == "agent" && e.Fields["reason"] == "outside_allowlist" {
+			break // a model guessing a URL off the allowlist says nothing about the docs' hosts
+		}
 		f.DocsFailures++
 		if f.FirstDocsFailure == "" {
 			why := e.Fields["error"]
