@@ -20,7 +20,7 @@ const exitTable = `Exit codes (every command):
   2    qs run and qs report --merge: no gap was seen, but some task gave no evidence, or every task was skipped
   3    usage or bad input: unknown command or flag, invalid argument, a task file run refuses,
        a refused backend, a write that failed
-  130  interrupted; qs keeps and writes the runs that finished
+  130  interrupted, or qs run stopped at --max-cost-usd; qs keeps and writes the runs that finished
 `
 
 // isFlagError reports the errors the flag package returns for bad usage
