@@ -341,7 +341,7 @@ func (s *syncBuf) waitText(t *testing.T, want string, within time.Duration) {
 func startAttachServer(t *testing.T, env []string) (*server, *syncBuf) {
 	t.Helper()
 	stderr := &syncBuf{}
-	cmd := exec.Command(binary, "mcp", "--attach", "--tools", "full")
+	cmd := exec.Command(binary, "mcp", "--attach", "--tools", "full", "--allow-evaluate")
 	cmd.Env = env
 	cmd.Stderr = stderr
 	client := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, nil)
@@ -530,6 +530,7 @@ func TestAttachModeOverMCP(t *testing.T) {
 		t.Fatal("the claimed tab has no debugger attached")
 	}
 
+	relayedStateTools(t, a.sess, h)
 	obs := mustCall(t, a.sess, "browser_observe", map[string]any{"tab_handle": h})
 	if err := observationSchema(t).Validate(obs); err != nil {
 		t.Fatalf("observation does not validate: %v\n%v", err, obs)

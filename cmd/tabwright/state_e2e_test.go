@@ -332,3 +332,30 @@ func TestMultiSelectOverMCP(t *testing.T) {
 		t.Fatalf("values in a batch step: %s", code)
 	}
 }
+
+// relayedStateTools calls the screenshot, logs, evaluate, emulation and
+// storage tools on a tab of the user's browser, through the extension
+// relay (TestAttachModeOverMCP).
+func relayedStateTools(t *testing.T, sess *mcp.ClientSession, h string) {
+	t.Helper()
+	res, out := callFull(t, sess, "browser_screenshot", map[string]any{"tab_handle": h, "groundings": true})
+	if cfg, _, _ := imageOf(t, res); cfg.Width == 0 || len(out["groundings"].([]any)) == 0 {
+		t.Fatalf("screenshot through the relay: %v", out)
+	}
+	if _, logs := callFull(t, sess, "browser_logs", map[string]any{"tab_handle": h}); out["next_seq"] == nil && logs["next_seq"] == nil {
+		t.Fatalf("logs through the relay: %v", logs)
+	}
+	if _, ev := callFull(t, sess, "browser_evaluate", map[string]any{"tab_handle": h, "expression": "() => document.title"}); ev["json"] != `"Signed in"` {
+		t.Fatalf("evaluate through the relay: %v", ev)
+	}
+	if code, _, msg := callErr(t, sess, "browser_evaluate", map[string]any{"tab_handle": h, "expression": "while (true) {}", "timeout_ms": 1500}); code != "timeout" || !strings.Contains(msg, "terminated") {
+		t.Fatalf("busy loop through the relay: %s %s", code, msg)
+	}
+	if em := mustCall(t, sess, "browser_emulate", map[string]any{"tab_handle": h, "color_scheme": "dark"}); em["page"].(map[string]any)["prefers_dark"] != true {
+		t.Fatalf("emulate through the relay: %v", em)
+	}
+	mustCall(t, sess, "browser_emulate", map[string]any{"tab_handle": h, "reset": true})
+	if code, _, _ := callErr(t, sess, "browser_storage_state", map[string]any{"tab_handle": h, "action": "export", "path": filepath.Join(t.TempDir(), "s.json")}); code != "unsupported" {
+		t.Fatalf("storage state of the user's browser: %s", code)
+	}
+}

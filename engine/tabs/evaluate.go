@@ -101,11 +101,12 @@ func (t *Tab) Evaluate(ctx context.Context, e Evaluation) (*Evaluated, error) {
 		params.UniqueContextID = id
 	}
 	var obj *runtime.RemoteObject
+	end, _ := ctx.Deadline()
 	err := t.run(ctx, f, func(ctx context.Context) error {
 		// Runtime.evaluate's own timeout ends a script that runs too long
 		// inside the renderer; it is what works through chrome.debugger,
 		// which refuses Runtime.terminateExecution.
-		params.Timeout = scriptBudget(ctx)
+		params.Timeout = scriptBudget(end)
 		res, err := t.timedEval(ctx, f, params)
 		if err != nil {
 			return err
@@ -125,7 +126,7 @@ func (t *Tab) Evaluate(ctx context.Context, e Evaluation) (*Evaluated, error) {
 			}
 			call := params
 			call.Expression = "(() => { const k = Symbol.for('tabwright.evaluate'); const f = globalThis[k]; delete globalThis[k]; return f(); })()"
-			call.Timeout = scriptBudget(ctx)
+			call.Timeout = scriptBudget(end)
 			res, err := t.timedEval(ctx, f, call)
 			if err != nil {
 				return err
@@ -150,8 +151,14 @@ func (t *Tab) Evaluate(ctx context.Context, e Evaluation) (*Evaluated, error) {
 // the script when the deadline passes first.
 func (t *Tab) run(ctx context.Context, f *Frame, fn func(ctx context.Context) error) error {
 	start := time.Now()
-	err := t.guard(ctx, fn)
-	if ctx.Err() == nil || errs.Code(err) == errs.DialogPending {
+	// The script's own timeout ends it inside the renderer just before ctx's
+	// deadline; its answer may cross a slow relay after the deadline, so the
+	// call waits a little longer for it than ctx (a cancel by the caller
+	// still ends the wait at once).
+	grace, cancelGrace := withGrace(ctx, 2*time.Second)
+	defer cancelGrace()
+	err := t.guard(grace, fn)
+	if grace.Err() == nil || errs.Code(err) == errs.DialogPending || ctx.Err() == context.Canceled {
 		return err
 	}
 	stop, cancel := context.WithTimeout(context.Background(), 2*time.Second)
@@ -178,14 +185,29 @@ func (t *Tab) timedEval(ctx context.Context, f *Frame, p runtime.EvaluateParams)
 	return res, err
 }
 
-// scriptBudget is the time a script may run: what is left of ctx, less a
-// margin for the answer to arrive before the caller's deadline.
-func scriptBudget(ctx context.Context) runtime.TimeDelta {
+// withGrace is ctx with its deadline moved later by grace; cancelling ctx
+// (not its deadline passing) cancels it.
+func withGrace(ctx context.Context, grace time.Duration) (context.Context, context.CancelFunc) {
 	d, ok := ctx.Deadline()
 	if !ok {
+		return context.WithCancel(ctx)
+	}
+	out, cancel := context.WithDeadline(context.WithoutCancel(ctx), d.Add(grace))
+	stop := context.AfterFunc(ctx, func() {
+		if ctx.Err() == context.Canceled {
+			cancel()
+		}
+	})
+	return out, func() { stop(); cancel() }
+}
+
+// scriptBudget is the time a script may run until end, less a margin for
+// the answer to arrive before the caller's deadline.
+func scriptBudget(end time.Time) runtime.TimeDelta {
+	if end.IsZero() {
 		return 0
 	}
-	left := time.Until(d)
+	left := time.Until(end)
 	left -= min(200*time.Millisecond, left/5)
 	return runtime.TimeDelta(max(1, left.Milliseconds()))
 }
