@@ -251,6 +251,33 @@ b.addEventListener('mousedown', () => { n = 0; document.body.append(document.cre
 		page:  `<div style="height:3000px"></div>` + srcdoc(`<button onclick="top.note('far')">Far</button>`),
 		steps: steps(clickOn(inFrame(role("button"), "iframe"))), log: "far;"},
 
+	// page-click-timeout-*.spec.ts: what a timed-out click names.
+	{name: "page-click-timeout: should timeout waiting for button to be enabled",
+		page:  `<button disabled onclick="note('pressed')"><span>Press</span></button>`,
+		steps: steps(clickS("button span")), code: notActionable, has: "disabled", not: "pressed"},
+	{name: "page-click-timeout: should timeout waiting for display:none to be gone",
+		page: `<button style="display:none">Press</button>`, steps: steps(clickS("button")), code: notActionable, has: "not visible"},
+	{name: "page-click-timeout: should timeout waiting for visibility:hidden to be gone",
+		page: `<button style="visibility:hidden">Press</button>`, steps: steps(clickS("button")), code: notActionable, has: "not visible"},
+	{name: "page-click-timeout: should timeout waiting for hit target",
+		page:  `<style>body { position: relative; } #blocker { position: absolute; width: 400px; height: 30px; left: 0; top: 0; }</style><button onclick="note('pressed')">Press</button><div id="blocker"></div>`,
+		steps: steps(clickS("button")), code: notActionable, has: "covered by <div#blocker>", not: "pressed"},
+	{name: "page-click-timeout: should report wrong hit target subtree",
+		ours:  "the message names the element hit (covered by <div#inner>), not the subtree it belongs to",
+		page:  `<style>body { position: relative; } #blocker { position: absolute; width: 400px; height: 30px; left: 0; top: 0; } #inner { position: absolute; inset: 0; }</style><button>Press</button><div id="blocker"><div id="inner"></div></div>`,
+		steps: steps(clickS("button")), code: notActionable, has: "covered by <div#inner>"},
+	{name: "page-click-timeout: should timeout waiting for stable position",
+		page: `<button id="b" style="transition:margin 5s linear" onclick="note('pressed')">Press</button>
+<script>b.style.visibility = 'hidden'; b.offsetWidth; b.style.marginLeft = '200px'; requestAnimationFrame(() => requestAnimationFrame(() => { b.style.visibility = 'visible'; }));</script>`,
+		steps: steps(clickS("#b")), code: notActionable, has: "not stable", not: "pressed"},
+	{name: "page-click-timeout: should fail to click the button behind a large header after scrolling around",
+		page: `<style>* { margin: 0; padding: 0; } li { height: 10vh; border: 1px solid; } ol { padding-top: 70vh; }
+.bar { position: fixed; z-index: 5; width: 100%; height: 2000px; background: rgba(200, 0, 0, 0.2); }</style><div class="bar"></div>
+<ol>` + strings.Repeat("<li>row</li>", 8) + `<li id="target" onclick="note('row 9')">row 9</li>` + strings.Repeat("<li>row</li>", 5) + `</ol>
+<script>document.querySelector('li:last-child').scrollIntoView(); const seen = new Set();
+addEventListener('scroll', () => { seen.add(scrollY); if (seen.size === 3) note('three scroll positions'); });</script>`,
+		steps: steps(clickS("#target")), code: notActionable, has: "covered by <div.bar>", log: "three scroll positions;", not: "row 9"},
+
 	// issue 17's own: the page ends what it was doing on press or focus.
 	{name: "issue 17: the target detaches on pointerdown",
 		page:  `<button onpointerdown="note('down'); this.remove()">Close menu</button>`,

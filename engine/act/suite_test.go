@@ -76,7 +76,7 @@ var suiteCounts struct {
 
 // failWait is the timeout of a step that must fail: long enough for the
 // page-side loop to try a few times, short enough to keep the suite quick.
-const failWait = 800
+const failWait = 1000
 
 // runSuite runs a spec's cases, each on a fresh load of its page in one tab.
 func runSuite(t *testing.T, spec string, cases []suiteCase) {
