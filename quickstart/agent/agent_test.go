@@ -339,3 +339,16 @@ func ExampleKickoff() {
 	// Documentation entrypoint: https://docs.example.com/start
 	// Allowed documentation hosts: docs.example.com
 }
+
+// A service that quotes the key in its error (OpenAI's 401 does) does not
+// put it in the outcome or the trace.
+func TestKeyNotInErrors(t *testing.T) {
+	const key = "sk-echoed-0123456789"
+	srv := agenttest.OpenAI(agenttest.Turn{Status: 401, Message: "Incorrect API key provided: sk-echo***6789. You can find your API key at the dashboard. Also " + key})
+	defer srv.Close()
+	a, _ := agent.New(agent.Config{Agent: "openai:m", BaseURL: srv.BaseURL(), APIKeyEnv: "K", Getenv: func(string) string { return key }})
+	o, tr := run(a, testTask(task.Budgets{}), &belt{})
+	if strings.Contains(o.Detail, "sk-echo") || strings.Contains(string(tr.JSONL()), "sk-echo") || !strings.Contains(o.Detail, "API error 401") {
+		t.Errorf("detail %q", o.Detail)
+	}
+}

@@ -22,6 +22,7 @@ var noThinking sync.Map
 
 type claudeConv struct {
 	client anthropic.Client
+	key    string // only to keep it out of error messages
 	model  string
 	system string
 	tools  []anthropic.ToolUnionParam
@@ -39,7 +40,7 @@ func newClaude(c clientConfig, system, kickoff string, tools []ToolDef) conversa
 	if c.key != "" {
 		opts = append(opts, option.WithAPIKey(c.key))
 	}
-	cv := &claudeConv{client: anthropic.NewClient(opts...), model: c.Model, system: system}
+	cv := &claudeConv{client: anthropic.NewClient(opts...), key: c.key, model: c.Model, system: system}
 	for _, d := range tools {
 		schema := anthropic.ToolInputSchemaParam{ExtraFields: map[string]any{}}
 		for k, v := range d.Schema {
@@ -110,7 +111,7 @@ func (c *claudeConv) send(ctx context.Context, turn int, tr *trace.Trace) (*repl
 		msg, err = c.client.Messages.New(ctx, c.params(false))
 	}
 	if err != nil {
-		return nil, claudeError(err)
+		return nil, claudeError(err, c.key)
 	}
 	c.msgs = append(c.msgs, msg.ToParam())
 	r := &reply{Stop: string(msg.StopReason), Model: string(msg.Model),
@@ -136,17 +137,17 @@ func thinkingRefused(err error) bool {
 	return errors.As(err, &e) && e.StatusCode == http.StatusBadRequest && strings.Contains(strings.ToLower(e.Message+e.Error()), "thinking")
 }
 
-func claudeError(err error) error {
+func claudeError(err error, key string) error {
 	var e *anthropic.Error
 	if errors.As(err, &e) {
 		msg := e.Message
 		if msg == "" {
 			msg = http.StatusText(e.StatusCode)
 		}
-		return httpError(e.StatusCode, msg, e.Response)
+		return httpError(e.StatusCode, redact(msg, key), e.Response)
 	}
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return err
 	}
-	return connError(err)
+	return connError(errors.New(redact(err.Error(), key)))
 }

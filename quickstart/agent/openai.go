@@ -19,6 +19,7 @@ const GeminiBaseURL = "https://generativelanguage.googleapis.com/v1beta/openai/"
 
 type openaiConv struct {
 	client openai.Client
+	key    string // only to keep it out of error messages
 	model  string
 	// compat: a server other than OpenAI's own (a base URL, or Gemini),
 	// which gets max_tokens; OpenAI's reasoning models need
@@ -38,7 +39,7 @@ func newOpenAI(c clientConfig, system, kickoff string, tools []ToolDef) conversa
 	if c.HTTPClient != nil {
 		opts = append(opts, option.WithHTTPClient(c.HTTPClient))
 	}
-	cv := &openaiConv{client: openai.NewClient(opts...), model: c.Model, compat: c.BaseURL != ""}
+	cv := &openaiConv{client: openai.NewClient(opts...), key: c.key, model: c.Model, compat: c.BaseURL != ""}
 	for _, d := range tools {
 		cv.tools = append(cv.tools, openai.ChatCompletionFunctionTool(shared.FunctionDefinitionParam{
 			Name: d.Name, Description: param.NewOpt(d.Description), Parameters: shared.FunctionParameters(d.Schema)}))
@@ -67,7 +68,7 @@ func (c *openaiConv) send(ctx context.Context, turn int, tr *trace.Trace) (*repl
 	}
 	resp, err := c.client.Chat.Completions.New(ctx, p)
 	if err != nil {
-		return nil, openaiError(err)
+		return nil, openaiError(err, c.key)
 	}
 	if len(resp.Choices) == 0 {
 		return nil, &APIError{Status: http.StatusOK, Message: "the response had no choices", Infra: true, Retriable: true}
@@ -111,17 +112,17 @@ func rawArgs(s string) []byte {
 	return q
 }
 
-func openaiError(err error) error {
+func openaiError(err error, key string) error {
 	var e *openai.Error
 	if errors.As(err, &e) {
 		msg := e.Message
 		if msg == "" {
 			msg = http.StatusText(e.StatusCode)
 		}
-		return httpError(e.StatusCode, msg, e.Response)
+		return httpError(e.StatusCode, redact(msg, key), e.Response)
 	}
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return err
 	}
-	return connError(err)
+	return connError(errors.New(redact(err.Error(), key)))
 }

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/http"
+	"regexp"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/tabwright/tabwright/quickstart/trace"
@@ -60,6 +62,19 @@ func httpError(status int, msg string, resp *http.Response) *APIError {
 		}
 	}
 	return e
+}
+
+// keyEcho is a service quoting the key it was given (OpenAI's 401 does,
+// masked in the middle); the quote is dropped.
+var keyEcho = regexp.MustCompile(`(?i)(api key provided: )\S+`)
+
+// redact keeps a key out of an error message, so out of the trace and
+// the results.
+func redact(msg, key string) string {
+	if key != "" {
+		msg = strings.ReplaceAll(msg, key, "[redacted]")
+	}
+	return keyEcho.ReplaceAllString(msg, "${1}[redacted]")
 }
 
 // connError is a call that got no HTTP answer.
