@@ -30,12 +30,12 @@ func Render(o *Observation) string {
 
 	if o.TextPreview != "" {
 		for _, l := range strings.Split(o.TextPreview, "\n") {
-			b.WriteString("  ")
+			b.WriteString(" ") // text is indented, the lines to act on are not
 			b.WriteString(l)
 			b.WriteByte('\n')
 		}
 		if tr != nil && tr.TextPreview {
-			fmt.Fprintf(&b, "  … text cut at %d of %d chars: raise max_chars, or include reader for the article\n", len([]rune(o.TextPreview)), o.TextLength)
+			fmt.Fprintf(&b, " … text cut at %d of %d chars (raise max_chars, or include reader)\n", len([]rune(o.TextPreview)), o.TextLength)
 		}
 	}
 
