@@ -10,6 +10,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/tabwright/tabwright/engine/deadline"
 	"github.com/tabwright/tabwright/engine/tabs"
 )
 
@@ -162,12 +163,12 @@ Errors: invalid_input, permission_denied (file:// without the extension's file a
 				out.URL, out.Title, out.Status = nav.URL, nav.Title, nav.Status
 				return nil
 			})
-			if err != nil && errors.Is(ctx.Err(), context.Canceled) {
+			if errors.Is(ctx.Err(), context.Canceled) {
 				// The client will never learn the handle: leave no claim and no tab behind.
 				closeCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 				defer cancel()
 				s.m.CloseTab(closeCtx, owner, out.TabHandle)
-				return nil, "", err
+				return nil, "", deadline.Err(ctx, "opening the tab")
 			}
 			text := fmt.Sprintf("tab_handle %s (tab %s): %s %q status %d", out.TabHandle, out.TabID, out.URL, out.Title, out.Status)
 			if err != nil {
