@@ -108,7 +108,7 @@ func (t *Tab) guardDialogs(ctx context.Context, policy string, crashStops bool, 
 			return seen, err
 		case <-changed:
 		case <-ctx.Done():
-			return seen, deadline.Err(ctx, "waiting for the page to finish the action")
+			return seen, deadline.Err(ctx, "waiting for the page to answer (a busy script, or a slow page)")
 		}
 	}
 }
