@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/tabwright/tabwright/engine/deadline"
 	"github.com/tabwright/tabwright/engine/errs"
 	"github.com/tabwright/tabwright/engine/locate"
 	"github.com/tabwright/tabwright/engine/tabs"
@@ -30,7 +31,7 @@ func ReadControl(ctx context.Context, t *tabs.Tab, obs *ObserveSpec, fallback lo
 	if obs.TimeoutMS != nil {
 		timeout = time.Duration(*obs.TimeoutMS) * time.Millisecond
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	ctx, cancel := deadline.With(ctx, timeout, "observe.timeout_ms", "the control read's timeout_ms")
 	defer cancel()
 	loc := obs.Locator
 	if loc.Selector == "" && loc.Ref == "" {
