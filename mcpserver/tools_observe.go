@@ -34,6 +34,7 @@ type observeInput struct {
 	Frame          *locate.FrameSpec `json:"frame"`
 	FrameID        string            `json:"frame_id"`
 	TimeoutMS      *int              `json:"timeout_ms"`
+	Rows           bool              `json:"rows"`
 }
 
 // framePage reads a child frame of the tab: page-side calls go to the
@@ -122,6 +123,7 @@ Errors: invalid_input (path names the field), not_found, ambiguous, stale_ref (a
 					"frame":           schema{"type": "object"},
 					"frame_id":        {"type": "string"},
 					"timeout_ms":      timeoutField,
+					"rows":            boolean("Write runs of plain elements as {columns, rows}: compact, not one element per entry.", false),
 				}),
 				Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true},
 			}
@@ -151,6 +153,7 @@ Errors: invalid_input (path names the field), not_found, ambiguous, stale_ref (a
 				Mode:           in.Mode,
 				Since:          in.Since,
 				Scope:          in.Scope,
+				Rows:           in.Rows,
 			}
 			if err := frameCheck(in.Frame, in.FrameID); err != nil {
 				return nil, "", err

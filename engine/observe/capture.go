@@ -165,6 +165,15 @@ func pageCall(o Options, set Set, watch bool) string {
 //
 // The caller sets Environment.
 func Capture(ctx context.Context, p Page, opt Options) (*Observation, error) {
+	o, err := captureAll(ctx, p, opt)
+	if o != nil {
+		o.rows = opt.Rows
+	}
+	return o, err
+}
+
+// captureAll is Capture but for the form the payload is written in.
+func captureAll(ctx context.Context, p Page, opt Options) (*Observation, error) {
 	opt, err := opt.normalise()
 	if err != nil {
 		return nil, err

@@ -68,6 +68,10 @@ type Options struct {
 	// ScreenshotDir is where vision screenshots are written; empty means a
 	// "tabwright" folder in the system's temporary directory.
 	ScreenshotDir string
+	// Rows asks for interactive's compact form: runs of plain elements as
+	// {columns, rows} entries (see Elements). The default is one element
+	// per entry, the contract's meaning.
+	Rows bool
 }
 
 // normalise checks the options and fills in the defaults. Error paths use the
@@ -150,6 +154,8 @@ type Observation struct {
 	Digest        string         `json:"digest,omitempty"`
 	Vision        *Vision        `json:"vision,omitempty"`
 	Reserved      map[string]any `json:"reserved,omitempty"`
+
+	rows bool // write interactive's runs as rows (Options.Rows)
 }
 
 // ReservedTruncated is the Reserved key under which a *Truncation says what

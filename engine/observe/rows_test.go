@@ -75,6 +75,44 @@ func TestLinksPageOneElementPerEntry(t *testing.T) {
 	}
 }
 
+// Asked for (Options.Rows), the links page's runs come as rows: each row's
+// selector matches its element alone, decoding restores every element, and
+// the digest is the one of the same content written one element per entry.
+func TestLinksPageRowsWhenAsked(t *testing.T) {
+	ctx := testCtx(t)
+	p := open(t, ctx, "/links.html")
+	plainObs, plainRaw := observeOK(t, ctx, p, Options{})
+	o, raw := observeOK(t, ctx, p, Options{Rows: true})
+	var payload struct {
+		Interactive []struct {
+			Role    string     `json:"role"`
+			Columns []string   `json:"columns"`
+			Rows    [][]string `json:"rows"`
+		} `json:"interactive"`
+	}
+	if err := json.Unmarshal(raw, &payload); err != nil {
+		t.Fatal(err)
+	}
+	if len(payload.Interactive) != 1 || len(payload.Interactive[0].Rows) != DefaultMaxInteractive || payload.Interactive[0].Role != "link" {
+		t.Fatalf("want one run of %d links: %.400s", DefaultMaxInteractive, raw)
+	}
+	row := payload.Interactive[0].Rows[7]
+	if !reflect.DeepEqual(row, []string{o.Interactive[7].Ref, "a[href='/item/7']", "Item 7"}) {
+		t.Errorf("row 7: %v", row)
+	}
+	decoded, err := Decode(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(decoded.Interactive, plainObs.Interactive) || o.Digest != plainObs.Digest {
+		t.Errorf("rows decode to other elements, or change the digest")
+	}
+	if len(raw) >= len(plainRaw)*3/4 {
+		t.Errorf("rows: %d characters, one element per entry %d", len(raw), len(plainRaw))
+	}
+	t.Logf("links page: %d characters with rows, %d without", len(raw), len(plainRaw))
+}
+
 func TestFieldName(t *testing.T) {
 	for sel, want := range map[string]string{
 		"[name=email]":         "email",
