@@ -95,6 +95,9 @@ func TestFramesInline(t *testing.T) {
 	if _, _, ok := FrameRef(p, "f7:e1"); ok {
 		t.Error("a frame no observation read resolved")
 	}
+	if back, err := Decode(raw); err != nil || back.Interactive[1].Frame == nil || back.Forms[0].Fields[0].Ref != framed[0].Ref {
+		t.Errorf("decoded: %+v, %v", back, err)
+	}
 	text := Render(o)
 	if !strings.Contains(text, framed[0].Ref+` "Email" [email]* [name=email]`) || !strings.Contains(text, `in frame {"path":["#signin"]}`) {
 		t.Errorf("text form:\n%s", text)
