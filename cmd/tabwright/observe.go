@@ -25,6 +25,7 @@ func runObserve(ctx context.Context, args []string, stdout io.Writer) error {
 	maxChars := fs.Int("max-chars", 0, "cut the text preview (default 4000) and the reader's markdown (default 20000) at this many characters")
 	include := fs.String("include", "", "comma-separated sections: text, forms, interactive, a11y, reader, listpattern, tableshape, vision, all (default text,forms,interactive)")
 	scope := fs.String("scope", "", "CSS selector: read only under the first element it matches")
+	rows := fs.Bool("rows", false, "with --json: write runs of plain interactive elements as {columns, rows}")
 	diff := fs.Bool("diff", false, "compare two saved observations: observe --diff a.json b.json")
 	timeout := fs.Duration("timeout", 30*time.Second, "deadline for loading and reading the page")
 	if err := fs.Parse(reorder(args)); err != nil {
@@ -51,7 +52,7 @@ func runObserve(ctx context.Context, args []string, stdout io.Writer) error {
 		return err
 	}
 	defer m.Close()
-	opt := observe.Options{MaxChars: *maxChars, Scope: *scope}
+	opt := observe.Options{MaxChars: *maxChars, Scope: *scope, Rows: *rows}
 	if *include != "" {
 		for _, name := range strings.Split(*include, ",") {
 			opt.Include = append(opt.Include, strings.TrimSpace(name))
