@@ -30,11 +30,11 @@ type variant struct {
 // from the tab's latest observation instead of a locator.
 var refNode = node{"type": "string", "minLength": 1}
 
-// nonBatchSteps are drag and upload, in the contract's form. Their
-// locator fields are copied from the contract's click step.
+// nonBatchSteps are drag and upload, in the contract's form: their own
+// fields; the locator fields (and drag's to, offset and dialog_policy) are
+// the contract's click step's, added by buildNonBatch.
 const nonBatchSteps = `{
  "drag": {"properties": {
-   "to": {},
    "dx": {"type": "number"},
    "dy": {"type": "number"}},
   "required": ["selector"]},
