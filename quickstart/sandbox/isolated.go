@@ -32,18 +32,24 @@ import (
 //     inside, and no path to the proxy exists in the sandbox's filesystem;
 //   - per command it forks bash (its own session, stdin /dev/null, stdout
 //     and stderr the output file the harness passed) and reports its exit;
-//   - when the command ends or the harness says kill (a timeout), it sends
-//     SIGKILL to every other process in the PID namespace (kill(-1), which
-//     the kernel does under one lock, so nothing forks past it) and reaps
-//     them all before answering, so no daemon outlives its command;
+//     what the command leaves in the background keeps running, as in a
+//     person's terminal (an agent serves its app in one command and browses
+//     it in the next), and the keeper reaps whatever is reparented to it;
+//   - when the harness says kill (a timeout) it kills the command's process
+//     group, and a check's group when the check ends, as the local backend
+//     does;
+//   - when the harness closes the control socket (Close) it sends SIGKILL
+//     to every other process in the PID namespace (kill(-1), which the
+//     kernel does under one lock, so nothing forks past it) and exits,
+//     which ends the namespace: nothing outlives the sandbox;
 //   - it dials a loopback port inside and hands the connected socket out
 //     (DialInside, for the harness's browser).
 //
 // A command cannot kill the keeper: the kernel drops SIGKILL and SIGSTOP sent
 // to a namespace's PID 1 from inside, and the keeper catches every other
 // signal. If it ends anyway, bwrap ends and the kernel kills the namespace;
-// the next command starts a fresh sandbox. The harness serves commands one
-// at a time (a command's end kills everything in the sandbox). Starting the
+// the next command starts a fresh sandbox (what ran in the background is
+// gone). The harness serves commands one at a time. Starting the
 // sandbox costs one start of this binary (tens of milliseconds); each command
 // then costs a fork and exec of bash, as on the local backend.
 
@@ -382,7 +388,7 @@ const keeperKillGrace = 5 * time.Second
 // runIsolated runs argv in the sandbox with its stdout and stderr on out.
 // It returns the exit code, whether it was stopped (timeout or ctx), and a
 // note for the output when the sandbox itself failed.
-func (iso *isolation) runIsolated(ctx context.Context, s *Sandbox, argv, env []string, out *os.File, timeout time.Duration) (int, bool, string) {
+func (iso *isolation) runIsolated(ctx context.Context, s *Sandbox, argv, env []string, out *os.File, opt Options) (int, bool, string) {
 	iso.run.Lock()
 	defer iso.run.Unlock()
 	k, err := iso.keeper(s)
@@ -392,14 +398,14 @@ func (iso *isolation) runIsolated(ctx context.Context, s *Sandbox, argv, env []s
 	if k.addr != "" {
 		env = append(env, proxyEnv(iso.proxy, k.addr)...)
 	}
-	id, ch, err := k.request(ctlMsg{Op: "run", Argv: argv, Env: dedupEnv(env), Dir: s.Workspace}, out)
+	id, ch, err := k.request(ctlMsg{Op: "run", Argv: argv, Env: dedupEnv(env), Dir: s.Workspace, KillGroup: opt.KillGroup}, out)
 	if err != nil {
 		iso.drop(k)
 		return 125, false, fmt.Sprintf("sandbox.control: cannot send the command to the sandbox: %v; the next command starts a fresh sandbox", err)
 	}
 	var timer <-chan time.Time
-	if timeout > 0 {
-		t := time.NewTimer(timeout)
+	if opt.Timeout > 0 {
+		t := time.NewTimer(opt.Timeout)
 		defer t.Stop()
 		timer = t.C
 	}
@@ -415,7 +421,7 @@ func (iso *isolation) runIsolated(ctx context.Context, s *Sandbox, argv, env []s
 	case <-timer:
 	case <-ctx.Done():
 	}
-	// Stopped: the keeper kills every process in the sandbox and answers.
+	// Stopped: the keeper kills the command's process group and answers.
 	if _, _, err := k.request(ctlMsg{Op: "kill", Target: id}, nil); err != nil {
 		iso.drop(k)
 		return 124, true, ""

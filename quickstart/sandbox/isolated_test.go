@@ -219,28 +219,83 @@ func waitNoneMarked(t *testing.T, mark, what string) {
 	}
 }
 
-func TestQSIsolatedTimeoutLeavesNoProcess(t *testing.T) {
+// waitMarked waits until a process whose command line contains mark runs.
+func waitMarked(t *testing.T, mark, what string) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for len(marked(mark)) == 0 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if len(marked(mark)) == 0 {
+		t.Errorf("%s: nothing runs", what)
+	}
+}
+
+// A person's terminal: what a command leaves in the background serves the
+// next commands (and the harness's browser) until the sandbox closes; a
+// timeout kills the timed-out command's own process group only; Close ends
+// everything, daemons that left the group and the session included.
+func TestQSIsolatedBackgroundLivesUntilClose(t *testing.T) {
 	requireBwrap(t)
 	s, err := NewIsolated(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer s.Close(false)
-	// A daemon that leaves the process group and the session (setsid,
-	// double fork) escapes a process-group kill; the PID namespace ends it.
-	mark := fmt.Sprintf("%d", 400000+time.Now().UnixNano()%100000)
+	closed := false
+	defer func() {
+		if !closed {
+			s.Close(false)
+		}
+	}()
+	ctx := context.Background()
+	base := 400000 + time.Now().UnixNano()%100000
+	bg, daemon, fg, check := fmt.Sprint(base), fmt.Sprint(base+100000), fmt.Sprint(base+200000), fmt.Sprint(base+300000)
+	os.WriteFile(filepath.Join(s.Workspace, "page.txt"), []byte("served"), 0o644)
 	start := time.Now()
-	r := s.Run(context.Background(), fmt.Sprintf(`setsid sh -c 'sleep %s.1 & sleep %s.2 &' ; sleep %s.3`, mark, mark, mark), Options{Timeout: 700 * time.Millisecond})
-	if !r.TimedOut || r.ExitCode != 124 || time.Since(start) > 5*time.Second {
+	r := s.Run(ctx, fmt.Sprintf(`python3 -m http.server 8766 --bind 127.0.0.1 >/dev/null 2>&1 &
+sleep %s &
+setsid sh -c 'sleep %s.1 & sleep %s.2 &'
+echo started`, bg, daemon, daemon), Options{Timeout: 20 * time.Second})
+	if r.ExitCode != 0 || r.Output != "started\n" || time.Since(start) > 5*time.Second {
 		t.Fatalf("%+v", r)
 	}
-	waitNoneMarked(t, mark, "timeout")
-	// Without a timeout too: what a command leaves running ends with it.
-	mark2 := fmt.Sprintf("%d", 500000+time.Now().UnixNano()%100000)
-	if r := s.Run(context.Background(), fmt.Sprintf(`setsid sh -c 'sleep %s &'; echo started`, mark2), Options{}); r.ExitCode != 0 || r.Output != "started\n" {
+	waitMarked(t, bg, "a background job after its command")
+	waitMarked(t, daemon, "a daemon after its command")
+	// The next command reaches the server the previous one left.
+	r = s.Run(ctx, `for i in $(seq 100); do curl -fs --noproxy '*' http://127.0.0.1:8766/page.txt && exit 0; sleep 0.1; done; exit 1`, Options{Timeout: 20 * time.Second})
+	if r.ExitCode != 0 || r.Output != "served" {
+		t.Errorf("the server from the previous command: %d %q", r.ExitCode, r.Output)
+	}
+	// A timeout kills the command's own work, foreground and background,
+	// and nothing an earlier command left.
+	r = s.Run(ctx, fmt.Sprintf(`sleep %s.1 & sleep %s.2`, fg, fg), Options{Timeout: 700 * time.Millisecond})
+	if !r.TimedOut || r.ExitCode != 124 || !strings.Contains(r.Output, "its process group was killed") {
 		t.Fatalf("%+v", r)
 	}
-	waitNoneMarked(t, mark2, "command end")
+	waitNoneMarked(t, fg, "the timed-out command")
+	// A check's group (KillGroup) ends with it.
+	if r := s.Run(ctx, fmt.Sprintf(`sleep %s & echo ok`, check), Options{KillGroup: true}); r.ExitCode != 0 || r.Output != "ok\n" {
+		t.Fatalf("%+v", r)
+	}
+	waitNoneMarked(t, check, "KillGroup")
+	if len(marked(bg)) == 0 || len(marked(daemon)) == 0 {
+		t.Errorf("a timeout or a check killed what an earlier command left: bg %v daemon %v", marked(bg), marked(daemon))
+	}
+	c, err := s.DialInside(8766)
+	if err != nil {
+		t.Fatalf("the harness cannot reach the server: %v", err)
+	}
+	fmt.Fprint(c, "GET /page.txt HTTP/1.0\r\n\r\n")
+	b, _ := io.ReadAll(c)
+	c.Close()
+	if !strings.HasSuffix(string(b), "\r\n\r\nserved") {
+		t.Errorf("through DialInside: %q", b)
+	}
+	s.Close(false)
+	closed = true
+	waitNoneMarked(t, bg, "Close: the background job")
+	waitNoneMarked(t, daemon, "Close: the daemon")
+	waitNoneMarked(t, "http.server 8766", "Close: the server")
 }
 
 // BenchmarkQSCommandOverhead measures what the sandbox backend adds to a
@@ -436,7 +491,7 @@ func TestQSIsolatedDialInside(t *testing.T) {
 	cancel()
 	select {
 	case r := <-done:
-		if !r.TimedOut || r.ExitCode != 124 || !strings.Contains(r.Output, "every process in the sandbox was killed") {
+		if !r.TimedOut || r.ExitCode != 124 || !strings.Contains(r.Output, "its process group was killed") {
 			t.Errorf("%+v", r)
 		}
 	case <-time.After(10 * time.Second):

@@ -31,7 +31,7 @@ func init() {
 // ctlMsg is one message on the control socket (a SOCK_SEQPACKET pair, so
 // each message arrives whole, with the descriptor it carries).
 //
-//	harness -> keeper: run {id, argv, env, dir} + output fd; kill {id, target}; dial {id, port}
+//	harness -> keeper: run {id, argv, env, dir, kill_group} + output fd; kill {id, target}; dial {id, port}
 //	keeper -> harness: hello {addr [, error]} + listener fd; exit {id, code [, error]};
 //	                   killed {id}; dialed {id [, error]} + connected fd
 type ctlMsg struct {
@@ -44,7 +44,9 @@ type ctlMsg struct {
 	Port   int      `json:"port,omitempty"`
 	Addr   string   `json:"addr,omitempty"`
 	Code   int      `json:"code,omitempty"`
-	Error  string   `json:"error,omitempty"`
+	// KillGroup: kill the command's process group when it ends (checks).
+	KillGroup bool   `json:"kill_group,omitempty"`
+	Error     string `json:"error,omitempty"`
 }
 
 // maxCtl bounds one control message (a command and its environment); the
@@ -116,8 +118,10 @@ type keeper struct {
 	ctl  *net.UnixConn
 	null *os.File
 
-	mu  sync.Mutex
-	cur uint64 // the running command's id, 0 when none
+	mu    sync.Mutex
+	cur   uint64                          // the running command's id, 0 when none
+	pgid  int                             // its process group: its pid, as it leads a session of its own
+	waits map[int]chan syscall.WaitStatus // the running command's pid, until the reaper has its status
 }
 
 func keeperMain(args []string) int {
@@ -144,11 +148,14 @@ func keeperMain(args []string) int {
 	if err != nil {
 		return fail("no control socket on fd 3: %v", err)
 	}
-	k := &keeper{ctl: c.(*net.UnixConn)}
-	// Every signal is caught and dropped: from inside the namespace only a
-	// signal with a handler reaches PID 1, so commands cannot stop the keeper.
-	// Caught (not ignored) signals are reset to their defaults in children.
-	signal.Notify(make(chan os.Signal, 1))
+	k := &keeper{ctl: c.(*net.UnixConn), waits: map[int]chan syscall.WaitStatus{}}
+	// Every signal is caught: from inside the namespace only a signal with a
+	// handler reaches PID 1, so commands cannot stop the keeper. Caught (not
+	// ignored) signals are reset to their defaults in children. SIGCHLD (or
+	// any other) wakes the reaper; the rest are dropped.
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs)
+	go k.reap(sigs)
 	hello := ctlMsg{Op: "hello"}
 	if os.Getpid() != 1 {
 		hello.Error = fmt.Sprintf("sandbox.keeper_pid: the keeper is process %d, not 1, in its PID namespace; this bwrap does not honour --as-pid-1", os.Getpid())
@@ -208,8 +215,10 @@ func keeperMain(args []string) int {
 	}
 }
 
-// run forks the command, waits for it, then kills and reaps every other
-// process in the namespace before reporting the exit code.
+// run forks the command in a session of its own, waits for it and reports
+// its exit code. What it left running in the background lives on, as in a
+// person's terminal, until the sandbox closes; with m.KillGroup (checks) its
+// process group is killed when it ends.
 func (k *keeper) run(m ctlMsg, out *os.File) {
 	reply := ctlMsg{Op: "exit", ID: m.ID}
 	defer func() { sendCtl(k.ctl, reply, nil) }()
@@ -238,57 +247,65 @@ func (k *keeper) run(m ctlMsg, out *os.File) {
 		fmt.Fprintf(out, "cannot run %s: %v\n", m.Argv[0], err)
 		return
 	}
-	k.cur = m.ID
+	// Registered before the lock is let go: the reaper, which may already
+	// have the status, needs the lock to hand it over.
+	exited := make(chan syscall.WaitStatus, 1)
+	k.cur, k.pgid, k.waits[pid] = m.ID, pid, exited
 	k.mu.Unlock()
-	for {
-		var ws syscall.WaitStatus
-		wpid, err := syscall.Wait4(-1, &ws, 0, nil)
-		if err == syscall.EINTR {
-			continue
-		}
-		if err != nil {
-			reply.Error = "wait: " + err.Error()
-			break
-		}
-		if wpid == pid {
-			switch {
-			case ws.Exited():
-				reply.Code = ws.ExitStatus()
-			case ws.Signaled():
-				reply.Code = 128 + int(ws.Signal())
-			}
-			break
-		}
-		// An orphan the command left, reparented here: reaped.
+	ws := <-exited
+	switch {
+	case ws.Exited():
+		reply.Code = ws.ExitStatus()
+	case ws.Signaled():
+		reply.Code = 128 + int(ws.Signal())
 	}
 	k.mu.Lock()
-	k.cur = 0
-	syscall.Kill(-1, syscall.SIGKILL)
+	if m.KillGroup {
+		syscall.Kill(-pid, syscall.SIGKILL)
+	}
+	k.cur, k.pgid = 0, 0
 	k.mu.Unlock()
-	reapAll()
 }
 
-// reapAll waits for every child until none is left (after kill(-1)).
-func reapAll() {
+// reap waits for every child of the keeper: commands, and the orphans the
+// kernel reparents to PID 1 (a server's workers, daemons). A command's
+// status goes to its run; the rest are only reaped. It wakes on any signal
+// (SIGCHLD among them), and every second as a backstop.
+func (k *keeper) reap(sigs <-chan os.Signal) {
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
 	for {
-		var ws syscall.WaitStatus
-		_, err := syscall.Wait4(-1, &ws, 0, nil)
-		if err == syscall.EINTR {
-			continue
+		select {
+		case <-sigs:
+		case <-tick.C:
 		}
-		if err != nil { // ECHILD: nothing left
-			return
+		for {
+			var ws syscall.WaitStatus
+			pid, err := syscall.Wait4(-1, &ws, syscall.WNOHANG, nil)
+			if err == syscall.EINTR {
+				continue
+			}
+			if err != nil || pid <= 0 { // ECHILD, or none exited yet
+				break
+			}
+			k.mu.Lock()
+			if ch := k.waits[pid]; ch != nil {
+				delete(k.waits, pid)
+				ch <- ws
+			}
+			k.mu.Unlock()
 		}
 	}
 }
 
-// kill ends the command target and everything else in the namespace; the
-// command's run reports its exit.
+// kill ends the command target's process group (a timeout): its own
+// work, not what earlier commands left serving. The command's run reports
+// its exit.
 func (k *keeper) kill(target uint64) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	if k.cur != 0 && k.cur == target {
-		syscall.Kill(-1, syscall.SIGKILL)
+		syscall.Kill(-k.pgid, syscall.SIGKILL)
 	}
 }
 

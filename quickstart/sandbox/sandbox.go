@@ -8,8 +8,7 @@
 // egress proxy, the filesystem read-only but for the workspace and its
 // support directories, a private /tmp, the home directory hidden, no
 // capabilities and no new privileges, and a PID namespace that ends every
-// process the command started when the command ends or times out. See
-// isolated.go.
+// process in it when the sandbox closes. See isolated.go.
 package sandbox
 
 import (
@@ -134,11 +133,11 @@ type Options struct {
 	KillGroup bool          // kill the process group as soon as the command exits (checks)
 }
 
-// Run runs command with bash -c in the workspace. On the local backend it
-// runs in a process group of its own, and what it leaves running in the
-// background lives until the command times out, or KillGroup is set, or
-// Close. On the sandbox backend every process the command started ends with
-// it, and commands run one at a time.
+// Run runs command with bash -c in the workspace, in a process group of its
+// own; what it leaves running in the background lives until the command
+// times out, or KillGroup is set, or Close, on both backends. On the sandbox
+// backend Close also ends what left the group (setsid, double forks), and
+// commands run one at a time.
 func (s *Sandbox) Run(ctx context.Context, command string, opt Options) Result {
 	start := time.Now()
 	s.mu.Lock()
@@ -153,7 +152,7 @@ func (s *Sandbox) Run(ctx context.Context, command string, opt Options) Result {
 	defer out.Close()
 	res := Result{}
 	if s.iso != nil {
-		code, stopped, note := s.iso.runIsolated(ctx, s, []string{"bash", "-c", command}, s.Env(opt.Env...), out, opt.Timeout)
+		code, stopped, note := s.iso.runIsolated(ctx, s, []string{"bash", "-c", command}, s.Env(opt.Env...), out, opt)
 		res.ExitCode, res.TimedOut = code, stopped
 		if note != "" {
 			fmt.Fprintf(out, "\n[%s]\n", note)
@@ -167,9 +166,9 @@ func (s *Sandbox) Run(ctx context.Context, command string, opt Options) Result {
 	res.Duration = time.Since(start)
 	text := readCapped(out, opt.MaxChars)
 	if res.TimedOut {
-		why := fmt.Sprintf("\n[command timed out after %s; %s]", opt.Timeout, s.killedWhat())
+		why := fmt.Sprintf("\n[command timed out after %s; %s]", opt.Timeout, killedWhat)
 		if ctx.Err() != nil && (opt.Timeout == 0 || res.Duration < opt.Timeout) {
-			why = "\n[command stopped: the run's deadline passed or it was interrupted; " + s.killedWhat() + "]"
+			why = "\n[command stopped: the run's deadline passed or it was interrupted; " + killedWhat + "]"
 		}
 		text += why
 	}
@@ -178,12 +177,8 @@ func (s *Sandbox) Run(ctx context.Context, command string, opt Options) Result {
 	return res
 }
 
-func (s *Sandbox) killedWhat() string {
-	if s.iso != nil {
-		return "every process in the sandbox was killed"
-	}
-	return "its process group was killed"
-}
+// killedWhat is what a stop killed, on both backends.
+const killedWhat = "its process group was killed"
 
 // runLocal runs command as the harness's user; ok is false when it could not
 // start (the result then says why).
