@@ -296,9 +296,6 @@ func qsRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}}
 	if *af.tools == "+browser" {
 		opt.AgentTools = browserTools(version)
-		if chosen == sandbox.Isolated {
-			fmt.Fprintln(stdout, "note: +browser: under the sandbox backend no process outlives the command that started it, so a server the agent starts is gone before it can browse; serve and browse with --backend local --allow-unenforced")
-		}
 	}
 	if !*quiet {
 		opt.OnEvent = progressPrinter(stdout, multi, *verbose)

@@ -17,6 +17,7 @@ import (
 	"github.com/tabwright/tabwright/quickstart/agent/agenttest"
 	"github.com/tabwright/tabwright/quickstart/docs"
 	qsrun "github.com/tabwright/tabwright/quickstart/run"
+	"github.com/tabwright/tabwright/quickstart/sandbox"
 	"github.com/tabwright/tabwright/quickstart/task"
 	"github.com/tabwright/tabwright/quickstart/trace"
 )
@@ -25,7 +26,15 @@ import (
 // writes the page and serves it, opens it in tabwright's browser, clicks
 // the button and sees the counter go up. The browser reaches the app on
 // loopback only: not the docs host, whether asked directly or by the page.
+// On both backends: in the sandbox the server the agent left running in one
+// bash call still serves when the browser comes, through the gate.
 func TestQSAgentBrowserWebQuickstart(t *testing.T) {
+	for _, backend := range []string{sandbox.Local, sandbox.Isolated} {
+		t.Run(backend, func(t *testing.T) { agentBrowserWebQuickstart(t, backend) })
+	}
+}
+
+func agentBrowserWebQuickstart(t *testing.T, backend string) {
 	l, _ := net.Listen("tcp", "127.0.0.1:0")
 	port := l.Addr().(*net.TCPAddr).Port
 	l.Close()
@@ -72,9 +81,9 @@ func TestQSAgentBrowserWebQuickstart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := qsrun.Attempt(context.Background(), tk, 1, qsrun.Options{Docs: &docs.Reader{Manager: m}, Agent: a, AgentTools: browserTools("test")})
-	if r.Classification != qsrun.Passed {
-		t.Fatalf("%s %s %s\n%s", r.Classification, r.StopReason, r.Detail, r.Trace.JSONL())
+	r := qsrun.Attempt(context.Background(), tk, 1, qsrun.Options{Docs: &docs.Reader{Manager: m}, Agent: a, AgentTools: browserTools("test"), Backend: backend})
+	if r.Classification != qsrun.Passed || r.Backend != backend {
+		t.Fatalf("%s %s %s %s\n%s", r.Backend, r.Classification, r.StopReason, r.Detail, r.Trace.JSONL())
 	}
 	var calls, blocked []map[string]any
 	for _, e := range r.Trace.Events() {
