@@ -21,7 +21,7 @@ const DefaultClaudeModel = string(anthropic.ModelClaudeSonnet5_5)
 var noThinking sync.Map
 
 type claudeConv struct {
-	client anthropic.Client
+	client anthropic.MessageService
 	key    string // only to keep it out of error messages
 	model  string
 	system string
@@ -40,7 +40,12 @@ func newClaude(c clientConfig, system, kickoff string, tools []ToolDef) conversa
 	if c.key != "" {
 		opts = append(opts, option.WithAPIKey(c.key))
 	}
-	cv := &claudeConv{client: anthropic.NewClient(opts...), key: c.key, model: c.Model, system: system}
+	// The Messages service alone, not NewClient: a client links every
+	// service of the SDK into the binary (some 13 MB more, and more memory
+	// at every start of the MCP server too). The production base URL comes
+	// first so that a --base-url after it wins.
+	opts = append([]option.RequestOption{option.WithEnvironmentProduction(), option.WithHTTPClient(http.DefaultClient)}, opts...)
+	cv := &claudeConv{client: anthropic.NewMessageService(opts...), key: c.key, model: c.Model, system: system}
 	for _, d := range tools {
 		schema := anthropic.ToolInputSchemaParam{ExtraFields: map[string]any{}}
 		for k, v := range d.Schema {
@@ -102,13 +107,13 @@ func (c *claudeConv) params(thinking bool) anthropic.MessageNewParams {
 func (c *claudeConv) send(ctx context.Context, turn int, tr *trace.Trace) (*reply, error) {
 	_, refused := noThinking.Load(c.model)
 	thinking := !refused
-	msg, err := c.client.Messages.New(ctx, c.params(thinking))
+	msg, err := c.client.New(ctx, c.params(thinking))
 	if err != nil && thinking && thinkingRefused(err) {
 		// Decided on what this request sent, so concurrent runs of the
 		// same model each recover.
 		noThinking.Store(c.model, true)
 		tr.Add(trace.NoThinking(turn, c.model))
-		msg, err = c.client.Messages.New(ctx, c.params(false))
+		msg, err = c.client.New(ctx, c.params(false))
 	}
 	if err != nil {
 		return nil, claudeError(err, c.key)

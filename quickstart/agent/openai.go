@@ -18,7 +18,7 @@ import (
 const GeminiBaseURL = "https://generativelanguage.googleapis.com/v1beta/openai/"
 
 type openaiConv struct {
-	client openai.Client
+	client openai.ChatCompletionService
 	key    string // only to keep it out of error messages
 	model  string
 	// compat: a server other than OpenAI's own (a base URL, or Gemini),
@@ -30,16 +30,19 @@ type openaiConv struct {
 }
 
 func newOpenAI(c clientConfig, system, kickoff string, tools []ToolDef) conversation {
-	// The SDK reads OPENAI_* variables first; the options here come after
-	// and win, so an empty key sends none (a loopback server needs none).
-	opts := []option.RequestOption{option.WithMaxRetries(0), option.WithAPIKey(c.key)}
+	// The Chat Completions service alone, not NewClient: a client links
+	// every service of the SDK into the binary (some 15 MB more, and more
+	// memory at every start of the MCP server too), and reads OPENAI_*
+	// variables, where our own credential order decides. An empty key
+	// sends none (a loopback server needs none).
+	opts := []option.RequestOption{option.WithEnvironmentProduction(), option.WithMaxRetries(0), option.WithAPIKey(c.key)}
 	if c.BaseURL != "" {
 		opts = append(opts, option.WithBaseURL(c.BaseURL))
 	}
 	if c.HTTPClient != nil {
 		opts = append(opts, option.WithHTTPClient(c.HTTPClient))
 	}
-	cv := &openaiConv{client: openai.NewClient(opts...), key: c.key, model: c.Model, compat: c.BaseURL != ""}
+	cv := &openaiConv{client: openai.NewChatCompletionService(opts...), key: c.key, model: c.Model, compat: c.BaseURL != ""}
 	for _, d := range tools {
 		cv.tools = append(cv.tools, openai.ChatCompletionFunctionTool(shared.FunctionDefinitionParam{
 			Name: d.Name, Description: param.NewOpt(d.Description), Parameters: shared.FunctionParameters(d.Schema)}))
@@ -66,7 +69,7 @@ func (c *openaiConv) send(ctx context.Context, turn int, tr *trace.Trace) (*repl
 	} else {
 		p.MaxCompletionTokens = openai.Int(maxReplyTokens)
 	}
-	resp, err := c.client.Chat.Completions.New(ctx, p)
+	resp, err := c.client.New(ctx, p)
 	if err != nil {
 		return nil, openaiError(err, c.key)
 	}
