@@ -19,6 +19,7 @@ import (
 	"github.com/tabwright/tabwright/engine/tabs"
 	"github.com/tabwright/tabwright/mcpserver"
 	"github.com/tabwright/tabwright/quickstart/agent"
+	"github.com/tabwright/tabwright/quickstart/egress"
 	"github.com/tabwright/tabwright/quickstart/sandbox"
 	"github.com/tabwright/tabwright/quickstart/task"
 	"github.com/tabwright/tabwright/quickstart/trace"
@@ -36,7 +37,7 @@ const agentBrowserTools = "browser_open_tab,browser_tab_control,browser_navigate
 // it, connected in process. The agent sees exactly the server's tools.
 func browserTools(version string) func(ctx context.Context, t *task.Task, sb *sandbox.Sandbox, tr *trace.Trace) (agent.ExtraTools, func(), error) {
 	return func(ctx context.Context, t *task.Task, sb *sandbox.Sandbox, tr *trace.Trace) (agent.ExtraTools, func(), error) {
-		allowed := func(host string) bool { return loopbackHost(host) && !task.HostMatches(host, t.DocsAllow) }
+		allowed := func(host string) bool { return loopbackHost(host) && !egress.HostMatches(host, t.DocsAllow) }
 		g, err := startGate(sb, tr, allowed)
 		if err != nil {
 			return nil, nil, err

@@ -21,8 +21,8 @@ import (
 
 	"github.com/tabwright/tabwright/engine/observe"
 	"github.com/tabwright/tabwright/engine/tabs"
+	"github.com/tabwright/tabwright/quickstart/egress"
 	"github.com/tabwright/tabwright/quickstart/sandbox"
-	"github.com/tabwright/tabwright/quickstart/task"
 )
 
 // DefaultMaxChars is the page cap: longer pages keep their head and tail.
@@ -111,7 +111,7 @@ func (r *Read) fail(err error) *Read {
 // robots.txt, the host's rate limit, then the read, which the cache keeps.
 func (d *Reader) Get(ctx context.Context, rawURL string, allow []string) *Read {
 	r := &Read{URL: rawURL}
-	if !task.URLHostMatches(rawURL, allow) {
+	if !egress.URLHostMatches(rawURL, allow) {
 		r.Blocked = "outside_allowlist"
 		return r
 	}
@@ -171,7 +171,7 @@ func (d *Reader) fetch(ctx context.Context, rawURL string, allow []string) *Read
 			return errors.New("more than 10 redirects")
 		}
 		r.Redirects = append(r.Redirects, req.URL.String())
-		if !task.URLHostMatches(req.URL.String(), allow) {
+		if !egress.URLHostMatches(req.URL.String(), allow) {
 			return &blockedErr{"redirect_outside_allowlist", req.URL.String()}
 		}
 		return nil
@@ -201,7 +201,7 @@ func (d *Reader) fetch(ctx context.Context, rawURL string, allow []string) *Read
 		// left to the browser's timer, and checked like any other hop.
 		if target := metaRefresh(body, resp.Request.URL); target != "" && target != final {
 			r.Redirects = append(r.Redirects, target)
-			if !task.URLHostMatches(target, allow) {
+			if !egress.URLHostMatches(target, allow) {
 				r.Blocked, r.ResolvedTo = "redirect_outside_allowlist", target
 				return r
 			}
@@ -253,7 +253,7 @@ func (d *Reader) render(ctx context.Context, u string, allow []string) (string, 
 		d.tab = nil // a broken tab is not reused
 		return "", "", err
 	}
-	if !task.URLHostMatches(nav.URL, allow) {
+	if !egress.URLHostMatches(nav.URL, allow) {
 		return "", "", &blockedErr{"redirect_outside_allowlist", nav.URL}
 	}
 	obs, err := observe.Capture(ctx, d.tab, observe.Options{Include: []string{"reader"}, MaxChars: observe.LimitMaxChars})

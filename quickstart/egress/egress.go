@@ -32,42 +32,7 @@ import (
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/tabwright/tabwright/quickstart/task"
 )
-
-// Reasons recorded with each decision.
-const (
-	ReasonExplicit    = "explicit_network_override"
-	ReasonDocsHost    = "docs_host_requires_read_docs"
-	ReasonAllowlisted = "allowlisted"
-	ReasonNotListed   = "not_allowlisted"
-)
-
-// Policy is what the shell may reach.
-type Policy struct {
-	Explicit []string // named by hand (network.allow or network.only)
-	Docs     []string // docs hosts: readable only through read_docs
-	Allow    []string // the registry list: defaults plus network.allow, or network.only
-}
-
-// ForTask is t's policy.
-func ForTask(t *task.Task) Policy {
-	return Policy{Explicit: t.NetworkExplicit, Docs: t.DocsAllow, Allow: t.NetworkAllow}
-}
-
-// Decide says whether host may be reached, and why.
-func (p Policy) Decide(host string) (bool, string) {
-	switch {
-	case task.HostMatches(host, p.Explicit):
-		return true, ReasonExplicit
-	case task.HostMatches(host, p.Docs):
-		return false, ReasonDocsHost
-	case task.HostMatches(host, p.Allow):
-		return true, ReasonAllowlisted
-	}
-	return false, ReasonNotListed
-}
 
 // Proxy is one attempt's egress proxy.
 type Proxy struct {

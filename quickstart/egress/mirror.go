@@ -164,6 +164,43 @@ func (p *Proxy) client() *http.Client {
 // whole). via is the mirror's name, or "" for a plain-HTTP proxy request.
 func (p *Proxy) fetch(c net.Conn, req *http.Request, u *url.URL, via string, rewrite func([]byte) []byte) {
 	host := u.Hostname()
+	p.allowed(req, u, via)
+	key := u.String()
+	head := req.Method == http.MethodHead
+	cacheable := p.Cache != nil && (req.Method == http.MethodGet || head) && req.Header.Get("Range") == "" && Immutable(u.Path)
+	if cacheable && p.serveCached(c, key, host, head) {
+		return
+	}
+	ctx, cancel := context.WithCancel(p.context())
+	defer cancel()
+	out, err := upstreamRequest(ctx, req, key, cacheable)
+	if err != nil {
+		reply(c, http.StatusBadRequest, fmt.Sprintf("tabwright proxy: %v\n", err))
+		return
+	}
+	resp, err := p.client().Do(out)
+	if err != nil {
+		p.event("egress_error", map[string]any{"host": host, "error": err.Error(), "method": req.Method})
+		reply(c, http.StatusBadGateway, fmt.Sprintf("tabwright proxy: fetching %s failed: %v\n", key, err))
+		return
+	}
+	defer resp.Body.Close()
+	ok := !head && resp.StatusCode == http.StatusOK
+	switch {
+	case cacheable && ok:
+		p.storeAndSend(c, resp, key, host, req.Method)
+	case rewrite != nil && ok && textual(resp.Header.Get("Content-Type")):
+		sendRewritten(c, resp, key, rewrite)
+	default:
+		writeHead(c, resp.StatusCode, resp.Header, resp.ContentLength)
+		if !head {
+			io.Copy(c, resp.Body)
+		}
+	}
+}
+
+// allowed reports the request as egress_allowed.
+func (p *Proxy) allowed(req *http.Request, u *url.URL, via string) {
 	port, _ := strconv.Atoi(u.Port())
 	if port == 0 {
 		port = 80
@@ -171,40 +208,42 @@ func (p *Proxy) fetch(c net.Conn, req *http.Request, u *url.URL, via string, rew
 			port = 443
 		}
 	}
-	key := u.String()
-	ev := map[string]any{"host": host, "port": port, "method": req.Method, "path": u.RequestURI()}
+	ev := map[string]any{"host": u.Hostname(), "port": port, "method": req.Method, "path": u.RequestURI()}
 	if via != "" {
 		ev["mirror"] = via
 	}
 	p.event("egress_allowed", ev)
-	head := req.Method == http.MethodHead
-	cacheable := p.Cache != nil && (req.Method == http.MethodGet || head) && req.Header.Get("Range") == "" && Immutable(u.Path)
-	if cacheable {
-		if f, meta, ok := p.Cache.get(key); ok {
-			defer f.Close()
-			h := http.Header{}
-			if meta.ContentType != "" {
-				h.Set("Content-Type", meta.ContentType)
-			}
-			h.Set("X-Tabwright-Cache", "hit")
-			p.event("egress_cache_hit", map[string]any{"host": host, "url": key, "bytes": meta.Size})
-			writeHead(c, http.StatusOK, h, meta.Size)
-			if !head {
-				io.Copy(c, f)
-			}
-			return
-		}
+}
+
+// serveCached answers from the cache and reports whether it held key.
+func (p *Proxy) serveCached(c net.Conn, key, host string, head bool) bool {
+	f, meta, ok := p.Cache.get(key)
+	if !ok {
+		return false
 	}
-	ctx, cancel := context.WithCancel(p.context())
-	defer cancel()
+	defer f.Close()
+	h := http.Header{}
+	if meta.ContentType != "" {
+		h.Set("Content-Type", meta.ContentType)
+	}
+	h.Set("X-Tabwright-Cache", "hit")
+	p.event("egress_cache_hit", map[string]any{"host": host, "url": key, "bytes": meta.Size})
+	writeHead(c, http.StatusOK, h, meta.Size)
+	if !head {
+		io.Copy(c, f)
+	}
+	return true
+}
+
+// upstreamRequest is req as sent upstream, without hop-by-hop headers.
+func upstreamRequest(ctx context.Context, req *http.Request, key string, cacheable bool) (*http.Request, error) {
 	var body io.Reader
 	if req.ContentLength != 0 {
 		body = req.Body
 	}
 	out, err := http.NewRequestWithContext(ctx, req.Method, key, body)
 	if err != nil {
-		reply(c, http.StatusBadRequest, fmt.Sprintf("tabwright proxy: %v\n", err))
-		return
+		return nil, err
 	}
 	out.ContentLength = req.ContentLength
 	for k, vs := range req.Header {
@@ -221,76 +260,70 @@ func (p *Proxy) fetch(c net.Conn, req *http.Request, u *url.URL, via string, rew
 		out.Header.Del("If-None-Match")
 		out.Header.Del("If-Modified-Since")
 	}
-	resp, err := p.client().Do(out)
+	return out, nil
+}
+
+// storeAndSend copies a 200 answer to the client and into the cache.
+func (p *Proxy) storeAndSend(c net.Conn, resp *http.Response, key, host, method string) {
+	h := resp.Header.Clone()
+	w, err := p.Cache.create(key, resp.Header.Get("Content-Type"))
 	if err != nil {
-		p.event("egress_error", map[string]any{"host": host, "error": err.Error(), "method": req.Method})
-		reply(c, http.StatusBadGateway, fmt.Sprintf("tabwright proxy: fetching %s failed: %v\n", key, err))
+		p.event("egress_error", map[string]any{"host": host, "error": "registry cache: " + err.Error(), "method": method})
+		writeHead(c, resp.StatusCode, h, resp.ContentLength)
+		io.Copy(c, resp.Body)
 		return
 	}
-	defer resp.Body.Close()
-	h := resp.Header.Clone()
-	switch {
-	case cacheable && !head && resp.StatusCode == http.StatusOK:
-		w, err := p.Cache.create(key, resp.Header.Get("Content-Type"))
-		if err != nil {
-			p.event("egress_error", map[string]any{"host": host, "error": "registry cache: " + err.Error(), "method": req.Method})
-			writeHead(c, resp.StatusCode, h, resp.ContentLength)
-			io.Copy(c, resp.Body)
-			return
-		}
-		h.Set("X-Tabwright-Cache", "miss")
-		clientOK := writeHead(c, resp.StatusCode, h, resp.ContentLength) == nil
-		// The whole body goes to the cache even if the client leaves. The last
-		// chunk reaches the client only after the entry is in place, so a
-		// client that fetches again at once finds it.
-		buf, last := make([]byte, 64<<10), make([]byte, 0, 64<<10)
-		send := func(b []byte) {
-			if clientOK && len(b) > 0 {
-				if _, err := c.Write(b); err != nil {
-					clientOK = false
-				}
+	h.Set("X-Tabwright-Cache", "miss")
+	clientOK := writeHead(c, resp.StatusCode, h, resp.ContentLength) == nil
+	// The whole body goes to the cache even if the client leaves. The last
+	// chunk reaches the client only after the entry is in place, so a
+	// client that fetches again at once finds it.
+	buf, last := make([]byte, 64<<10), make([]byte, 0, 64<<10)
+	send := func(b []byte) {
+		if clientOK && len(b) > 0 {
+			if _, err := c.Write(b); err != nil {
+				clientOK = false
 			}
-		}
-		var rerr error
-		for {
-			n, err := resp.Body.Read(buf)
-			if n > 0 {
-				w.Write(buf[:n])
-				send(last)
-				last = append(last[:0], buf[:n]...)
-			}
-			if err != nil {
-				if err != io.EOF {
-					rerr = err
-				}
-				break
-			}
-		}
-		stored := false
-		if rerr != nil {
-			w.abort()
-		} else {
-			stored = w.commit(resp.ContentLength)
-		}
-		send(last)
-		p.event("egress_cache_miss", map[string]any{"host": host, "url": key, "bytes": w.n, "stored": stored})
-	case rewrite != nil && !head && resp.StatusCode == http.StatusOK && textual(resp.Header.Get("Content-Type")):
-		const limit = 64 << 20
-		b, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
-		if err != nil || len(b) > limit {
-			reply(c, http.StatusBadGateway, fmt.Sprintf("tabwright proxy: the index page %s could not be read whole (%d bytes, at most %d): %v\n", key, len(b), limit, err))
-			return
-		}
-		b = rewrite(b)
-		h.Del("ETag") // the body is not upstream's any more
-		writeHead(c, resp.StatusCode, h, int64(len(b)))
-		c.Write(b)
-	default:
-		writeHead(c, resp.StatusCode, h, resp.ContentLength)
-		if !head {
-			io.Copy(c, resp.Body)
 		}
 	}
+	var rerr error
+	for {
+		n, err := resp.Body.Read(buf)
+		if n > 0 {
+			w.Write(buf[:n])
+			send(last)
+			last = append(last[:0], buf[:n]...)
+		}
+		if err != nil {
+			if err != io.EOF {
+				rerr = err
+			}
+			break
+		}
+	}
+	stored := false
+	if rerr != nil {
+		w.abort()
+	} else {
+		stored = w.commit(resp.ContentLength)
+	}
+	send(last)
+	p.event("egress_cache_miss", map[string]any{"host": host, "url": key, "bytes": w.n, "stored": stored})
+}
+
+// sendRewritten sends a textual index page with its links rewritten.
+func sendRewritten(c net.Conn, resp *http.Response, key string, rewrite func([]byte) []byte) {
+	const limit = 64 << 20
+	b, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
+	if err != nil || len(b) > limit {
+		reply(c, http.StatusBadGateway, fmt.Sprintf("tabwright proxy: the index page %s could not be read whole (%d bytes, at most %d): %v\n", key, len(b), limit, err))
+		return
+	}
+	b = rewrite(b)
+	h := resp.Header.Clone()
+	h.Del("ETag") // the body is not upstream's any more
+	writeHead(c, resp.StatusCode, h, int64(len(b)))
+	c.Write(b)
 }
 
 func textual(ct string) bool {

@@ -37,7 +37,7 @@ const AdvisoryNote = "egress: advisory. The shell's HTTP(S) goes through the har
 // NewSandbox makes t's sandbox. Under the sandbox backend it owns an egress
 // proxy with t's policy, which also answers the check's qs_browser_expect.
 func NewSandbox(t *task.Task, o SandboxOptions) (*sandbox.Sandbox, error) {
-	p := &egress.Proxy{Policy: egress.ForTask(t), Dial: o.EgressDial, OnEvent: o.OnEvent, Cache: o.Cache, UpstreamTLS: o.EgressTLS}
+	p := &egress.Proxy{Policy: t.Policy(), Dial: o.EgressDial, OnEvent: o.OnEvent, Cache: o.Cache, UpstreamTLS: o.EgressTLS}
 	if o.Backend != sandbox.Isolated {
 		// The same proxy, advisory: it records what goes through it.
 		if o.Cache != nil {

@@ -8,66 +8,37 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
+
+	"github.com/tabwright/tabwright/quickstart/egress"
 )
 
-type rawTask struct {
-	Name  string `json:"name"`
-	Goal  string `json:"goal"`
-	Image string `json:"image"`
-	Docs  struct {
-		Path       []string `json:"path"`
-		Entrypoint string   `json:"entrypoint"`
-		Allow      []string `json:"allow"`
-	} `json:"docs"`
-	Network struct {
-		Allow []string `json:"allow"`
-		Only  []string `json:"only"`
-	} `json:"network"`
-	Setup   []string `json:"setup"`
-	Replay  []string `json:"replay"`
-	Success Success  `json:"success"`
-	Budgets *Budgets `json:"budgets"`
-}
-
-// build turns a document that passed every check into a Task.
+// build turns a document that passed every check into a Task, reading the
+// checked values directly: their types are the schema's.
 func build(path string, top map[string]any) (*Task, error) {
-	var raw rawTask
-	// Budgets absent from the file keep their defaults.
-	b := DefaultBudgets
-	raw.Budgets = &b
-	data, err := json.Marshal(top)
-	if err == nil {
-		err = json.Unmarshal(data, &raw)
-	}
-	if err != nil {
-		return nil, &Error{File: path, Problems: []Problem{{Rule: "file.values", Message: err.Error()}}}
-	}
+	var d reader
+	docs, network, succ := object(top["docs"]), object(top["network"]), object(top["success"])
 	t := &Task{
 		Source:  path,
-		Name:    raw.Name,
-		Goal:    strings.TrimSpace(raw.Goal),
-		Image:   strings.TrimSpace(raw.Image),
-		Setup:   cleanList(raw.Setup),
-		Replay:  cleanList(raw.Replay),
-		Success: raw.Success,
-		Budgets: *raw.Budgets,
+		Name:    d.text(top["name"]),
+		Goal:    strings.TrimSpace(d.text(top["goal"])),
+		Image:   strings.TrimSpace(d.text(top["image"])),
+		Setup:   cleanList(d.texts(top["setup"])),
+		Replay:  cleanList(d.texts(top["replay"])),
+		Success: d.success(succ),
+		Budgets: d.budgets(object(top["budgets"])),
 	}
-	if raw.Docs.Entrypoint != "" {
-		t.Route = []string{strings.TrimSpace(raw.Docs.Entrypoint)}
+	if entry := d.text(docs["entrypoint"]); entry != "" {
+		t.Route = []string{strings.TrimSpace(entry)}
 	} else {
-		t.Route = cleanList(raw.Docs.Path)
+		t.Route = cleanList(d.texts(docs["path"]))
 	}
-	t.DocsAllow = docsAllow(t.Route, hostList(raw.Docs.Allow))
-	only := hostList(raw.Network.Only)
-	allow := hostList(raw.Network.Allow)
-	if len(only) > 0 {
-		t.NetworkAllow = only
-		t.NetworkExplicit = only
-	} else {
-		t.NetworkAllow = append(append([]string{}, DefaultNetworkAllow...), allow...)
-		t.NetworkExplicit = allow
+	p := egress.NewPolicy(t.Route, d.texts(docs["allow"]), d.texts(network["allow"]), d.texts(network["only"]))
+	t.DocsAllow, t.NetworkAllow, t.NetworkExplicit = p.Docs, p.Allow, p.Explicit
+	if d.bad != nil {
+		return nil, &Error{File: path, Problems: []Problem{*d.bad}}
 	}
-	if ref := strings.TrimSpace(raw.Success.File); ref != "" {
+	if ref := strings.TrimSpace(t.Success.File); ref != "" {
 		text, err := os.ReadFile(filepath.Join(filepath.Dir(path), ref))
 		if err != nil {
 			return nil, &Error{File: path, Problems: []Problem{{Field: "success.file", Rule: "success.file", Message: err.Error()}}}
@@ -78,6 +49,113 @@ func build(path string, top map[string]any) (*Task, error) {
 	return t, nil
 }
 
+// reader reads checked values into Go ones and keeps the first value that
+// Go cannot hold (an integer past int64, or written as 1.0).
+type reader struct{ bad *Problem }
+
+func object(v any) map[string]any {
+	m, _ := v.(map[string]any)
+	return m
+}
+
+// text is a string value; invalid UTF-8 becomes U+FFFD, as in JSON.
+func (d *reader) text(v any) string {
+	s, _ := v.(string)
+	if !utf8.ValidString(s) {
+		s = string([]rune(s))
+	}
+	return s
+}
+
+// texts is a string or a list of strings; nil when absent.
+func (d *reader) texts(v any) []string {
+	switch x := v.(type) {
+	case string:
+		return []string{d.text(x)}
+	case []any:
+		out := make([]string, 0, len(x))
+		for _, e := range x {
+			out = append(out, d.text(e))
+		}
+		return out
+	}
+	return nil
+}
+
+// whole is an integer value; nil when absent.
+func (d *reader) whole(v any, field string) *int {
+	if v == nil {
+		return nil
+	}
+	n, ok := asInt(v)
+	if !ok || int64(int(n)) != n {
+		if d.bad == nil {
+			d.bad = &Problem{Field: field, Rule: "file.values", Message: fmt.Sprintf("%v is not a whole number in range; write it as digits only, such as 30", v)}
+		}
+		return nil
+	}
+	i := int(n)
+	return &i
+}
+
+func (d *reader) budgets(b map[string]any) Budgets {
+	out := DefaultBudgets // what the file leaves out keeps its default
+	for _, f := range []struct {
+		key string
+		dst *int
+	}{{"max_turns", &out.MaxTurns}, {"max_seconds", &out.MaxSeconds}, {"max_command_seconds", &out.MaxCommandSeconds},
+		{"max_output_chars", &out.MaxOutputChars}, {"max_tokens", &out.MaxTokens}} {
+		if n := d.whole(b[f.key], "budgets."+f.key); n != nil {
+			*f.dst = *n
+		}
+	}
+	return out
+}
+
+func (d *reader) success(s map[string]any) Success {
+	out := Success{Script: d.text(s["script"]), File: d.text(s["file"]), Serve: d.text(s["serve"])}
+	if w, ok := s["wait_http"].(map[string]any); ok {
+		out.WaitHTTP = &WaitHTTP{
+			Path: d.text(w["path"]), URL: d.text(w["url"]),
+			Status:   d.whole(w["status"], "success.wait_http.status"),
+			Contains: d.texts(w["contains"]), Matches: d.texts(w["matches"]),
+			JSON:    d.scalars(object(w["json"]), "success.wait_http.json"),
+			Timeout: d.whole(w["timeout"], "success.wait_http.timeout"),
+		}
+	}
+	if e, ok := s["expect_output"].(map[string]any); ok {
+		out.ExpectOutput = &ExpectOutput{Contains: d.texts(e["contains"]), Matches: d.texts(e["matches"])}
+	}
+	return out
+}
+
+// scalars is wait_http.json with numbers as float64, as a JSON body's
+// values decode.
+func (d *reader) scalars(m map[string]any, field string) map[string]any {
+	if m == nil {
+		return nil
+	}
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		switch x := v.(type) {
+		case string:
+			v = d.text(x)
+		case json.Number:
+			f, err := strconv.ParseFloat(x.String(), 64)
+			if err != nil && d.bad == nil {
+				d.bad = &Problem{Field: field + "." + k, Rule: "file.values", Message: fmt.Sprintf("%s is out of range for a number", x)}
+			}
+			v = f
+		case int:
+			v = float64(x)
+		case int64:
+			v = float64(x)
+		}
+		out[d.text(k)] = v
+	}
+	return out
+}
+
 func cleanList(in []string) []string {
 	out := []string{}
 	for _, s := range in {
@@ -86,63 +164,6 @@ func cleanList(in []string) []string {
 		}
 	}
 	return out
-}
-
-func hostList(in []string) []string {
-	out := []string{}
-	for _, s := range in {
-		if s = strings.Trim(strings.ToLower(strings.TrimSpace(s)), "."); s != "" {
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
-// docsAllow is the effective docs allowlist: the route's hosts first, in
-// route order and without repeats, then the listed hosts; a route host that
-// is also listed stays where it was listed.
-func docsAllow(route, listed []string) []string {
-	out := append([]string{}, listed...)
-	for i := len(route) - 1; i >= 0; i-- {
-		h := hostOf(route[i])
-		if h == "" {
-			continue
-		}
-		found := false
-		for _, e := range out {
-			if e == h {
-				found = true
-				break
-			}
-		}
-		if !found {
-			out = append([]string{h}, out...)
-		}
-	}
-	return out
-}
-
-func hostOf(raw string) string {
-	i := strings.Index(raw, "://")
-	if i < 0 {
-		return ""
-	}
-	rest := raw[i+3:]
-	if j := strings.IndexAny(rest, "/?#"); j >= 0 {
-		rest = rest[:j]
-	}
-	if j := strings.LastIndex(rest, "@"); j >= 0 {
-		rest = rest[j+1:]
-	}
-	if strings.HasPrefix(rest, "[") {
-		if j := strings.Index(rest, "]"); j >= 0 {
-			return strings.ToLower(rest[1:j])
-		}
-	}
-	if j := strings.LastIndex(rest, ":"); j >= 0 {
-		rest = rest[:j]
-	}
-	return strings.ToLower(rest)
 }
 
 // Quote returns s as one single-quoted shell word.

@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/tabwright/tabwright/quickstart/egress"
 )
 
 // Lint is a finding that does not make a task invalid but likely makes its
@@ -93,7 +95,7 @@ func (t *Task) ServesUnchecked() bool {
 func (t *Task) NetworkConflicts() []string {
 	var out []string
 	for _, h := range t.DocsAllow {
-		if HostMatches(h, DefaultNetworkAllow) && !HostMatches(h, t.NetworkExplicit) {
+		if egress.HostMatches(h, egress.DefaultNetworkAllow) && !egress.HostMatches(h, t.NetworkExplicit) {
 			out = append(out, h)
 		}
 	}
@@ -105,7 +107,7 @@ func (t *Task) NetworkConflicts() []string {
 func (t *Task) AttributionGaps() []string {
 	var out []string
 	for _, h := range t.DocsAllow {
-		if HostMatches(h, t.NetworkExplicit) {
+		if egress.HostMatches(h, t.NetworkExplicit) {
 			out = append(out, h)
 		}
 	}

@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"net/url"
 	"os"
 	"path/filepath"
 	"sort"
@@ -16,6 +15,8 @@ import (
 	"strings"
 
 	yaml "go.yaml.in/yaml/v2"
+
+	"github.com/tabwright/tabwright/quickstart/egress"
 )
 
 // Budgets bound one attempt. Zero values never reach a run: Load fills the
@@ -30,15 +31,6 @@ type Budgets struct {
 
 // DefaultBudgets are the schema's defaults.
 var DefaultBudgets = Budgets{MaxTurns: 20, MaxSeconds: 480, MaxCommandSeconds: 300, MaxOutputChars: 20000}
-
-// DefaultNetworkAllow is the registry list the shell may reach unless the
-// task replaces it with network.only.
-var DefaultNetworkAllow = []string{
-	"pypi.org", "files.pythonhosted.org", "registry.npmjs.org", "github.com", "codeload.github.com",
-	"objects.githubusercontent.com", "release-assets.githubusercontent.com", "deb.debian.org",
-	"security.debian.org", "archive.ubuntu.com", "security.ubuntu.com", "crates.io", "static.crates.io",
-	"proxy.golang.org",
-}
 
 // WaitHTTP is success.wait_http.
 type WaitHTTP struct {
@@ -124,32 +116,11 @@ func (t *Task) Mode() string {
 
 // HostAllowed reports whether rawURL's host is a docs host of this task or a
 // subdomain of one.
-func (t *Task) HostAllowed(rawURL string) bool { return URLHostMatches(rawURL, t.DocsAllow) }
+func (t *Task) HostAllowed(rawURL string) bool { return egress.URLHostMatches(rawURL, t.DocsAllow) }
 
-// URLHostMatches reports whether rawURL has a host that HostMatches entries.
-func URLHostMatches(rawURL string, entries []string) bool {
-	u, err := url.Parse(rawURL)
-	if err != nil || u.Hostname() == "" {
-		return false
-	}
-	return HostMatches(u.Hostname(), entries)
-}
-
-// HostMatches reports whether host equals an entry or is a subdomain of one:
-// example.com matches docs.example.com, never notexample.com or
-// example.com.evil.net.
-func HostMatches(host string, entries []string) bool {
-	h := strings.Trim(strings.ToLower(host), ".")
-	if h == "" {
-		return false
-	}
-	for _, e := range entries {
-		e = strings.Trim(strings.ToLower(e), ".")
-		if e != "" && (h == e || strings.HasSuffix(h, "."+e)) {
-			return true
-		}
-	}
-	return false
+// Policy is what the task's shell may reach.
+func (t *Task) Policy() egress.Policy {
+	return egress.Policy{Explicit: t.NetworkExplicit, Docs: t.DocsAllow, Allow: t.NetworkAllow}
 }
 
 // Load reads, checks and compiles the task file at path. defaults (the
