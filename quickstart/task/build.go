@@ -8,7 +8,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/tabwright/tabwright/quickstart/egress"
 )
@@ -61,10 +60,7 @@ func object(v any) map[string]any {
 // text is a string value; invalid UTF-8 becomes U+FFFD, as in JSON.
 func (d *reader) text(v any) string {
 	s, _ := v.(string)
-	if !utf8.ValidString(s) {
-		s = string([]rune(s))
-	}
-	return s
+	return validText(s)
 }
 
 // texts is a string or a list of strings; nil when absent.

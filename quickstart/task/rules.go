@@ -96,6 +96,23 @@ func checkSuccess(path string, succ map[string]any, ps *problems) {
 	if hasFile {
 		checkFile(path, file, ps)
 	}
+	checkAssertions(succ, hasScript || hasFile, ps)
+	wait, expect := succ["wait_http"], succ["expect_output"]
+	if w, ok := wait.(map[string]any); ok && len(w) > 0 {
+		checkWaitHTTP(w, ps)
+	}
+	if e, ok := expect.(map[string]any); ok && len(e) > 0 {
+		_, c := e["contains"]
+		_, m := e["matches"]
+		if patterns(e, "success.expect_output", ps) == 0 && (c || m) {
+			ps.add("success.expect_output", "expect_output.items", "needs 'contains' or 'matches' with at least one pattern")
+		}
+	}
+}
+
+// checkAssertions: serve needs a command, the declarative blocks need
+// content, and something must assert.
+func checkAssertions(succ map[string]any, scripted bool, ps *problems) {
 	_, hasServe := succ["serve"]
 	if s, ok := succ["serve"].(string); ok && strings.TrimSpace(s) == "" {
 		ps.add("success.serve", "success.blank", "is empty; give the command that starts the server, or drop serve")
@@ -108,43 +125,36 @@ func checkSuccess(path string, succ map[string]any, ps *problems) {
 	if hasExpect && isEmpty(expect) {
 		ps.add("success.expect_output", "success.empty-block", "is empty; give it something to assert (contains or matches)")
 	}
-	if !hasScript && !hasFile && !hasWait && !hasExpect {
+	if !scripted && !hasWait && !hasExpect {
 		if hasServe {
 			ps.add("success.serve", "success.serve-unchecked", "starts a server but nothing checks it; add 'wait_http' or a 'script'")
 		} else {
 			ps.add("success", "success.assertion", "has nothing to assert; add 'script' (or 'file'), 'wait_http' or 'expect_output'")
 		}
 	}
-	if w, ok := wait.(map[string]any); ok && len(w) > 0 {
-		p, _ := w["path"].(string)
-		u, _ := w["url"].(string)
-		if strings.TrimSpace(p) == "" && strings.TrimSpace(u) == "" {
-			ps.add("success.wait_http", "wait_http.target", "needs 'path' (on $QS_PORT) or 'url'")
-		}
-		if strings.TrimSpace(u) != "" {
-			pu, err := url.Parse(u)
-			if err != nil || (pu.Scheme != "http" && pu.Scheme != "https") || pu.Host == "" {
-				ps.add("success.wait_http.url", "wait_http.target", "must be an absolute http(s) URL, got %q", u)
-			}
-		}
-		patterns(w, "success.wait_http", ps)
-		if j, ok := w["json"].(map[string]any); ok {
-			for k, v := range j {
-				switch v.(type) {
-				case map[string]any, []any:
-					ps.add("success.wait_http.json."+k, "wait_http.json-scalar", "must be a string, number, boolean or null; nested values cannot be matched")
-				}
-				if strings.TrimSpace(k) == "" {
-					ps.add("success.wait_http.json", "wait_http.json-scalar", "has an empty key")
-				}
-			}
+}
+
+func checkWaitHTTP(w map[string]any, ps *problems) {
+	p, _ := w["path"].(string)
+	u, _ := w["url"].(string)
+	if strings.TrimSpace(p) == "" && strings.TrimSpace(u) == "" {
+		ps.add("success.wait_http", "wait_http.target", "needs 'path' (on $QS_PORT) or 'url'")
+	}
+	if strings.TrimSpace(u) != "" {
+		pu, err := url.Parse(u)
+		if err != nil || (pu.Scheme != "http" && pu.Scheme != "https") || pu.Host == "" {
+			ps.add("success.wait_http.url", "wait_http.target", "must be an absolute http(s) URL, got %q", u)
 		}
 	}
-	if e, ok := expect.(map[string]any); ok && len(e) > 0 {
-		_, c := e["contains"]
-		_, m := e["matches"]
-		if patterns(e, "success.expect_output", ps) == 0 && (c || m) {
-			ps.add("success.expect_output", "expect_output.items", "needs 'contains' or 'matches' with at least one pattern")
+	patterns(w, "success.wait_http", ps)
+	j, _ := w["json"].(map[string]any)
+	for k, v := range j {
+		switch v.(type) {
+		case map[string]any, []any:
+			ps.add("success.wait_http.json."+k, "wait_http.json-scalar", "must be a string, number, boolean or null; nested values cannot be matched")
+		}
+		if strings.TrimSpace(k) == "" {
+			ps.add("success.wait_http.json", "wait_http.json-scalar", "has an empty key")
 		}
 	}
 }

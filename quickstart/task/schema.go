@@ -8,11 +8,11 @@ import (
 	"math/big"
 	"net/netip"
 	"net/url"
-	"reflect"
 	"slices"
 	"sort"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
@@ -90,157 +90,6 @@ func taskSchema() (*node, error) {
 	return schemaRoot, schemaErr
 }
 
-// prepare builds the node for s, refusing any keyword it does not check:
-// a keyword added to the schema must not be ignored silently.
-func prepare(s *jsonschema.Schema, at string) (*node, error) {
-	return (&preparer{resolved: map[string]*jsonschema.Resolved{}}).node(s, at)
-}
-
-// preparer resolves each distinct one-keyword schema once: the task schema
-// says {"type": "string"} some twenty times.
-type preparer struct {
-	resolved map[string]*jsonschema.Resolved
-}
-
-func (pr *preparer) node(s *jsonschema.Schema, at string) (*node, error) {
-	rest := *s
-	// Annotations: nothing to check.
-	rest.ID, rest.Schema, rest.Title, rest.Description, rest.Default, rest.Examples, rest.Comment = "", "", "", "", nil, nil, ""
-	n := &node{s: s, props: map[string]*node{}}
-	// add resolves one as the check for kw; key, when not empty, names
-	// one's value so that an equal check is resolved once.
-	add := func(kw string, final bool, key string, one *jsonschema.Schema) error {
-		rs := pr.resolved[kw+"\x00"+key]
-		if key == "" || rs == nil {
-			one.Schema = draft7
-			var err error
-			if rs, err = one.Resolve(nil); err != nil {
-				return fmt.Errorf("%s: %s: %w", at, kw, err)
-			}
-			if key != "" {
-				pr.resolved[kw+"\x00"+key] = rs
-			}
-		}
-		n.checks = append(n.checks, check{kw: kw, rs: rs, final: final})
-		return nil
-	}
-	var err error
-	if s.Type != "" || s.Types != nil {
-		err = errors.Join(err, add("type", true, fmt.Sprint(s.Type, s.Types), &jsonschema.Schema{Type: s.Type, Types: s.Types}))
-		rest.Type, rest.Types = "", nil
-	}
-	if s.Const != nil {
-		err = errors.Join(err, add("const", true, "", &jsonschema.Schema{Const: s.Const}))
-		rest.Const = nil
-	}
-	if s.Enum != nil {
-		err = errors.Join(err, add("enum", true, "", &jsonschema.Schema{Enum: s.Enum}))
-		rest.Enum = nil
-	}
-	if s.Format != "" {
-		if s.Format != "uri" {
-			err = errors.Join(err, fmt.Errorf("%s: format %q is not checked", at, s.Format))
-		}
-		n.checks = append(n.checks, check{kw: "format", final: true})
-		rest.Format = ""
-	}
-	if s.MinProperties != nil {
-		err = errors.Join(err, add("minProperties", false, fmt.Sprint(*s.MinProperties), &jsonschema.Schema{MinProperties: s.MinProperties}))
-		rest.MinProperties = nil
-	}
-	if s.MaxProperties != nil {
-		err = errors.Join(err, add("maxProperties", false, fmt.Sprint(*s.MaxProperties), &jsonschema.Schema{MaxProperties: s.MaxProperties}))
-		rest.MaxProperties = nil
-	}
-	if s.Required != nil {
-		err = errors.Join(err, add("required", false, strings.Join(s.Required, "\x00"), &jsonschema.Schema{Required: s.Required}))
-		rest.Required = nil
-	}
-	for name, ps := range s.Properties {
-		c, e := pr.node(ps, at+"/properties/"+name)
-		n.props[name], err = c, errors.Join(err, e)
-	}
-	rest.Properties = nil
-	if a := s.AdditionalProperties; a != nil {
-		if isFalse(a) {
-			// The one-keyword schema needs the known names to say which
-			// others are unknown.
-			known := map[string]*jsonschema.Schema{}
-			for name := range s.Properties {
-				known[name] = &jsonschema.Schema{}
-			}
-			err = errors.Join(err, add("additionalProperties", false, "", &jsonschema.Schema{Properties: known, AdditionalProperties: &jsonschema.Schema{Not: &jsonschema.Schema{}}}))
-		} else {
-			var e error
-			n.extra, e = pr.node(a, at+"/additionalProperties")
-			err = errors.Join(err, e)
-		}
-		rest.AdditionalProperties = nil
-	}
-	if s.MinItems != nil {
-		err = errors.Join(err, add("minItems", false, fmt.Sprint(*s.MinItems), &jsonschema.Schema{MinItems: s.MinItems}))
-		rest.MinItems = nil
-	}
-	if s.MaxItems != nil {
-		err = errors.Join(err, add("maxItems", false, fmt.Sprint(*s.MaxItems), &jsonschema.Schema{MaxItems: s.MaxItems}))
-		rest.MaxItems = nil
-	}
-	if s.Items != nil {
-		var e error
-		n.items, e = pr.node(s.Items, at+"/items")
-		err = errors.Join(err, e)
-		rest.Items = nil
-	}
-	if s.MinLength != nil {
-		err = errors.Join(err, add("minLength", false, fmt.Sprint(*s.MinLength), &jsonschema.Schema{MinLength: s.MinLength}))
-		rest.MinLength = nil
-	}
-	if s.MaxLength != nil {
-		err = errors.Join(err, add("maxLength", false, fmt.Sprint(*s.MaxLength), &jsonschema.Schema{MaxLength: s.MaxLength}))
-		rest.MaxLength = nil
-	}
-	if s.Pattern != "" {
-		err = errors.Join(err, add("pattern", false, s.Pattern, &jsonschema.Schema{Pattern: s.Pattern}))
-		rest.Pattern = ""
-	}
-	for _, c := range []struct {
-		kw       string
-		branches []*jsonschema.Schema
-		one      *jsonschema.Schema
-	}{{"anyOf", s.AnyOf, &jsonschema.Schema{AnyOf: s.AnyOf}}, {"oneOf", s.OneOf, &jsonschema.Schema{OneOf: s.OneOf}}} {
-		if c.branches == nil {
-			continue
-		}
-		if n.alts != nil {
-			err = errors.Join(err, fmt.Errorf("%s: both anyOf and oneOf", at))
-			continue
-		}
-		err = errors.Join(err, add(c.kw, false, "", c.one))
-		n.altsKw = c.kw
-		for i, b := range c.branches {
-			bn, e := pr.node(b, fmt.Sprintf("%s/%s/%d", at, c.kw, i))
-			n.alts, err = append(n.alts, bn), errors.Join(err, e)
-		}
-	}
-	rest.AnyOf, rest.OneOf = nil, nil
-	if !reflect.ValueOf(rest).IsZero() {
-		left, _ := json.Marshal(&rest)
-		err = errors.Join(err, fmt.Errorf("%s: keywords not checked: %s", at, left))
-	}
-	return n, err
-}
-
-// isFalse reports whether s is the schema false, which jsonschema-go reads
-// as {"not": {}}.
-func isFalse(s *jsonschema.Schema) bool {
-	if s.Not == nil || !reflect.ValueOf(*s.Not).IsZero() {
-		return false
-	}
-	rest := *s
-	rest.Not = nil
-	return reflect.ValueOf(rest).IsZero()
-}
-
 // schemaProblems validates doc and adds one problem per failing keyword.
 func schemaProblems(doc map[string]any, ps *problems) {
 	root, err := taskSchema()
@@ -248,28 +97,10 @@ func schemaProblems(doc map[string]any, ps *problems) {
 		ps.add("", "schema.internal", "the task schema does not compile: %v", err)
 		return
 	}
-	// The validator wants JSON values; a round trip gives exactly those.
-	raw, err := json.Marshal(doc)
-	if err != nil {
-		ps.add("", "file.values", "holds a value JSON cannot carry: %v", err)
-		return
-	}
-	var inst any
-	if err := jsonUnmarshal(raw, &inst); err != nil {
-		ps.add("", "file.values", "%v", err)
-		return
-	}
-	inst = numbers(inst)
+	inst := numbers(doc)
 	for _, f := range root.walk(inst, nil) {
 		ps.add(fieldPath(f.loc), f.rule, "%s", explain(f.rule, fieldPath(f.loc), f.msg, inst, f.loc))
 	}
-}
-
-// jsonUnmarshal decodes with numbers kept as json.Number.
-func jsonUnmarshal(raw []byte, v *any) error {
-	dec := json.NewDecoder(strings.NewReader(string(raw)))
-	dec.UseNumber()
-	return dec.Decode(v)
 }
 
 // failure is one failing keyword at an instance location.
@@ -457,39 +288,58 @@ func checkURI(s string) error {
 	return nil
 }
 
-// numbers replaces json.Number (which jsonschema-go would take for a
-// string) with a Go number of the same JSON type: int64 for an integer that
-// fits, else a float64 that is whole exactly when the number is an integer.
-// The schema has no numeric bounds (prepare refuses them), so only that
-// distinction matters.
+// numbers is a copy of v as the validator wants it. A json.Number (which
+// jsonschema-go would take for a string) becomes a Go number of the same
+// JSON type: int64 for an integer that fits, else a float64 that is whole
+// exactly when the number is an integer. The schema has no numeric bounds
+// (prepare refuses them), so only that distinction matters. Invalid UTF-8
+// becomes U+FFFD, as JSON would carry it.
 func numbers(v any) any {
 	switch x := v.(type) {
 	case map[string]any:
+		out := make(map[string]any, len(x))
 		for k, e := range x {
-			x[k] = numbers(e)
+			out[validText(k)] = numbers(e)
 		}
+		return out
 	case []any:
+		out := make([]any, len(x))
 		for i, e := range x {
-			x[i] = numbers(e)
+			out[i] = numbers(e)
 		}
+		return out
+	case string:
+		return validText(x)
 	case json.Number:
-		if i, err := x.Int64(); err == nil {
-			return i
-		}
-		r, ok := new(big.Rat).SetString(string(x))
-		if !ok {
-			return 0.5 // not a number big.Rat reads; not an integer either
-		}
-		f, _ := r.Float64()
-		if math.IsInf(f, 0) {
-			f = math.Copysign(math.MaxFloat64, f)
-		}
-		if _, frac := math.Modf(f); r.IsInt() != (frac == 0) {
-			f = math.Copysign(0.5, f) // a fraction float64 rounds away
-		}
-		return f
+		return number(x)
 	}
 	return v
+}
+
+func number(x json.Number) any {
+	if i, err := x.Int64(); err == nil {
+		return i
+	}
+	r, ok := new(big.Rat).SetString(string(x))
+	if !ok {
+		return 0.5 // not a number big.Rat reads; not an integer either
+	}
+	f, _ := r.Float64()
+	if math.IsInf(f, 0) {
+		f = math.Copysign(math.MaxFloat64, f)
+	}
+	if _, frac := math.Modf(f); r.IsInt() != (frac == 0) {
+		f = math.Copysign(0.5, f) // a fraction float64 rounds away
+	}
+	return f
+}
+
+// validText is s with each invalid UTF-8 byte as U+FFFD.
+func validText(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	return string([]rune(s))
 }
 
 // jsonTypeOf names v's JSON type as a draft-07 validator's messages do:
