@@ -69,25 +69,26 @@ var (
 // quickstarted loader has always accepted (its schema was stricter than its
 // loader; the reference lists that mismatch as a bug).
 func taskSchema() (*node, error) {
-	schemaOnce.Do(func() {
-		var s jsonschema.Schema
-		if err := json.Unmarshal(schemas.Task, &s); err != nil {
-			schemaErr = err
-			return
-		}
-		if s.Schema != draft7 {
-			schemaErr = fmt.Errorf("the task schema is %q; this validator knows draft-07", s.Schema)
-			return
-		}
-		if d := s.Properties["docs"]; d != nil {
-			d.OneOf = nil
-		}
-		if sc := s.Properties["success"]; sc != nil {
-			sc.AnyOf = nil
-		}
-		schemaRoot, schemaErr = prepare(&s, "root")
-	})
+	schemaOnce.Do(func() { schemaRoot, schemaErr = loadTaskSchema() })
 	return schemaRoot, schemaErr
+}
+
+// loadTaskSchema prepares the task schema; taskSchema does it once.
+func loadTaskSchema() (*node, error) {
+	var s jsonschema.Schema
+	if err := json.Unmarshal(schemas.Task, &s); err != nil {
+		return nil, err
+	}
+	if s.Schema != draft7 {
+		return nil, fmt.Errorf("the task schema is %q; this validator knows draft-07", s.Schema)
+	}
+	if d := s.Properties["docs"]; d != nil {
+		d.OneOf = nil
+	}
+	if sc := s.Properties["success"]; sc != nil {
+		sc.AnyOf = nil
+	}
+	return prepare(&s, "root")
 }
 
 // schemaProblems validates doc and adds one problem per failing keyword.

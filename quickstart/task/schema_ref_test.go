@@ -32,24 +32,24 @@ var (
 )
 
 func refCompiled() (*santhosh.Schema, error) {
-	refOnce.Do(func() {
-		doc, err := santhosh.UnmarshalJSON(strings.NewReader(string(schemas.Task)))
-		if err != nil {
-			refErr = err
-			return
-		}
-		props := doc.(map[string]any)["properties"].(map[string]any)
-		delete(props["docs"].(map[string]any), "oneOf")
-		delete(props["success"].(map[string]any), "anyOf")
-		c := santhosh.NewCompiler()
-		c.AssertFormat()
-		if err := c.AddResource("task.schema.json", doc); err != nil {
-			refErr = err
-			return
-		}
-		refVal, refErr = c.Compile("task.schema.json")
-	})
+	refOnce.Do(func() { refVal, refErr = compileRef() })
 	return refVal, refErr
+}
+
+func compileRef() (*santhosh.Schema, error) {
+	doc, err := santhosh.UnmarshalJSON(strings.NewReader(string(schemas.Task)))
+	if err != nil {
+		return nil, err
+	}
+	props := doc.(map[string]any)["properties"].(map[string]any)
+	delete(props["docs"].(map[string]any), "oneOf")
+	delete(props["success"].(map[string]any), "anyOf")
+	c := santhosh.NewCompiler()
+	c.AssertFormat()
+	if err := c.AddResource("task.schema.json", doc); err != nil {
+		return nil, err
+	}
+	return c.Compile("task.schema.json")
 }
 
 var refPrinter = message.NewPrinter(language.English)
