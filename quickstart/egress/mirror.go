@@ -276,8 +276,8 @@ func (p *Proxy) storeAndSend(c net.Conn, resp *http.Response, key, host, method 
 	h.Set("X-Tabwright-Cache", "miss")
 	clientOK := writeHead(c, resp.StatusCode, h, resp.ContentLength) == nil
 	// The whole body goes to the cache even if the client leaves. The last
-	// chunk reaches the client only after the entry is in place, so a
-	// client that fetches again at once finds it.
+	// chunk reaches the client only after the entry is in place (and
+	// reported), so a client that fetches again at once finds it.
 	buf, last := make([]byte, 64<<10), make([]byte, 0, 64<<10)
 	send := func(b []byte) {
 		if clientOK && len(b) > 0 {
@@ -307,8 +307,8 @@ func (p *Proxy) storeAndSend(c net.Conn, resp *http.Response, key, host, method 
 	} else {
 		stored = w.commit(resp.ContentLength)
 	}
-	send(last)
 	p.event("egress_cache_miss", map[string]any{"host": host, "url": key, "bytes": w.n, "stored": stored})
+	send(last)
 }
 
 // sendRewritten sends a textual index page with its links rewritten.
