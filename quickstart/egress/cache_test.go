@@ -144,6 +144,12 @@ func TestQSCachePlainHTTP(t *testing.T) {
 	if !strings.Contains(events, "egress_cache_miss registry.test <nil> <nil>\n") || !strings.Contains(events, "egress_cache_hit registry.test <nil> <nil>") {
 		t.Errorf("events:\n%s", events)
 	}
+	cacheOutlivesProxy(t, reg, dir, c, tgz, want)
+}
+
+// cacheOutlivesProxy: what TestQSCachePlainHTTP stored serves the next
+// proxy on dir, never a refused host, and a damaged entry is replaced.
+func cacheOutlivesProxy(t *testing.T, reg *egresstest.Registry, dir string, c *http.Client, tgz string, want []byte) {
 	// A second run (another proxy, the same directory) starts warm.
 	_, proxy2 := cachedProxy(t, reg, dir, []string{"registry.test"}, nil)
 	if r := get(t, viaProxy(proxy2), "GET", tgz); r.cache != "hit" || !bytes.Equal(r.body, want) {
@@ -261,18 +267,7 @@ func TestQSMirrors(t *testing.T) {
 			}
 		}
 	}
-	for hp, want := range map[string]int{
-		"registry.npmjs.org/left-pad/-/left-pad-1.0.0.tgz":                    1,
-		"pypi.org/simple/requests/":                                           1,
-		"files.pythonhosted.org/packages/ab/cd/requests-1.0-py3-none-any.whl": 1,
-		"proxy.golang.org/example.com/m/@v/v1.0.0.zip":                        1,
-		"proxy.golang.org/example.com/m/@v/v1.0.0.mod":                        1,
-		"proxy.golang.org/example.com/m/@v/list":                              2,
-	} {
-		if n := reg.Hits(hp); n != want {
-			t.Errorf("%s: upstream hits %d, want %d", hp, n, want)
-		}
-	}
+	wantUpstreamHits(t, reg)
 	// The upstream's host is under the policy like any other.
 	p.Policy = Policy{Allow: []string{"pypi.org"}}
 	if r := get(t, direct, "GET", tarball); r.code != 403 || !strings.HasPrefix(string(r.body), "blocked from the shell: registry.npmjs.org") {
@@ -291,6 +286,23 @@ func TestQSMirrors(t *testing.T) {
 	defer np.Close()
 	if r := get(t, direct, "GET", "http://"+ln.Addr().String()+"/_tabwright/mirror/npm/left-pad"); r.code != 403 {
 		t.Errorf("mirror without a cache: %d %q", r.code, r.body)
+	}
+}
+
+// wantUpstreamHits: TestQSMirrors fetched each immutable file upstream
+// once, and the Go version list each time.
+func wantUpstreamHits(t *testing.T, reg *egresstest.Registry) {
+	for hp, want := range map[string]int{
+		"registry.npmjs.org/left-pad/-/left-pad-1.0.0.tgz":                    1,
+		"pypi.org/simple/requests/":                                           1,
+		"files.pythonhosted.org/packages/ab/cd/requests-1.0-py3-none-any.whl": 1,
+		"proxy.golang.org/example.com/m/@v/v1.0.0.zip":                        1,
+		"proxy.golang.org/example.com/m/@v/v1.0.0.mod":                        1,
+		"proxy.golang.org/example.com/m/@v/list":                              2,
+	} {
+		if n := reg.Hits(hp); n != want {
+			t.Errorf("%s: upstream hits %d, want %d", hp, n, want)
+		}
 	}
 }
 
