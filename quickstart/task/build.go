@@ -162,8 +162,8 @@ func cleanList(in []string) []string {
 	return out
 }
 
-// Quote returns s as one single-quoted shell word.
-func Quote(s string) string {
+// shellWord returns s as one single-quoted shell word.
+func shellWord(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
@@ -182,25 +182,25 @@ func compile(t *Task) string {
 	}
 	var lines []string
 	if serve := strings.TrimSpace(s.Serve); serve != "" {
-		lines = append(lines, "qs_serve "+Quote(serve))
+		lines = append(lines, "qs_serve "+shellWord(serve))
 	}
 	if w := s.WaitHTTP; w != nil {
 		target := strings.TrimSpace(w.URL)
 		if target == "" {
 			target = strings.TrimSpace(w.Path)
 		}
-		parts := []string{"qs_wait_http", Quote(target)}
+		parts := []string{"qs_wait_http", shellWord(target)}
 		if w.Status != nil {
-			parts = append(parts, "--status", Quote(strconv.Itoa(*w.Status)))
+			parts = append(parts, "--status", shellWord(strconv.Itoa(*w.Status)))
 		}
 		if w.Timeout != nil {
-			parts = append(parts, "--timeout", Quote(strconv.Itoa(*w.Timeout)))
+			parts = append(parts, "--timeout", shellWord(strconv.Itoa(*w.Timeout)))
 		}
 		for _, c := range w.Contains {
-			parts = append(parts, "--contains", Quote(c))
+			parts = append(parts, "--contains", shellWord(c))
 		}
 		for _, m := range w.Matches {
-			parts = append(parts, "--matches", Quote(m))
+			parts = append(parts, "--matches", shellWord(m))
 		}
 		keys := make([]string, 0, len(w.JSON))
 		for k := range w.JSON {
@@ -208,17 +208,17 @@ func compile(t *Task) string {
 		}
 		sort.Strings(keys)
 		for _, k := range keys {
-			parts = append(parts, "--json", Quote(k+"="+JSONScalar(w.JSON[k])))
+			parts = append(parts, "--json", shellWord(k+"="+jsonScalar(w.JSON[k])))
 		}
 		lines = append(lines, strings.Join(parts, " "))
 	}
 	if e := s.ExpectOutput; e != nil {
 		parts := []string{"qs_expect_output"}
 		for _, c := range e.Contains {
-			parts = append(parts, "--contains", Quote(strings.Trim(c, "\n")))
+			parts = append(parts, "--contains", shellWord(strings.Trim(c, "\n")))
 		}
 		for _, m := range e.Matches {
-			parts = append(parts, "--matches", Quote(strings.Trim(m, "\n")))
+			parts = append(parts, "--matches", shellWord(strings.Trim(m, "\n")))
 		}
 		lines = append(lines, strings.Join(parts, " "))
 	}
@@ -228,10 +228,10 @@ func compile(t *Task) string {
 	return strings.Join(lines, "\n") + "\n"
 }
 
-// JSONScalar spells a wait_http.json value as it appears in a JSON body:
+// jsonScalar spells a wait_http.json value as it appears in a JSON body:
 // true, 42, null, or a string's text. (The reference spelled YAML true as
 // Python's True, which no JSON body ever contains.)
-func JSONScalar(v any) string {
+func jsonScalar(v any) string {
 	switch x := v.(type) {
 	case string:
 		return x

@@ -58,23 +58,8 @@ type Success struct {
 	ExpectOutput *ExpectOutput `json:"expect_output,omitempty"`
 }
 
-// Strings is a string or a list of strings.
+// Strings is a string or a list of strings, as written; always a list here.
 type Strings []string
-
-// UnmarshalJSON accepts "a" or ["a", "b"].
-func (s *Strings) UnmarshalJSON(b []byte) error {
-	var one string
-	if json.Unmarshal(b, &one) == nil {
-		*s = Strings{one}
-		return nil
-	}
-	var many []string
-	if err := json.Unmarshal(b, &many); err != nil {
-		return err
-	}
-	*s = many
-	return nil
-}
 
 // Task is a loaded, checked task.
 type Task struct {
@@ -153,7 +138,7 @@ func Parse(path string, data []byte, defaults map[string]any) (*Task, error) {
 		return nil, fail("file.mapping", "the top level must be a mapping of fields, got %s", kindOf(doc))
 	}
 	if defaults != nil {
-		top = Merge(defaults, top)
+		top = mergeDefaults(defaults, top)
 	}
 	var ps problems
 	checkRules(path, top, &ps)
@@ -265,9 +250,9 @@ func kindOf(v any) string {
 	}
 }
 
-// Merge returns defaults with over laid on top: mappings merge key by key,
+// mergeDefaults returns defaults with over laid on top: mappings merge key by key,
 // recursively; lists and scalars in over replace the default wholesale.
-func Merge(defaults, over map[string]any) map[string]any {
+func mergeDefaults(defaults, over map[string]any) map[string]any {
 	out := make(map[string]any, len(defaults)+len(over))
 	for k, v := range defaults {
 		out[k] = v
@@ -275,7 +260,7 @@ func Merge(defaults, over map[string]any) map[string]any {
 	for k, v := range over {
 		if dm, ok := out[k].(map[string]any); ok {
 			if om, ok := v.(map[string]any); ok {
-				out[k] = Merge(dm, om)
+				out[k] = mergeDefaults(dm, om)
 				continue
 			}
 		}
