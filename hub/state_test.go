@@ -26,6 +26,7 @@ import (
 func TestStateToolsThroughRelay(t *testing.T) {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/api", func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, `{"ok":1}`) })
+	mux.HandleFunc("/start", func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, `<title>Relay start</title>`) })
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, `<!doctype html><title>Relay state</title><style>body{margin:0}</style>
 <div id="box" style="width:200px;height:100px;background:#f00"></div><button id="b">Go</button>
@@ -35,7 +36,9 @@ func TestStateToolsThroughRelay(t *testing.T) {
 	site := httptest.NewServer(mux)
 	t.Cleanup(site.Close)
 	_, b, m, bi := pairedManager(t)
-	id := b.windowTab(t, "about:blank", "")
+	// A titled page to wait for: about:blank's title is "" or its URL,
+	// depending on when the target list is read.
+	id := b.windowTab(t, site.URL+"/start", "Relay start")
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	tab, err := m.Claim(ctx, "agent", bi.BrowserID, string(id), "", "")
