@@ -64,6 +64,8 @@ func agentProgressLine(ev map[string]any, verbose bool) string {
 		return fmt.Sprintf("model call failed (%v), retrying in %vs", ev["error"], ev["sleep"])
 	case trace.ThinkingUnsupported:
 		return fmt.Sprintf("%v refused adaptive thinking; asking without it", ev["model"])
+	case trace.ImagesUnsupported:
+		return fmt.Sprintf("%v's server refused an image; going on without images", ev["model"])
 	case trace.BrowserCall:
 		if ev["is_error"] == true {
 			return fmt.Sprintf("browser %v failed", ev["tool"])

@@ -1,9 +1,13 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"image"
+	_ "image/jpeg" // image sizes for the trace
+	_ "image/png"
 	"io"
 	"net"
 	"net/http"
@@ -28,7 +32,7 @@ import (
 // agentBrowserTools are the tabwright tools a model agent gets with
 // --agent-tools +browser: what a person does at a page. Their names,
 // descriptions and schemas are whatever the MCP server lists.
-const agentBrowserTools = "browser_open_tab,browser_tab_control,browser_navigate,browser_observe,browser_click,browser_fill,browser_type,browser_press_key,browser_wait,browser_batch"
+const agentBrowserTools = "browser_open_tab,browser_tab_control,browser_navigate,browser_observe,browser_screenshot,browser_click,browser_fill,browser_type,browser_press_key,browser_wait,browser_batch"
 
 // browserTools makes, per attempt, a browser for the agent: its own
 // Chromium whose every request goes through a gate that reaches only the
@@ -102,36 +106,60 @@ func (b *browserBridge) Defs() []agent.ToolDef { return b.defs }
 
 // Call runs one browser tool; a URL off the loopback is refused before it
 // reaches the browser (the gate refuses the rest: links, redirects).
-func (b *browserBridge) Call(ctx context.Context, name string, input json.RawMessage) (string, bool) {
+// Images (a screenshot) go to the model; the trace keeps their sizes.
+func (b *browserBridge) Call(ctx context.Context, name string, input json.RawMessage) agent.Result {
 	start := time.Now()
-	text, isErr := b.call(ctx, name, input)
-	b.tr.Add(trace.Browser(name, string(input), isErr, text, time.Since(start)))
-	return text, isErr
+	r := b.call(ctx, name, input)
+	b.tr.Add(trace.Browser(name, string(input), r.IsError, r.Text, time.Since(start), imageFacts(r.Images)...))
+	return r
 }
 
-func (b *browserBridge) call(ctx context.Context, name string, input json.RawMessage) (string, bool) {
+func (b *browserBridge) call(ctx context.Context, name string, input json.RawMessage) agent.Result {
 	var args map[string]any
 	if err := json.Unmarshal(input, &args); err != nil {
-		return name + " needs a JSON object of arguments: " + err.Error(), true
+		return agent.Result{Text: name + " needs a JSON object of arguments: " + err.Error(), IsError: true}
 	}
 	if u, ok := args["url"].(string); ok && !b.urlAllowed(u) {
-		return fmt.Sprintf("%s: %q is not the app on this machine's loopback. The browser is for the app you run here (http://127.0.0.1:PORT/ or http://localhost:PORT/); read documentation with read_docs.", name, u), true
+		return agent.Result{Text: fmt.Sprintf("%s: %q is not the app on this machine's loopback. The browser is for the app you run here (http://127.0.0.1:PORT/ or http://localhost:PORT/); read documentation with read_docs.", name, u), IsError: true}
+	}
+	if _, ok := args["save_path"]; ok {
+		// The browser runs outside the sandbox: a file it wrote would land
+		// on the harness's machine, not in the workspace.
+		return agent.Result{Text: name + ": save_path is not available here; the image is shown to you in this result.", IsError: true}
 	}
 	res, err := b.cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
 	if err != nil {
-		return name + " failed: " + err.Error(), true
+		return agent.Result{Text: name + " failed: " + err.Error(), IsError: true}
 	}
+	out := agent.Result{IsError: res.IsError}
 	var parts []string
 	for _, c := range res.Content {
-		if t, ok := c.(*mcp.TextContent); ok {
-			parts = append(parts, t.Text)
+		switch c := c.(type) {
+		case *mcp.TextContent:
+			parts = append(parts, c.Text)
+		case *mcp.ImageContent:
+			out.Images = append(out.Images, agent.Image{MediaType: c.MIMEType, Data: c.Data})
 		}
 	}
 	if len(parts) == 0 && res.StructuredContent != nil {
 		raw, _ := json.Marshal(res.StructuredContent)
 		parts = append(parts, string(raw))
 	}
-	return strings.Join(parts, "\n"), res.IsError
+	out.Text = strings.Join(parts, "\n")
+	return out
+}
+
+// imageFacts are the images' sizes, as the trace keeps them.
+func imageFacts(ims []agent.Image) []trace.Image {
+	var out []trace.Image
+	for _, im := range ims {
+		f := trace.Image{MediaType: im.MediaType, Bytes: len(im.Data)}
+		if c, _, err := image.DecodeConfig(bytes.NewReader(im.Data)); err == nil {
+			f.Width, f.Height = c.Width, c.Height
+		}
+		out = append(out, f)
+	}
+	return out
 }
 
 func (b *browserBridge) urlAllowed(raw string) bool {

@@ -27,14 +27,15 @@ import (
 // the button and sees the counter go up. The browser reaches the app on
 // loopback only: not the docs host, whether asked directly or by the page.
 // On both backends: in the sandbox the server the agent left running in one
-// bash call still serves when the browser comes, through the gate.
+// bash call still serves when the browser comes, through the gate. The
+// model also takes a screenshot and gets the image in its next request
+// (Claude on one backend, Chat Completions on the other).
 func TestQSAgentBrowserWebQuickstart(t *testing.T) {
-	for _, backend := range []string{sandbox.Local, sandbox.Isolated} {
-		t.Run(backend, func(t *testing.T) { agentBrowserWebQuickstart(t, backend) })
-	}
+	t.Run(sandbox.Local, func(t *testing.T) { agentBrowserWebQuickstart(t, sandbox.Local, "claude") })
+	t.Run(sandbox.Isolated, func(t *testing.T) { agentBrowserWebQuickstart(t, sandbox.Isolated, "openai") })
 }
 
-func agentBrowserWebQuickstart(t *testing.T, backend string) {
+func agentBrowserWebQuickstart(t *testing.T, backend, vendor string) {
 	l, _ := net.Listen("tcp", "127.0.0.1:0")
 	port := l.Addr().(*net.TCPAddr).Port
 	l.Close()
@@ -57,16 +58,21 @@ func agentBrowserWebQuickstart(t *testing.T, backend string) {
 			return agenttest.Turn{Calls: []agenttest.Call{{Name: name, Input: args}}}
 		}}
 	}
-	srv := agenttest.Anthropic(
-		agenttest.Turn{Calls: []agenttest.Call{{Name: "read_docs", Input: map[string]any{"url": docsURL}}}},
-		agenttest.Turn{Calls: []agenttest.Call{{Name: "bash", Input: map[string]any{"command": serve}}}},
-		agenttest.Turn{Calls: []agenttest.Call{{Name: "browser_open_tab", Input: map[string]any{"url": docsURL}}, {Name: "browser_open_tab", Input: map[string]any{"url": app}}}},
+	turns := []agenttest.Turn{
+		{Calls: []agenttest.Call{{Name: "read_docs", Input: map[string]any{"url": docsURL}}}},
+		{Calls: []agenttest.Call{{Name: "bash", Input: map[string]any{"command": serve}}}},
+		{Calls: []agenttest.Call{{Name: "browser_open_tab", Input: map[string]any{"url": docsURL}}, {Name: "browser_open_tab", Input: map[string]any{"url": app}}}},
 		withHandle("browser_click", map[string]any{"selector": "#inc"}),
+		withHandle("browser_screenshot", map[string]any{}),
 		withHandle("browser_observe", map[string]any{}),
-		agenttest.Turn{Text: "Clicked Increment; the count went from 0 to 1."},
-	)
+		{Text: "Clicked Increment; the count went from 0 to 1."},
+	}
+	srv, spec := agenttest.Anthropic(turns...), "claude:claude-test"
+	if vendor == "openai" {
+		srv, spec = agenttest.OpenAI(turns...), "openai:gpt-test"
+	}
 	defer srv.Close()
-	a, err := agent.New(agent.Config{Agent: "claude:claude-test", BaseURL: srv.URL})
+	a, err := agent.New(agent.Config{Agent: spec, BaseURL: srv.BaseURL()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,12 +100,13 @@ func agentBrowserWebQuickstart(t *testing.T, backend string) {
 			blocked = append(blocked, e)
 		}
 	}
-	if len(calls) != 4 || calls[0]["is_error"] != true || calls[1]["is_error"] != false || calls[3]["tool"] != "browser_observe" {
+	if len(calls) != 5 || calls[0]["is_error"] != true || calls[1]["is_error"] != false || calls[4]["tool"] != "browser_observe" {
 		t.Fatalf("browser calls: %v", calls)
 	}
-	if out := fmt.Sprint(calls[3]["output"]); !strings.Contains(out, "count: 1") {
+	if out := fmt.Sprint(calls[4]["output"]); !strings.Contains(out, "count: 1") {
 		t.Errorf("the click did not count: %s", out)
 	}
+	checkScreenshotSent(t, r.Trace, calls[3], srv.Requests()[5])
 	// The page's own request to the docs host was refused by the gate.
 	if len(blocked) == 0 || blocked[0]["host"] != "localhost" {
 		t.Errorf("blocked: %v", blocked)
@@ -116,5 +123,36 @@ func agentBrowserWebQuickstart(t *testing.T, backend string) {
 	}
 	for _, e := range srv.Errs() {
 		t.Errorf("protocol: %s", e)
+	}
+}
+
+// checkScreenshotSent: the screenshot's PNG went to the model in the
+// request after it, and the trace holds its size, not its bytes.
+func checkScreenshotSent(t *testing.T, tr *trace.Trace, call map[string]any, next agenttest.Request) {
+	t.Helper()
+	ims, _ := call["images"].([]any)
+	if call["tool"] != "browser_screenshot" || call["is_error"] != false || len(ims) != 1 {
+		t.Fatalf("screenshot call: %v", call)
+	}
+	im := ims[0].(map[string]any)
+	w, _ := im["width"].(int)
+	n, _ := im["bytes"].(int)
+	if im["media_type"] != "image/png" || w < 100 || n < 100 {
+		t.Errorf("image facts: %v", im)
+	}
+	const pngStart = "data\":\"iVBORw0KGgo" // base64 of the PNG signature
+	sent := strings.Contains(next.Raw, `"media_type":"image/png"`) && strings.Contains(next.Raw, pngStart)
+	if strings.Contains(next.Path, "chat") {
+		sent = strings.Contains(next.Raw, `"url":"data:image/png;base64,iVBORw0KGgo`)
+	}
+	if !sent || !agenttest.HasImages(next) {
+		t.Errorf("the screenshot is not in the next request: %s", trace.Clip(next.Raw, 3000))
+	}
+	if strings.Contains(string(tr.JSONL()), "iVBORw0KGgo") {
+		t.Error("the trace holds the image's bytes")
+	}
+	want := fmt.Sprintf("[image %vx%v, %v bytes]", im["width"], im["height"], im["bytes"])
+	if out := qsrun.Transcript(tr.Events(), false); !strings.Contains(out, want) {
+		t.Errorf("transcript lacks %q:\n%s", want, out)
 	}
 }

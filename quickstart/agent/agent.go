@@ -118,6 +118,20 @@ type ToolDef struct {
 // sandbox's loopback); their implementation traces each call.
 type ExtraTools interface {
 	Defs() []ToolDef
-	// Call runs one; the text is what the model sees.
-	Call(ctx context.Context, name string, input json.RawMessage) (text string, isError bool)
+	// Call runs one; its result is what the model sees.
+	Call(ctx context.Context, name string, input json.RawMessage) Result
+}
+
+// Result is what an extra tool answered: text, and any images (a
+// screenshot) the model is shown beside it.
+type Result struct {
+	Text    string
+	IsError bool
+	Images  []Image
+}
+
+// Image is one picture a tool returned.
+type Image struct {
+	MediaType string // image/png or image/jpeg
+	Data      []byte
 }

@@ -305,15 +305,22 @@ func TestKeyOnTheWire(t *testing.T) {
 	}
 }
 
-// extra is a fake extra toolset.
-type extra struct{ calls []string }
+// extra is a fake extra toolset; browser_screenshot answers with shot.
+type extra struct {
+	calls []string
+	shot  agent.Image
+}
 
 func (x *extra) Defs() []agent.ToolDef {
-	return []agent.ToolDef{{Name: "browser_observe", Description: "read the page", Schema: map[string]any{"type": "object", "properties": map[string]any{"tab_handle": map[string]any{"type": "string"}}, "additionalProperties": false}}}
+	schema := map[string]any{"type": "object", "properties": map[string]any{"tab_handle": map[string]any{"type": "string"}}, "additionalProperties": false}
+	return []agent.ToolDef{{Name: "browser_observe", Description: "read the page", Schema: schema}, {Name: "browser_screenshot", Description: "see the page", Schema: schema}}
 }
-func (x *extra) Call(ctx context.Context, name string, in json.RawMessage) (string, bool) {
+func (x *extra) Call(ctx context.Context, name string, in json.RawMessage) agent.Result {
 	x.calls = append(x.calls, name+" "+string(in))
-	return "counter: 1", false
+	if name == "browser_screenshot" {
+		return agent.Result{Text: "image/png 2x2", Images: []agent.Image{x.shot}}
+	}
+	return agent.Result{Text: "counter: 1"}
 }
 
 func TestExtraTools(t *testing.T) {

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
 	"net/http"
 	"strings"
@@ -85,7 +86,14 @@ func stringList(v any) []string {
 func (c *claudeConv) addResults(rs []toolResult) {
 	blocks := make([]anthropic.ContentBlockParamUnion, 0, len(rs))
 	for _, r := range rs {
-		blocks = append(blocks, anthropic.NewToolResultBlock(r.CallID, r.Text, r.IsError))
+		b := anthropic.NewToolResultBlock(r.CallID, r.Text, r.IsError)
+		// A tool result's content holds image blocks beside its text.
+		for _, im := range r.Images {
+			b.OfToolResult.Content = append(b.OfToolResult.Content, anthropic.ToolResultBlockParamContentUnion{
+				OfImage: &anthropic.ImageBlockParam{Source: anthropic.ImageBlockParamSourceUnion{OfBase64: &anthropic.Base64ImageSourceParam{
+					Data: base64.StdEncoding.EncodeToString(im.Data), MediaType: anthropic.Base64ImageSourceMediaType(im.MediaType)}}}})
+		}
+		blocks = append(blocks, b)
 	}
 	c.msgs = append(c.msgs, anthropic.NewUserMessage(blocks...))
 }

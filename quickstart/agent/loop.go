@@ -24,6 +24,7 @@ type toolCall struct {
 type toolResult struct {
 	CallID, Name, Text string
 	IsError            bool
+	Images             []Image
 }
 
 // reply is one model response, vendor-neutral.
@@ -141,7 +142,8 @@ func dispatch(ctx context.Context, s *Session, c toolCall) toolResult {
 	if x := s.Tools.Extra(); x != nil {
 		for _, d := range x.Defs() {
 			if d.Name == c.Name {
-				res.Text, res.IsError = x.Call(ctx, c.Name, orEmpty(c.Input))
+				r := x.Call(ctx, c.Name, orEmpty(c.Input))
+				res.Text, res.IsError, res.Images = r.Text, r.IsError, r.Images
 				return res
 			}
 		}

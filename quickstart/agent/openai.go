@@ -2,7 +2,9 @@ package agent
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
+	"fmt"
 	"net/http"
 
 	"github.com/openai/openai-go/v3"
@@ -27,7 +29,24 @@ type openaiConv struct {
 	compat bool
 	tools  []openai.ChatCompletionToolUnionParam
 	msgs   []openai.ChatCompletionMessageParamUnion
+	// noImages: the server refused an image; results go as text alone.
+	noImages bool
+	shown    []shownImages // where images sit in msgs, to take them back
 }
+
+// shownImages is one turn's image message and the tool messages it shows
+// the images of.
+type shownImages struct {
+	user  int
+	tools []toolAt
+}
+
+type toolAt struct {
+	at           int
+	text, callID string
+}
+
+const imagesDropped = "\n[the image this tool returned is not shown: the model's server refused images]"
 
 func newOpenAI(c clientConfig, system, kickoff string, tools []ToolDef) conversation {
 	// The Chat Completions service alone, not NewClient: a client links
@@ -51,15 +70,52 @@ func newOpenAI(c clientConfig, system, kickoff string, tools []ToolDef) conversa
 	return cv
 }
 
+// addResults sends each result as a tool message; tool messages carry text
+// only, so the turn's images follow in one user message that says which
+// call each belongs to.
 func (c *openaiConv) addResults(rs []toolResult) {
+	var sh shownImages
+	var parts []openai.ChatCompletionContentPartUnionParam
 	for _, r := range rs {
 		text := r.Text
 		if r.IsError {
 			// Chat Completions has no error flag on tool messages.
 			text = "ERROR: " + text
 		}
+		if len(r.Images) > 0 && c.noImages {
+			text += imagesDropped
+		}
+		if len(r.Images) > 0 && !c.noImages {
+			sh.tools = append(sh.tools, toolAt{at: len(c.msgs), text: text, callID: r.CallID})
+			for i, im := range r.Images {
+				parts = append(parts, openai.TextContentPart(fmt.Sprintf("Image %d of %s's result (tool call %s):", i+1, r.Name, r.CallID)),
+					openai.ImageContentPart(openai.ChatCompletionContentPartImageImageURLParam{
+						URL: "data:" + im.MediaType + ";base64," + base64.StdEncoding.EncodeToString(im.Data)}))
+			}
+		}
 		c.msgs = append(c.msgs, openai.ToolMessage(text, r.CallID))
 	}
+	if len(parts) > 0 {
+		sh.user = len(c.msgs)
+		c.shown = append(c.shown, sh)
+		c.msgs = append(c.msgs, openai.UserMessage(parts))
+	}
+}
+
+// dropImages takes every image message back out and says so in the tool
+// messages whose images they showed.
+func (c *openaiConv) dropImages() {
+	c.noImages = true
+	for _, sh := range c.shown {
+		for _, t := range sh.tools {
+			c.msgs[t.at] = openai.ToolMessage(t.text+imagesDropped, t.callID)
+		}
+	}
+	for i := len(c.shown) - 1; i >= 0; i-- {
+		u := c.shown[i].user
+		c.msgs = append(c.msgs[:u:u], c.msgs[u+1:]...)
+	}
+	c.shown = nil
 }
 
 func (c *openaiConv) send(ctx context.Context, turn int, tr *trace.Trace) (*reply, error) {
@@ -70,6 +126,14 @@ func (c *openaiConv) send(ctx context.Context, turn int, tr *trace.Trace) (*repl
 		p.MaxCompletionTokens = openai.Int(maxReplyTokens)
 	}
 	resp, err := c.client.New(ctx, p)
+	if err != nil && len(c.shown) > 0 && imagesRefused(err) {
+		// A server without vision (many OpenAI-compatible ones) answers
+		// 400: the run goes on without images rather than failing.
+		tr.Add(trace.NoImages(turn, c.model, openaiError(err, c.key).Error()))
+		c.dropImages()
+		p.Messages = c.msgs
+		resp, err = c.client.New(ctx, p)
+	}
 	if err != nil {
 		return nil, openaiError(err, c.key)
 	}
@@ -113,6 +177,12 @@ func rawArgs(s string) []byte {
 	}
 	q, _ := jsonMarshal(s)
 	return q
+}
+
+// imagesRefused: a 400, for a request that carried images.
+func imagesRefused(err error) bool {
+	var e *openai.Error
+	return errors.As(err, &e) && e.StatusCode == http.StatusBadRequest
 }
 
 func openaiError(err error, key string) error {

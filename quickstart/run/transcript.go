@@ -54,6 +54,8 @@ func eventLine(ev map[string]any, verbose bool) string {
 		return fmt.Sprintf("api retry: turn %v try %v failed (%v), waiting %vs", ev["turn"], ev["attempt"], ev["error"], ev["sleep"])
 	case trace.ThinkingUnsupported:
 		return fmt.Sprintf("%v refused adaptive thinking; asking again without it", ev["model"])
+	case trace.ImagesUnsupported:
+		return fmt.Sprintf("%v's server refused an image (%v); going on without images", ev["model"], ev["error"])
 	case trace.ToolCall:
 		return callLine(ev)
 	case trace.ToolResult:
@@ -109,11 +111,23 @@ func docsLine(ev map[string]any) string {
 func browserLine(ev map[string]any, verbose bool, clip int) string {
 	switch ev["type"] {
 	case trace.BrowserCall:
-		return fmt.Sprintf("browser %v %s -> %s", ev["tool"], clipText(str(ev["input"]), 200), resultWord(ev)) + outputIf(ev, verbose || ev["is_error"] == true, clip)
+		return fmt.Sprintf("browser %v %s -> %s", ev["tool"], clipText(str(ev["input"]), 200), resultWord(ev)) + imagesShown(ev["images"]) + outputIf(ev, verbose || ev["is_error"] == true, clip)
 	case trace.BrowserRefused:
 		return fmt.Sprintf("browser blocked from %v (%v): only the sandbox's loopback is reachable", ev["host"], ev["url"])
 	}
 	return ""
+}
+
+// imagesShown is the images a browser call showed the model, by size (the
+// trace never holds their bytes).
+func imagesShown(v any) string {
+	l, _ := v.([]any)
+	out := ""
+	for _, x := range l {
+		m, _ := x.(map[string]any)
+		out += fmt.Sprintf(" [image %vx%v, %v bytes]", m["width"], m["height"], m["bytes"])
+	}
+	return out
 }
 
 func turnLine(ev map[string]any, verbose bool) string {

@@ -24,6 +24,7 @@ const (
 	AgentFinal          = "agent_final"
 	APIRetry            = "api_retry"
 	ThinkingUnsupported = "adaptive_thinking_unsupported"
+	ImagesUnsupported   = "images_unsupported"
 	BrowserCall         = "browser_call"
 	BrowserRefused      = "browser_blocked"
 	EgressBlocked       = "egress_blocked"
@@ -101,9 +102,31 @@ func OtherResult(tool string, isError bool, output string, d time.Duration) Even
 
 // Browser is one browser tool call the agent made on the sandbox's app:
 // its input and what it answered, clipped.
-func Browser(tool, input string, isError bool, output string, d time.Duration) Event {
-	return Event{BrowserCall, map[string]any{"tool": tool, "input": Clip(input, 1000), "is_error": isError,
-		"output": Clip(output, 2000), "duration": Secs(d)}}
+func Browser(tool, input string, isError bool, output string, d time.Duration, images ...Image) Event {
+	f := map[string]any{"tool": tool, "input": Clip(input, 1000), "is_error": isError,
+		"output": Clip(output, 2000), "duration": Secs(d)}
+	if len(images) > 0 {
+		l := make([]any, len(images))
+		for i, im := range images {
+			l[i] = map[string]any{"media_type": im.MediaType, "width": im.Width, "height": im.Height, "bytes": im.Bytes}
+		}
+		f["images"] = l
+	}
+	return Event{BrowserCall, f}
+}
+
+// Image is what the trace keeps of an image a tool showed the model: its
+// size, never its bytes.
+type Image struct {
+	MediaType     string
+	Width, Height int
+	Bytes         int
+}
+
+// NoImages: the model's server refused a request that carried an image;
+// it is sent again, and later results go, without images.
+func NoImages(turn int, model, why string) Event {
+	return Event{ImagesUnsupported, map[string]any{"turn": turn, "model": model, "error": Clip(why, 300)}}
 }
 
 // BrowserBlocked: the agent's browser tried to leave the sandbox's

@@ -89,6 +89,9 @@ type Request struct {
 type Server struct {
 	*httptest.Server
 	Key string // when set, the key each request must carry
+	// NoImages makes it a server without vision: a request with an image
+	// gets a 400 (and uses no turn of the script).
+	NoImages bool
 
 	mu       sync.Mutex
 	script   []Turn
@@ -171,14 +174,21 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		s.fail("request %d: body is not JSON: %v", len(s.requests), err)
 	}
-	var problems []string
+	var problems, bad []string
 	if s.protocol == "anthropic" {
-		problems = checkAnthropic(r, body, s.Key)
+		problems, bad = checkAnthropic(r, body, s.Key), anthropicImages(body)
 	} else {
-		problems = checkOpenAI(r, body, s.Key)
+		problems, bad = checkOpenAI(r, body, s.Key), openaiImages(body)
 	}
-	for _, p := range problems {
+	for _, p := range append(problems, bad...) {
 		s.fail("request %d: %s", len(s.requests), p)
+	}
+	if refuse := refusal(bad, s.NoImages && HasImages(s.requests[len(s.requests)-1])); refuse != "" {
+		// As the service does: a malformed image is a 400, and so is
+		// any image on a server without vision.
+		s.mu.Unlock()
+		writeError(w, s.protocol, Turn{Status: http.StatusBadRequest, Message: refuse})
+		return
 	}
 	if s.next >= len(s.script) {
 		s.fail("request %d: past the end of the script (%d turns)", len(s.requests), len(s.script))
@@ -258,4 +268,14 @@ func openaiErrorCode(status int) any {
 		return "rate_limit_exceeded"
 	}
 	return nil
+}
+
+func refusal(bad []string, noVision bool) string {
+	switch {
+	case len(bad) > 0:
+		return bad[0]
+	case noVision:
+		return "this model does not support image input"
+	}
+	return ""
 }
