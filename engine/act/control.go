@@ -6,6 +6,7 @@ import (
 
 	"github.com/tabwright/tabwright/engine/deadline"
 	"github.com/tabwright/tabwright/engine/errs"
+	"github.com/tabwright/tabwright/engine/injected"
 	"github.com/tabwright/tabwright/engine/locate"
 	"github.com/tabwright/tabwright/engine/tabs"
 )
@@ -52,7 +53,7 @@ func ReadControl(ctx context.Context, t *tabs.Tab, obs *ObserveSpec, fallback lo
 		opts["maxChars"] = *obs.MaxChars
 	}
 	var c Control
-	if err := eval(ctx, t, target.Frame, "globalThis.__tabwright.readControl("+js(target.Handle)+","+js(opts)+")", &c); err != nil {
+	if err := eval(ctx, t, target.Frame, injected.Call("readControl", target.Handle, opts), &c); err != nil {
 		return nil, err
 	}
 	return &c, nil

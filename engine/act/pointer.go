@@ -10,6 +10,7 @@ import (
 
 	"github.com/tabwright/tabwright/engine/cdp"
 	"github.com/tabwright/tabwright/engine/errs"
+	"github.com/tabwright/tabwright/engine/injected"
 	"github.com/tabwright/tabwright/engine/locate"
 	"github.com/tabwright/tabwright/engine/tabs"
 )
@@ -25,7 +26,7 @@ func click(ctx context.Context, t *tabs.Tab, s *Step, r *Result) error {
 			return err
 		}
 		err = guarded(ctx, t, s, r, func(ctx context.Context) error {
-			return eval(ctx, t, target.Frame, "globalThis.__tabwright.domClick("+js(target.Handle)+")", nil)
+			return eval(ctx, t, target.Frame, injected.Call("domClick", target.Handle), nil)
 		})
 		if err != nil {
 			return err
@@ -89,7 +90,7 @@ func verifyPointer(ctx context.Context, t *tabs.Tab, target *locate.Target, r *R
 		return nil
 	}
 	var seen map[string]bool
-	err := eval(ctx, t, target.Frame, "globalThis.__tabwright.watched("+js(target.Handle)+")", &seen)
+	err := eval(ctx, t, target.Frame, injected.Call("watched", target.Handle), &seen)
 	if err != nil && !(t.Loader() != loader || navigatedAway(err)) {
 		return err
 	}

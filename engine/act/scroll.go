@@ -9,6 +9,7 @@ import (
 
 	"github.com/tabwright/tabwright/engine/deadline"
 	"github.com/tabwright/tabwright/engine/errs"
+	"github.com/tabwright/tabwright/engine/injected"
 	"github.com/tabwright/tabwright/engine/locate"
 	"github.com/tabwright/tabwright/engine/tabs"
 )
@@ -17,7 +18,7 @@ import (
 // wheel mode sends trusted wheel events (what lazy lists listen to). With
 // until it repeats steps until the text shows in the viewport.
 func scroll(ctx context.Context, t *tabs.Tab, s *Step, r *Result) error {
-	container := "null"
+	var container any // nil: the page
 	var target *locate.Target
 	var f *tabs.Frame
 	if s.Selector != "" || s.Ref != "" {
@@ -26,14 +27,14 @@ func scroll(ctx context.Context, t *tabs.Tab, s *Step, r *Result) error {
 		if err != nil {
 			return err
 		}
-		container, f = js(target.Handle), target.Frame
+		container, f = target.Handle, target.Frame
 	}
 	var pos struct {
 		X, Y   float64
 		Height float64
 		View   float64
 	}
-	if err := eval(ctx, t, f, "globalThis.__tabwright.scrollPos("+container+")", &pos); err != nil {
+	if err := eval(ctx, t, f, injected.Call("scrollPos", container), &pos); err != nil {
 		return err
 	}
 	dx, dy := 0.0, pos.View*0.8
@@ -60,7 +61,7 @@ func scroll(ctx context.Context, t *tabs.Tab, s *Step, r *Result) error {
 				"type": input.DispatchMouseEventTypeMouseWheel, "x": wx, "y": wy, "deltaX": dx, "deltaY": dy,
 			}, nil)
 		}
-		return eval(ctx, t, f, "globalThis.__tabwright.scrollStep("+container+","+js(dx)+","+js(dy)+")", nil)
+		return eval(ctx, t, f, injected.Call("scrollStep", container, dx, dy), nil)
 	}
 	res := &ScrollResult{}
 	r.Scroll = res
@@ -76,7 +77,7 @@ func scroll(ctx context.Context, t *tabs.Tab, s *Step, r *Result) error {
 	if s.MaxSteps != nil {
 		maxSteps = *s.MaxSteps
 	}
-	check := "globalThis.__tabwright.textInView(" + js(s.Until.Text) + "," + js(s.Until.Selector) + ")"
+	check := injected.Call("textInView", s.Until.Text, s.Until.Selector)
 	for {
 		var found bool
 		if err := eval(ctx, t, f, check, &found); err != nil {
@@ -106,9 +107,9 @@ func scroll(ctx context.Context, t *tabs.Tab, s *Step, r *Result) error {
 	}
 }
 
-func finishScroll(ctx context.Context, t *tabs.Tab, f *tabs.Frame, container string, res *ScrollResult, r *Result) error {
+func finishScroll(ctx context.Context, t *tabs.Tab, f *tabs.Frame, container any, res *ScrollResult, r *Result) error {
 	var pos struct{ X, Y float64 }
-	if err := eval(ctx, t, f, "globalThis.__tabwright.scrollPos("+container+")", &pos); err != nil {
+	if err := eval(ctx, t, f, injected.Call("scrollPos", container), &pos); err != nil {
 		return err
 	}
 	res.ScrollX, res.ScrollY = pos.X, pos.Y

@@ -7,6 +7,7 @@ import (
 	"github.com/chromedp/cdproto/input"
 
 	"github.com/tabwright/tabwright/engine/errs"
+	"github.com/tabwright/tabwright/engine/injected"
 	"github.com/tabwright/tabwright/engine/locate"
 	"github.com/tabwright/tabwright/engine/tabs"
 )
@@ -38,7 +39,7 @@ func selectOption(ctx context.Context, t *tabs.Tab, s *Step, r *Result) error {
 		Selected map[string]any   `json:"selected"`
 	}
 	err = guarded(ctx, t, s, r, func(ctx context.Context) error {
-		return eval(ctx, t, target.Frame, "globalThis.__tabwright.selectOption("+js(target.Handle)+","+js(want)+")", &res)
+		return eval(ctx, t, target.Frame, injected.Call("selectOption", target.Handle, want), &res)
 	})
 	if err != nil {
 		return err

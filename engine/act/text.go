@@ -10,6 +10,7 @@ import (
 
 	"github.com/tabwright/tabwright/engine/cdp"
 	"github.com/tabwright/tabwright/engine/errs"
+	"github.com/tabwright/tabwright/engine/injected"
 	"github.com/tabwright/tabwright/engine/locate"
 	"github.com/tabwright/tabwright/engine/tabs"
 )
@@ -22,15 +23,15 @@ func fill(ctx context.Context, t *tabs.Tab, s *Step, r *Result) error {
 	if err != nil {
 		return err
 	}
-	h, f := js(target.Handle), target.Frame
+	h, f := target.Handle, target.Frame
 	text := *s.Text
 	loader := t.Loader()
 	var set valueSet
 	err = guarded(ctx, t, s, r, func(ctx context.Context) error {
 		if s.Mode == "dom" {
-			return eval(ctx, t, f, "globalThis.__tabwright.setValue("+h+","+js(text)+")", &set)
+			return eval(ctx, t, f, injected.Call("setValue", h, text), &set)
 		}
-		if err := eval(ctx, t, f, "globalThis.__tabwright.fillStart("+h+","+js(text)+")", &set); err != nil || set.Done {
+		if err := eval(ctx, t, f, injected.Call("fillStart", h, text), &set); err != nil || set.Done {
 			return err
 		}
 		if text == "" {
@@ -94,7 +95,7 @@ func valueFormat(typ string) string {
 // readBack reads the element's value and compares it with want.
 func readBack(ctx context.Context, t *tabs.Tab, f *tabs.Frame, handle, want string, r *Result) error {
 	var got string
-	if err := eval(ctx, t, f, "globalThis.__tabwright.readValue("+handle+")", &got); err != nil {
+	if err := eval(ctx, t, f, injected.Call("readValue", handle), &got); err != nil {
 		return err
 	}
 	r.Value = &got
@@ -117,21 +118,21 @@ func typeText(ctx context.Context, t *tabs.Tab, s *Step, r *Result) error {
 			Handle string         `json:"handle"`
 			Target map[string]any `json:"target"`
 		}
-		if err := eval(ctx, t, nil, "globalThis.__tabwright.focusedEditable()", &focus); err != nil {
+		if err := eval(ctx, t, nil, injected.Call("focusedEditable"), &focus); err != nil {
 			return err
 		}
 		if focus == nil {
 			return errs.New(errs.NotActionable, "no editable element has focus").WithHint("click the field first, or give a selector")
 		}
-		handle, r.Target = js(focus.Handle), focus.Target
+		handle, r.Target = focus.Handle, focus.Target
 	} else {
 		target, err := resolve(ctx, t, s.Locator, locate.ForTyping, r)
 		if err != nil {
 			return err
 		}
-		handle, f = js(target.Handle), target.Frame
+		handle, f = target.Handle, target.Frame
 		var focused bool
-		if err := eval(ctx, t, f, "globalThis.__tabwright.focus("+handle+")", &focused); err != nil {
+		if err := eval(ctx, t, f, injected.Call("focus", handle), &focused); err != nil {
 			return err
 		}
 		if !focused {
@@ -143,7 +144,7 @@ func typeText(ctx context.Context, t *tabs.Tab, s *Step, r *Result) error {
 		if i > 0 {
 			settle(ctx, s.DelayMS.Pick())
 			var still bool
-			if err := eval(ctx, t, f, "globalThis.__tabwright.isFocused("+handle+")", &still); err != nil {
+			if err := eval(ctx, t, f, injected.Call("isFocused", handle), &still); err != nil {
 				return err
 			}
 			if !still {
@@ -164,7 +165,7 @@ func typeText(ctx context.Context, t *tabs.Tab, s *Step, r *Result) error {
 		typed++
 	}
 	var got string
-	if err := eval(ctx, t, f, "globalThis.__tabwright.readValue("+handle+")", &got); err == nil {
+	if err := eval(ctx, t, f, injected.Call("readValue", handle), &got); err == nil {
 		r.Value = &got
 	}
 	r.Verified = fmt.Sprintf("%d characters typed with focus kept on the element", typed)
@@ -184,7 +185,7 @@ func pressKey(ctx context.Context, t *tabs.Tab, s *Step, r *Result) error {
 			return err
 		}
 		var focused bool
-		if err := eval(ctx, t, target.Frame, "globalThis.__tabwright.isFocused("+js(target.Handle)+")", &focused); err != nil {
+		if err := eval(ctx, t, target.Frame, injected.Call("isFocused", target.Handle), &focused); err != nil {
 			return err
 		}
 		if !focused {

@@ -10,6 +10,7 @@ import (
 	"github.com/chromedp/cdproto/dom"
 
 	"github.com/tabwright/tabwright/engine/errs"
+	"github.com/tabwright/tabwright/engine/injected"
 	"github.com/tabwright/tabwright/engine/locate"
 	"github.com/tabwright/tabwright/engine/tabs"
 )
@@ -35,7 +36,7 @@ func upload(ctx context.Context, t *tabs.Tab, s *Step, r *Result) error {
 		return err
 	}
 	f := target.Frame
-	obj, err := t.EvalObjectIn(ctx, f, locate.Program("globalThis.__tabwright.byHandle("+js(target.Handle)+")"))
+	obj, err := t.EvalObjectIn(ctx, f, locate.Program(injected.Call("byHandle", target.Handle)))
 	if err != nil {
 		return err
 	}

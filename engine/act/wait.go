@@ -9,6 +9,7 @@ import (
 
 	"github.com/tabwright/tabwright/engine/deadline"
 	"github.com/tabwright/tabwright/engine/errs"
+	"github.com/tabwright/tabwright/engine/injected"
 	"github.com/tabwright/tabwright/engine/locate"
 	"github.com/tabwright/tabwright/engine/tabs"
 )
@@ -78,7 +79,7 @@ func wait(ctx context.Context, t *tabs.Tab, s *Step, r *Result) error {
 		Code  string         `json:"code"`
 		State map[string]any `json:"state"`
 	}
-	if err := eval(ctx, t, f, "globalThis.__tabwright.waitFor("+js(pl)+","+js(w)+","+js(budget.Milliseconds())+")", &res); err != nil {
+	if err := eval(ctx, t, f, injected.Call("waitFor", pl, w, budget.Milliseconds()), &res); err != nil {
 		return err
 	}
 	r.Wait = res.State

@@ -4,7 +4,7 @@
 (() => {
   'use strict';
   const tw = globalThis.__tabwright;
-  if (tw.actVersion === 3) return;
+  if (tw.actVersion === 4) return;
   const { dom, norm, byHandle, describe, css, check, frame, disabled } = tw;
 
   // --- page-side halves of actions -----------------------------------------
@@ -15,6 +15,15 @@
   };
 
   tw.domClick = (h) => { need(h).click(); return true; };
+
+  // The border box of a held element, for a screenshot of it; OK false once
+  // it left the document.
+  tw.borderBox = (h) => {
+    const el = byHandle(h);
+    if (!el) return { OK: false };
+    const r = el.getBoundingClientRect();
+    return { OK: true, X: r.x, Y: r.y, W: r.width, H: r.height };
+  };
 
   tw.focus = (h) => {
     const el = need(h);
@@ -277,5 +286,5 @@
     return out;
   };
 
-  tw.actVersion = 3;
+  tw.actVersion = 4;
 })();

@@ -3,12 +3,12 @@
 // count what users type and pick, which the DOM does not record. The journal
 // lives in the isolated world, so a new document starts without one: the
 // engine reads that as "navigated" and sends a full observation. Needs
-// core.js. Installs tw.journal(): start the journal if needed and return
+// core.js. Installs tw.journal() (and tw.watchedObserve, below): start the journal if needed and return
 // {fresh, changes} — fresh when it was just started, changes since the last
 // call — then reset the count.
 (() => {
   'use strict';
-  const WATCH_VERSION = 1;
+  const WATCH_VERSION = 2;
   const tw = globalThis.__tabwright;
   if (tw.watchVersion === WATCH_VERSION) return;
 
@@ -28,6 +28,17 @@
     const out = { fresh: false, changes: w.changes };
     w.changes = 0;
     return out;
+  };
+
+  // tw.watchedObserve(opts): the journal first, then the observation with
+  // the journal on it; a quiet document since the last call is not read at
+  // all. Needs observe.js.
+  tw.watchedObserve = (opts) => {
+    const j = tw.journal();
+    if (!j.fresh && j.changes === 0) return { quiet: true, journal: j };
+    const r = tw.observe(opts);
+    r.journal = j;
+    return r;
   };
 
   tw.watchVersion = WATCH_VERSION;

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/tabwright/tabwright/engine/errs"
+	"github.com/tabwright/tabwright/engine/injected"
 	"github.com/tabwright/tabwright/engine/tabs"
 )
 
@@ -20,9 +21,7 @@ func Box(ctx context.Context, t *tabs.Tab, loc Locator) (tabs.Rect, *Target, err
 		OK         bool
 		X, Y, W, H float64
 	}
-	call := "(() => { const el = globalThis.__tabwright.byHandle(" + quote(tg.Handle) + "); if (!el) return {OK: false};" +
-		" const r = el.getBoundingClientRect(); return {OK: true, X: r.x, Y: r.y, W: r.width, H: r.height}; })()"
-	if err := Eval(ctx, t, tg.Frame, call, &r); err != nil {
+	if err := Eval(ctx, t, tg.Frame, injected.Call("borderBox", tg.Handle), &r); err != nil {
 		return tabs.Rect{}, nil, err
 	}
 	if !r.OK {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/tabwright/tabwright/engine/cdp"
 	"github.com/tabwright/tabwright/engine/errs"
+	"github.com/tabwright/tabwright/engine/injected"
 	"github.com/tabwright/tabwright/engine/tabs"
 )
 
@@ -57,7 +58,7 @@ func (c *frameChain) mapPoints(ctx context.Context, t *tabs.Tab, pts [][2]float6
 	origins := make([]frameOrigin, len(c.hops))
 	transformed := false
 	for i, h := range c.hops {
-		if err := Eval(ctx, t, h.parent, "globalThis.__tabwright.frameOrigin("+quote(h.iframe)+")", &origins[i]); err != nil {
+		if err := Eval(ctx, t, h.parent, injected.Call("frameOrigin", h.iframe), &origins[i]); err != nil {
 			return nil, err
 		}
 		transformed = transformed || origins[i].Transformed
@@ -110,7 +111,7 @@ func (q quad) mapPoint(w, h, x, y float64) (float64, float64) {
 
 // contentQuad is the frame element's content box as the browser draws it.
 func contentQuad(ctx context.Context, t *tabs.Tab, h hop) (quad, error) {
-	obj, err := t.EvalObjectIn(ctx, h.parent, Program("globalThis.__tabwright.byHandle("+quote(h.iframe)+")"))
+	obj, err := t.EvalObjectIn(ctx, h.parent, Program(injected.Call("byHandle", h.iframe)))
 	if err != nil {
 		return nil, err
 	}
@@ -171,7 +172,7 @@ func framePath(ctx context.Context, t *tabs.Tab, path []string) (*frameChain, er
 			Reason     string           `json:"reason"`
 			Candidates []map[string]any `json:"candidates"`
 		}
-		if err := Eval(ctx, t, cur, "globalThis.__tabwright.frameStep("+quote(sel)+")", &step); err != nil {
+		if err := Eval(ctx, t, cur, injected.Call("frameStep", sel), &step); err != nil {
 			return nil, err
 		}
 		at := fmt.Sprintf("frame.path[%d]", i)
@@ -202,7 +203,7 @@ func framePath(ctx context.Context, t *tabs.Tab, path []string) (*frameChain, er
 
 // childOf returns the frame a held iframe element shows.
 func childOf(ctx context.Context, t *tabs.Tab, parent *tabs.Frame, handle string) (*tabs.Frame, error) {
-	obj, err := t.EvalObjectIn(ctx, parent, Program("globalThis.__tabwright.byHandle("+quote(handle)+")"))
+	obj, err := t.EvalObjectIn(ctx, parent, Program(injected.Call("byHandle", handle)))
 	if err != nil {
 		return nil, err
 	}
@@ -217,7 +218,7 @@ type info struct {
 
 func frameInfo(ctx context.Context, t *tabs.Tab, f *tabs.Frame) (info, error) {
 	var i info
-	err := Eval(ctx, t, f, "globalThis.__tabwright.frameInfo()", &i)
+	err := Eval(ctx, t, f, injected.Call("frameInfo"), &i)
 	return i, err
 }
 
@@ -244,7 +245,7 @@ func frameSearch(ctx context.Context, t *tabs.Tab, loc Locator) (*frameChain, er
 		queue = queue[1:]
 		parent := n.chain.frame()
 		var handles []string
-		if err := Eval(ctx, t, parent, "globalThis.__tabwright.frameElements()", &handles); err != nil {
+		if err := Eval(ctx, t, parent, injected.Call("frameElements"), &handles); err != nil {
 			continue // a frame that went away while we walked
 		}
 		for _, h := range handles {
@@ -294,24 +295,6 @@ func framePathName(loc Locator) string {
 		return "frame_id"
 	}
 	return "frame"
-}
-
-func quote(s string) string {
-	b := strings.Builder{}
-	b.WriteByte('"')
-	for _, r := range s {
-		switch {
-		case r == '"' || r == '\\':
-			b.WriteByte('\\')
-			b.WriteRune(r)
-		case r < 0x20 || r == 0x2028 || r == 0x2029:
-			fmt.Fprintf(&b, "\\u%04x", r)
-		default:
-			b.WriteRune(r)
-		}
-	}
-	b.WriteByte('"')
-	return b.String()
 }
 
 // FrameOf returns the frame a locator searches in (nil: the main frame),

@@ -7,7 +7,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -160,15 +159,14 @@ func Eval(ctx context.Context, t *tabs.Tab, f *tabs.Frame, call string, out any)
 // that carries a time budget is given what is left when it goes out: the
 // first send into a new document costs a round trip the budget must not pay.
 func evalBuilt(ctx context.Context, t *tabs.Tab, f *tabs.Frame, build func() string, out any) error {
-	var raw json.RawMessage
-	if err := t.EvalIn(ctx, f, actBundle().Guarded(build()), &raw); err != nil {
-		return err
+	eval := func(ctx context.Context, expr string) (json.RawMessage, error) {
+		var raw json.RawMessage
+		err := t.EvalIn(ctx, f, expr, &raw)
+		return raw, err
 	}
-	if string(raw) == strconv.Quote(injected.NotInstalled) {
-		raw = nil
-		if err := t.EvalIn(ctx, f, Program(build()), &raw); err != nil {
-			return err
-		}
+	raw, err := actBundle().Run(ctx, eval, true, build)
+	if err != nil {
+		return err
 	}
 	if out == nil || len(raw) == 0 {
 		return nil
@@ -210,13 +208,11 @@ func Resolve(ctx context.Context, t *tabs.Tab, loc Locator, need Need) (*Target,
 
 // resolvePage runs the find-and-check loop in the page, in one round trip.
 func resolvePage(ctx context.Context, t *tabs.Tab, fr *frameChain, loc Locator, pl pageLocator, need Need, deadline time.Time) (*Target, error) {
-	locJSON, _ := json.Marshal(pl)
-	needJSON, _ := json.Marshal(need)
 	call := func() string {
 		// Leave the page a margin to answer before our own deadline: one
 		// check can take two animation frames past the page's own deadline.
 		budget := max(0, time.Until(deadline)-PageMargin(time.Until(deadline)))
-		return fmt.Sprintf("globalThis.__tabwright.resolve(%s,%s,%d)", locJSON, needJSON, budget.Milliseconds())
+		return injected.Call("resolve", pl, need, budget.Milliseconds())
 	}
 	var res pageResult
 	if err := evalBuilt(ctx, t, fr.frame(), call, &res); err != nil {
@@ -475,7 +471,7 @@ func hold(ctx context.Context, t *tabs.Tab, f *tabs.Frame, node cdproto.BackendN
 		return "", errs.New(errs.NotFound, "the element left the page while we located it")
 	}
 	var handle string
-	err = t.CallOnIn(ctx, f, obj.Object.ObjectID, "function(){ return globalThis.__tabwright.hold(this) }", &handle)
+	err = t.CallOnIn(ctx, f, obj.Object.ObjectID, injected.Method("hold"), &handle)
 	t.ReleaseObject(ctx, f, obj.Object.ObjectID)
 	return handle, err
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"strconv"
 	"sync"
 	"time"
 
@@ -98,19 +97,14 @@ func evalPage(ctx context.Context, p Page, call string, out any) error {
 		known = inst.installed && inst.loader == loader
 		inst.mu.Unlock()
 	}
-	expr := extractors().Program(call)
-	if known {
-		expr = extractors().Guarded(call)
+	eval := func(ctx context.Context, expr string) (json.RawMessage, error) {
+		var raw json.RawMessage
+		err := p.Eval(ctx, expr, &raw)
+		return raw, err
 	}
-	var raw json.RawMessage
-	if err := p.Eval(ctx, expr, &raw); err != nil {
+	raw, err := extractors().Run(ctx, eval, known, func() string { return call })
+	if err != nil {
 		return err
-	}
-	if known && string(raw) == strconv.Quote(injected.NotInstalled) {
-		raw = nil
-		if err := p.Eval(ctx, extractors().Program(call), &raw); err != nil {
-			return err
-		}
 	}
 	if inst != nil {
 		inst.mu.Lock()
@@ -134,16 +128,13 @@ type pageOptions struct {
 
 // pageCall is the page-side call that reads the sections of set.
 func pageCall(o Options, set Set, watch bool) string {
-	raw, _ := json.Marshal(pageOptions{MaxChars: o.maxChars(), MaxInteractive: o.MaxInteractive, Include: set, Scope: o.Scope, ScopeHandle: o.ScopeHandle})
-	call := "globalThis.__tabwright.observe(" + string(raw) + ")"
+	opts := pageOptions{MaxChars: o.maxChars(), MaxInteractive: o.MaxInteractive, Include: set, Scope: o.Scope, ScopeHandle: o.ScopeHandle}
 	if watch {
-		// Read the journal first: a quiet document since the last watching
+		// Reads the journal first: a quiet document since the last watching
 		// observation needs no extraction at all.
-		call = "(() => { const tw = globalThis.__tabwright; const j = tw.journal();" +
-			" if (!j.fresh && j.changes === 0) return {quiet: true, journal: j};" +
-			" const r = " + call + "; r.journal = j; return r; })()"
+		return injected.Call("watchedObserve", opts)
 	}
-	return call
+	return injected.Call("observe", opts)
 }
 
 // Capture observes the page with one Eval call (plus a screenshot when

@@ -1,0 +1,62 @@
+package injected
+
+import (
+	"context"
+	"encoding/json"
+	"strconv"
+	"strings"
+)
+
+// Call is the expression that calls the page function __tabwright[fn] with
+// args, each JSON-encoded (JSON is valid JavaScript, and encoding/json
+// escapes U+2028 and U+2029), so no caller splices strings into script.
+// An argument that cannot be encoded (a NaN, a channel) makes the
+// expression throw in the page, which the evaluation reports as an error.
+func Call(fn string, args ...any) string {
+	var b strings.Builder
+	b.WriteString("globalThis.__tabwright.")
+	b.WriteString(fn)
+	b.WriteByte('(')
+	for i, a := range args {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		raw, err := json.Marshal(a)
+		if err != nil {
+			return "(() => { throw new Error(" + strconv.Quote("tabwright: argument "+strconv.Itoa(i)+" of "+fn+" cannot be encoded") + ") })()"
+		}
+		b.Write(raw)
+	}
+	b.WriteByte(')')
+	return b.String()
+}
+
+// Method is a function declaration, for Runtime.callFunctionOn, that calls
+// the page function __tabwright[fn] with the object it is called on.
+func Method(fn string) string {
+	return "function(){ return globalThis.__tabwright." + fn + "(this) }"
+}
+
+// Evaluator evaluates one expression in one world and returns its value as
+// JSON (empty for undefined).
+type Evaluator func(ctx context.Context, expr string) (json.RawMessage, error)
+
+// Run evaluates the expression call builds in the world eval reaches, and
+// returns its value. When the world is believed to hold the bundle (known)
+// it sends a guard and the call: one round trip, no script to parse again;
+// a guard that misses costs one more round trip with the whole program.
+// Otherwise it sends the whole program at once. call is built right before
+// each send, so a call that carries a time budget gets what is left.
+func (b *Bundle) Run(ctx context.Context, eval Evaluator, known bool, call func() string) (json.RawMessage, error) {
+	if !known {
+		return eval(ctx, b.Program(call()))
+	}
+	raw, err := eval(ctx, b.Guarded(call()))
+	if err != nil || string(raw) != notInstalledJSON {
+		return raw, err
+	}
+	return eval(ctx, b.Program(call()))
+}
+
+// notInstalledJSON is NotInstalled as the guard's JSON answer.
+var notInstalledJSON = strconv.Quote(NotInstalled)
