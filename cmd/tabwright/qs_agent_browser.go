@@ -110,8 +110,27 @@ func (b *browserBridge) Defs() []agent.ToolDef { return b.defs }
 func (b *browserBridge) Call(ctx context.Context, name string, input json.RawMessage) agent.Result {
 	start := time.Now()
 	r := b.call(ctx, name, input)
-	b.tr.Add(trace.Browser(name, string(input), r.IsError, r.Text, time.Since(start), imageFacts(r.Images)...))
+	facts := fitImages(&r)
+	b.tr.Add(trace.Browser(name, string(input), r.IsError, r.Text, time.Since(start), facts...))
 	return r
+}
+
+// fitImages keeps the images the model's API takes and says in the text
+// why any other is not shown; it returns the sizes of those kept.
+func fitImages(r *agent.Result) []trace.Image {
+	var kept []agent.Image
+	var facts []trace.Image
+	for _, im := range r.Images {
+		f := imageFact(im)
+		if f.Bytes > agent.MaxImageBytes || f.Width > agent.MaxImageSide || f.Height > agent.MaxImageSide || f.Width == 0 {
+			r.Text += fmt.Sprintf("\n[an image (%s %dx%d, %d bytes) is not shown: the model takes png or jpeg up to %d MB and %d px a side; ask again with a smaller max_long_side or max_megapixels, or format jpeg]",
+				f.MediaType, f.Width, f.Height, f.Bytes, agent.MaxImageBytes>>20, agent.MaxImageSide)
+			continue
+		}
+		kept, facts = append(kept, im), append(facts, f)
+	}
+	r.Images = kept
+	return facts
 }
 
 func (b *browserBridge) call(ctx context.Context, name string, input json.RawMessage) agent.Result {
@@ -149,17 +168,14 @@ func (b *browserBridge) call(ctx context.Context, name string, input json.RawMes
 	return out
 }
 
-// imageFacts are the images' sizes, as the trace keeps them.
-func imageFacts(ims []agent.Image) []trace.Image {
-	var out []trace.Image
-	for _, im := range ims {
-		f := trace.Image{MediaType: im.MediaType, Bytes: len(im.Data)}
-		if c, _, err := image.DecodeConfig(bytes.NewReader(im.Data)); err == nil {
-			f.Width, f.Height = c.Width, c.Height
-		}
-		out = append(out, f)
+// imageFact is an image's size, as the trace keeps it; 0x0 when it is not
+// a png or jpeg image.
+func imageFact(im agent.Image) trace.Image {
+	f := trace.Image{MediaType: im.MediaType, Bytes: len(im.Data)}
+	if c, format, err := image.DecodeConfig(bytes.NewReader(im.Data)); err == nil && "image/"+format == im.MediaType {
+		f.Width, f.Height = c.Width, c.Height
 	}
-	return out
+	return f
 }
 
 func (b *browserBridge) urlAllowed(raw string) bool {

@@ -1,8 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"image"
+	"image/png"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -154,5 +157,32 @@ func checkScreenshotSent(t *testing.T, tr *trace.Trace, call map[string]any, nex
 	want := fmt.Sprintf("[image %vx%v, %v bytes]", im["width"], im["height"], im["bytes"])
 	if out := qsrun.Transcript(tr.Events(), false); !strings.Contains(out, want) {
 		t.Errorf("transcript lacks %q:\n%s", want, out)
+	}
+}
+
+// What the model's API would refuse (and keep refusing, the image staying
+// in the conversation) is not sent: the text says why, the trace has only
+// the images sent. save_path is refused: the browser is outside the sandbox.
+func TestQSAgentBrowserImageLimits(t *testing.T) {
+	enc := func(w, h int) []byte {
+		var b bytes.Buffer
+		png.Encode(&b, image.NewGray(image.Rect(0, 0, w, h)))
+		return b.Bytes()
+	}
+	small := enc(10, 10)
+	r := agent.Result{Text: "shot", Images: []agent.Image{
+		{MediaType: "image/png", Data: small},
+		{MediaType: "image/png", Data: enc(agent.MaxImageSide+1, 1)},
+		{MediaType: "image/png", Data: append(enc(10, 10), make([]byte, agent.MaxImageBytes)...)},
+		{MediaType: "image/jpeg", Data: small},
+	}}
+	facts := fitImages(&r)
+	if len(r.Images) != 1 || len(facts) != 1 || facts[0] != (trace.Image{MediaType: "image/png", Width: 10, Height: 10, Bytes: len(small)}) || strings.Count(r.Text, "is not shown") != 3 {
+		t.Errorf("%v %v\n%s", len(r.Images), facts, r.Text)
+	}
+	b := &browserBridge{tr: trace.New(nil), allowed: loopbackHost}
+	got := b.Call(context.Background(), "browser_screenshot", []byte(`{"tab_handle":"t1","save_path":"/tmp/x.png"}`))
+	if !got.IsError || !strings.Contains(got.Text, "save_path is not available") {
+		t.Errorf("%+v", got)
 	}
 }

@@ -130,6 +130,14 @@ type Result struct {
 	Images  []Image
 }
 
+// What one image may be, for every vendor the agent talks to (Anthropic's
+// Messages API takes the least: 5 MB, 8000 px a side); a larger one would
+// fail this turn and every later one, as it stays in the conversation.
+const (
+	MaxImageBytes = 5 << 20
+	MaxImageSide  = 8000
+)
+
 // Image is one picture a tool returned.
 type Image struct {
 	MediaType string // image/png or image/jpeg
