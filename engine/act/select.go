@@ -67,43 +67,6 @@ type Choice struct {
 	Labels []string
 }
 
-// multiPage is the page side of SelectMany, run on the held control h:
-// a native <select multiple> gets exactly the wanted options selected (input
-// and change fire); a listbox reports each wanted option not yet selected,
-// scrolled into view, with the point to click it at.
-const multiPage = `((h, want) => {
-  const tw = globalThis.__tabwright; const el = tw.byHandle(h);
-  if (!el) return {code: 'gone'};
-  const norm = tw.norm;
-  const match = (v, l) => want.values ? want.values.includes(v) : want.labels.includes(norm(l));
-  const r = el.getBoundingClientRect();
-  if (tw.dom.tag(el) === 'select') {
-    if (!el.multiple) return {code: 'single'};
-    const opts = [...el.options];
-    const hit = opts.filter((o) => match(o.value, o.label || o.textContent));
-    if (hit.some((o) => o.disabled)) return {code: 'disabled'};
-    opts.forEach((o) => { o.selected = hit.includes(o); });
-    el.dispatchEvent(new Event('input', {bubbles: true, composed: true}));
-    el.dispatchEvent(new Event('change', {bubbles: true}));
-    return {native: true, rect: [r.x, r.y], selected: opts.filter((o) => o.selected).map((o) => ({value: o.value, label: norm(o.label || o.textContent)})),
-      options: opts.slice(0, 20).map((o) => ({value: o.value, label: norm(o.label || o.textContent)}))};
-  }
-  if (tw.role(el) !== 'listbox') return {code: 'kind'};
-  const opts = [...el.querySelectorAll('[role=option]')];
-  const info = (o) => ({value: o.getAttribute('data-value') || o.id || '', label: norm(tw.accName(o))});
-  const selected = opts.filter((o) => o.getAttribute('aria-selected') === 'true').map(info);
-  const next = opts.find((o) => match(info(o).value, info(o).label) && o.getAttribute('aria-selected') !== 'true');
-  let point = null;
-  if (next) {
-    next.scrollIntoView({block: 'nearest', inline: 'nearest', behavior: 'instant'});
-    const b = next.getBoundingClientRect();
-    const x = b.x + b.width / 2, y = b.y + b.height / 2;
-    const at = document.elementFromPoint(x, y);
-    point = {x, y, covered: !(at && (at === next || next.contains(at))) ? (at ? at.tagName.toLowerCase() : 'nothing') : ''};
-  }
-  return {rect: [r.x, r.y], selected, point, options: opts.slice(0, 20).map(info)};
-})`
-
 type multiState struct {
 	Code     string           `json:"code"`
 	Native   bool             `json:"native"`
@@ -132,7 +95,7 @@ func SelectMany(ctx context.Context, t *tabs.Tab, loc locate.Locator, c Choice) 
 	} else {
 		want["labels"] = c.Labels
 	}
-	call := multiPage + "(" + js(target.Handle) + "," + js(want) + ")"
+	call := injected.Call("selectMany", target.Handle, want)
 	var st multiState
 	var originX, originY float64
 	for clicks := 0; ; clicks++ {

@@ -4,7 +4,7 @@
 (() => {
   'use strict';
   const tw = globalThis.__tabwright;
-  if (tw.actVersion === 4) return;
+  if (tw.actVersion === 5) return;
   const { dom, norm, byHandle, describe, css, check, frame, disabled } = tw;
 
   // --- page-side halves of actions -----------------------------------------
@@ -286,5 +286,42 @@
     return out;
   };
 
-  tw.actVersion = 4;
+  // tw.selectMany(h, want): the page side of SelectMany, on the held
+  // control h. A native <select multiple> gets exactly the wanted options
+  // ({values} or {labels}) selected (input and change fire); a listbox
+  // reports the next wanted option not yet selected, scrolled into view,
+  // with the point to click it at.
+  tw.selectMany = (h, want) => {
+    const el = byHandle(h);
+    if (!el) return {code: 'gone'};
+    const match = (v, l) => want.values ? want.values.includes(v) : want.labels.includes(norm(l));
+    const r = el.getBoundingClientRect();
+    if (tw.dom.tag(el) === 'select') {
+      if (!el.multiple) return {code: 'single'};
+      const opts = [...el.options];
+      const hit = opts.filter((o) => match(o.value, o.label || o.textContent));
+      if (hit.some((o) => o.disabled)) return {code: 'disabled'};
+      opts.forEach((o) => { o.selected = hit.includes(o); });
+      el.dispatchEvent(new Event('input', {bubbles: true, composed: true}));
+      el.dispatchEvent(new Event('change', {bubbles: true}));
+      return {native: true, rect: [r.x, r.y], selected: opts.filter((o) => o.selected).map((o) => ({value: o.value, label: norm(o.label || o.textContent)})),
+        options: opts.slice(0, 20).map((o) => ({value: o.value, label: norm(o.label || o.textContent)}))};
+    }
+    if (tw.role(el) !== 'listbox') return {code: 'kind'};
+    const opts = [...el.querySelectorAll('[role=option]')];
+    const info = (o) => ({value: o.getAttribute('data-value') || o.id || '', label: norm(tw.accName(o))});
+    const selected = opts.filter((o) => o.getAttribute('aria-selected') === 'true').map(info);
+    const next = opts.find((o) => match(info(o).value, info(o).label) && o.getAttribute('aria-selected') !== 'true');
+    let point = null;
+    if (next) {
+      next.scrollIntoView({block: 'nearest', inline: 'nearest', behavior: 'instant'});
+      const b = next.getBoundingClientRect();
+      const x = b.x + b.width / 2, y = b.y + b.height / 2;
+      const at = document.elementFromPoint(x, y);
+      point = {x, y, covered: !(at && (at === next || next.contains(at))) ? (at ? at.tagName.toLowerCase() : 'nothing') : ''};
+    }
+    return {rect: [r.x, r.y], selected, point, options: opts.slice(0, 20).map(info)};
+  };
+
+  tw.actVersion = 5;
 })();
