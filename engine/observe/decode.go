@@ -131,6 +131,7 @@ func Decode(raw []byte) (*Observation, error) {
 	if o.Interactive == nil {
 		o.Interactive = []Element{}
 	}
+	o.restoreFields()
 	for k, v := range unknown {
 		if o.Reserved == nil {
 			o.Reserved = map[string]any{}

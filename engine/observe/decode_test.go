@@ -137,3 +137,37 @@ func FuzzDecodeObservation(f *testing.F) {
 		_ = Compare(o, o)
 	})
 }
+
+// A form field whose interactive entry names it is written by ref alone
+// (its label and selector said once, there); Decode and json.Unmarshal
+// give back the whole field.
+func TestFieldsSaidOnce(t *testing.T) {
+	ctx := testCtx(t)
+	p := open(t, ctx, "/signup.html")
+	o, raw := observeOK(t, ctx, p, Options{})
+	if strings.Count(string(raw), `"[name=email]"`) != 1 || strings.Count(string(raw), `"Email address"`) != 1 {
+		t.Errorf("the email field's selector or label written twice: %s", raw)
+	}
+	if !strings.Contains(string(raw), `"selector":"fieldset"`) {
+		t.Errorf("the radio group, not an interactive entry, lost its selector: %s", raw)
+	}
+	back, err := Decode(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var plain Observation
+	if err := json.Unmarshal(raw, &plain); err != nil {
+		t.Fatal(err)
+	}
+	for _, got := range []*Observation{back, &plain} {
+		for i, f := range o.Forms[0].Fields {
+			g := got.Forms[0].Fields[i]
+			if g.Label != f.Label || g.Selector != f.Selector || g.Ref != f.Ref || f.Selector == "" {
+				t.Errorf("field %d: %+v, was %+v", i, g, f)
+			}
+		}
+	}
+	if DigestOf(back) != o.Digest {
+		t.Errorf("digest after a round trip: %s, was %s", DigestOf(back), o.Digest)
+	}
+}

@@ -36,7 +36,7 @@ const (
 // Bounds of the options: the defaults used for zero, and the largest values
 // accepted.
 const (
-	DefaultMaxChars       = 4000
+	DefaultMaxChars       = 2500
 	DefaultMaxInteractive = 150
 	DefaultMaxReaderChars = 20000
 	LimitMaxChars         = 1 << 20
@@ -221,7 +221,9 @@ type Field struct {
 	Label    string `json:"label,omitempty"`
 	Type     string `json:"type,omitempty"` // input type, "select", "select-multiple", "textarea", "submit"...; left out for text, HTML's default
 	Name     string `json:"name,omitempty"`
-	Selector string `json:"selector"`
+	// Selector and Label are left out of the JSON when the control's
+	// interactive entry (under Ref) says the same (see compactForms).
+	Selector string `json:"selector,omitempty"`
 	// Ref is the control's ref in interactive, where a drawn control is
 	// listed too (with its role and state; its value stays here).
 	Ref string `json:"ref,omitempty"`

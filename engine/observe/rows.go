@@ -85,6 +85,7 @@ func runOf(run []Element) rowEntry {
 // (Options.Rows), interactive in its compact form.
 func (o Observation) MarshalJSON() ([]byte, error) {
 	type fields Observation // the same fields, without this method
+	o.Forms = compactForms(o.Forms, o.Interactive)
 	if !o.rows {
 		return json.Marshal(fields(o))
 	}
