@@ -326,6 +326,12 @@ func assemble(ctx context.Context, p Page, res *pageResult, opt Options, set Set
 		}
 		o.Vision = v
 	}
+	if set[SectionInteractive] && opt.fold {
+		var reps []Repeat
+		if o.Interactive, reps = fold(o.Interactive); reps != nil {
+			o.reserve(ReservedRepeated, reps)
+		}
+	}
 	if !set[SectionInteractive] {
 		o.Interactive = []Element{} // listed only to ground the screenshot
 		tr.Interactive = nil
@@ -361,8 +367,8 @@ func (o *Observation) reserve(key string, v any) {
 	o.Reserved[key] = v
 }
 
-func (o Options) boundsKey() [4]any {
-	return [4]any{o.maxChars(), o.MaxInteractive, o.Scope, o.ScopeName}
+func (o Options) boundsKey() [5]any {
+	return [5]any{o.maxChars(), o.MaxInteractive, o.Scope, o.ScopeName, o.fold}
 }
 
 // HistorySize is how many recent observations of a tab diffing can name.
@@ -412,5 +418,5 @@ type watchState struct {
 	prev    *Observation
 	loader  string
 	include string
-	opts    [4]any
+	opts    [5]any
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"math"
+	"reflect"
 
 	"github.com/tabwright/tabwright/engine/errs"
 )
@@ -132,6 +133,7 @@ func Decode(raw []byte) (*Observation, error) {
 		o.Interactive = []Element{}
 	}
 	o.restoreFields()
+	o.typeReserved()
 	for k, v := range unknown {
 		if o.Reserved == nil {
 			o.Reserved = map[string]any{}
@@ -152,6 +154,25 @@ func Decode(raw []byte) (*Observation, error) {
 		o.Reserved[ReservedUndecoded] = undecoded
 	}
 	return o, nil
+}
+
+// typeReserved gives the reserved entries this package writes their Go
+// types back, so a decoded observation encodes (and digests) as it was;
+// an entry with anything its type does not hold stays as it came.
+func (o *Observation) typeReserved() {
+	if t := o.Truncated(); t != nil && saysAll(o.Reserved[ReservedTruncated], t) {
+		o.Reserved[ReservedTruncated] = t
+	}
+	if r := o.Repeated(); r != nil && saysAll(o.Reserved[ReservedRepeated], r) {
+		o.Reserved[ReservedRepeated] = r
+	}
+}
+
+// saysAll reports whether typed says all that generic (decoded JSON) does.
+func saysAll(generic, typed any) bool {
+	raw, err := json.Marshal(typed)
+	var back any
+	return err == nil && json.Unmarshal(raw, &back) == nil && reflect.DeepEqual(back, generic)
 }
 
 // field decodes the named member into dst only when all of it decodes, so a

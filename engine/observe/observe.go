@@ -72,6 +72,8 @@ type Options struct {
 	// {columns, rows} entries (see Elements). The default is one element
 	// per entry, the contract's meaning.
 	Rows bool
+
+	fold bool // fold repeated cards (see fold): max_interactive left at its default
 }
 
 // normalise checks the options and fills in the defaults. Error paths use the
@@ -111,6 +113,7 @@ func (o Options) normalise() (Options, error) {
 	}
 	if o.MaxInteractive == 0 {
 		o.MaxInteractive = DefaultMaxInteractive
+		o.fold = !o.Rows
 	}
 	return o, nil
 }
@@ -175,7 +178,8 @@ type Truncation struct {
 
 func (t *Truncation) empty() bool { return t == nil || *t == Truncation{} }
 
-// Cut counts what a bounded list kept and left out.
+// Cut counts what a bounded list kept and left out. For interactive, the
+// kept include the elements of folded cards (reserved.repeated).
 type Cut struct {
 	Shown   int `json:"shown"`
 	Omitted int `json:"omitted"`
@@ -218,11 +222,11 @@ type Form struct {
 // Field is one control of a form; a radio group is one field whose options
 // are its radios.
 type Field struct {
+	// Label and Selector are left out of the JSON when the control's
+	// interactive entry (under Ref) says the same (see compactForms).
 	Label    string `json:"label,omitempty"`
 	Type     string `json:"type,omitempty"` // input type, "select", "select-multiple", "textarea", "submit"...; left out for text, HTML's default
 	Name     string `json:"name,omitempty"`
-	// Selector and Label are left out of the JSON when the control's
-	// interactive entry (under Ref) says the same (see compactForms).
 	Selector string `json:"selector,omitempty"`
 	// Ref is the control's ref in interactive, where a drawn control is
 	// listed too (with its role and state; its value stays here).

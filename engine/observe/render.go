@@ -48,10 +48,37 @@ func Render(o *Observation) string {
 			renderElement(&b, o.URL, &e)
 		}
 	}
+	renderRepeats(&b, o.Repeated())
 	renderCuts(&b, tr)
 	renderFrames(&b, o)
 	renderSections(&b, o)
 	return b.String()
+}
+
+// renderRepeats writes the cards folded out of interactive: their shape,
+// then one line per card with its index and labels.
+func renderRepeats(b *strings.Builder, reps []Repeat) {
+	for _, r := range reps {
+		fmt.Fprintf(b, "cards %s, n %d-%d, each:", r.Card, r.From, r.To)
+		for _, e := range r.Elements {
+			fmt.Fprintf(b, " %s", e.Role)
+			if e.Label != "" {
+				fmt.Fprintf(b, " %q", e.Label)
+			}
+			if e.Selector != "" {
+				fmt.Fprintf(b, " %s;", e.Selector)
+			}
+		}
+		b.WriteString(" labels by n:\n")
+		for k, row := range r.Labels {
+			fmt.Fprintf(b, " %d", r.From+k)
+			for _, l := range row {
+				fmt.Fprintf(b, " %q", l)
+			}
+			b.WriteByte('\n')
+		}
+		b.WriteString("… their refs: observe with scope on one card, or give max_interactive\n")
+	}
 }
 
 // renderFrames says which child frames were not read inline, and why.

@@ -1,0 +1,197 @@
+package observe
+
+import (
+	"encoding/json"
+	"strconv"
+	"strings"
+)
+
+// Repeated cards (product tiles, search results) list the same few elements
+// again and again under selectors that differ only in the card's index:
+// #results > div:nth-of-type(7) > button. Listed one by one, 30 cards of 3
+// elements cost about 9,000 characters. By default the first foldKeep
+// cards of such a run stay in interactive as they are; the rest are said
+// once as a Repeat in reserved.repeated: the card selector with n for the
+// index, each element's role and selector under the card, and per card the
+// labels that differ. Every element stays reachable by its selector (the
+// card's with n filled in, then the element's); scope on one card, or any
+// max_interactive, lists them with refs.
+
+// ReservedRepeated is the Reserved key of the []Repeat folded out of
+// interactive.
+const ReservedRepeated = "repeated"
+
+// Bounds of folding: runs of fewer than foldMin cards stay as they are.
+const (
+	foldMin  = 6
+	foldKeep = 3
+)
+
+// Repeat is a run of cards folded out of interactive.
+type Repeat struct {
+	// Card is the cards' selector with "n" for the index (nth-of-type(n)).
+	Card string `json:"card"`
+	// From and To are the folded cards' indexes (the n), To included.
+	From int `json:"from"`
+	To   int `json:"to"`
+	// Elements are each card's elements, in order: the selector under the
+	// card ("" for the card itself) and the role; a label here is every
+	// folded card's.
+	Elements []RepeatElement `json:"elements"`
+	// Labels are, per folded card, the labels of the elements that have
+	// none in Elements, in their order.
+	Labels [][]string `json:"labels"`
+}
+
+// RepeatElement is one element of each card of a Repeat.
+type RepeatElement struct {
+	Selector string `json:"selector"`
+	Role     string `json:"role"`
+	Label    string `json:"label,omitempty"`
+}
+
+// cardOf splits a selector at its first :nth-of-type(N) into the card
+// selector with n, the index, and what follows (the element under the card).
+func cardOf(sel string) (card string, n int, under string, ok bool) {
+	const mark = ":nth-of-type("
+	i := strings.Index(sel, mark)
+	if i < 0 || strings.Contains(sel, ">>>") {
+		return "", 0, "", false
+	}
+	rest := sel[i+len(mark):]
+	j := strings.IndexByte(rest, ')')
+	if j <= 0 {
+		return "", 0, "", false
+	}
+	n, err := strconv.Atoi(rest[:j])
+	if err != nil || n < 1 {
+		return "", 0, "", false
+	}
+	return sel[:i] + mark + "n)", n, strings.TrimSpace(rest[j+1:]), true
+}
+
+// card is one card of a run: its index and the range of its elements.
+type card struct{ n, from, to int }
+
+// fold takes runs of at least foldMin cards of the same shape out of es,
+// the first foldKeep of each kept, and says them as Repeats.
+func fold(es Elements) (Elements, []Repeat) {
+	var out Elements
+	var reps []Repeat
+	for i := 0; i < len(es); {
+		cards := cardsFrom(es, i)
+		if len(cards) < foldMin {
+			out = append(out, es[i])
+			i++
+			continue
+		}
+		last := cards[len(cards)-1]
+		out = append(out, es[i:cards[foldKeep].from]...)
+		reps = append(reps, repeatOf(es, cards[foldKeep:]))
+		i = last.to
+	}
+	return out, reps
+}
+
+// cardsFrom is the run of cards that starts at es[i]: consecutive indexes,
+// each card's elements plain, unframed, and of the first card's shape.
+func cardsFrom(es Elements, i int) []card {
+	base, n, _, ok := cardOf(es[i].Selector)
+	if !ok || !foldable(es[i]) {
+		return nil
+	}
+	var cards []card
+	var shape []string
+	for j := i; j < len(es); {
+		c := card{n: n, from: j}
+		for c.to = j; c.to < len(es); c.to++ {
+			b, m, under, ok := cardOf(es[c.to].Selector)
+			if !ok || b != base || m != n || !foldable(es[c.to]) {
+				break
+			}
+			if shape != nil && (c.to-j >= len(shape) || shape[c.to-j] != es[c.to].Role+" "+under) {
+				return cards
+			}
+		}
+		if c.to == j {
+			break
+		}
+		if shape == nil {
+			for k := j; k < c.to; k++ {
+				_, _, under, _ := cardOf(es[k].Selector)
+				shape = append(shape, es[k].Role+" "+under)
+			}
+		} else if c.to-j != len(shape) {
+			break
+		}
+		cards = append(cards, c)
+		j, n = c.to, n+1
+	}
+	return cards
+}
+
+// foldable: nothing but ref, selector, role, label and href, in the page.
+func foldable(e Element) bool {
+	return e.Frame == nil && plain(e)
+}
+
+// repeatOf says cards as one Repeat: labels every card shares go in its
+// Elements, the others in each card's row.
+func repeatOf(es Elements, cards []card) Repeat {
+	first := cards[0]
+	r := Repeat{From: first.n, To: cards[len(cards)-1].n}
+	shared := make([]bool, first.to-first.from)
+	for k := range shared {
+		e := es[first.from+k]
+		r.Card, _, _, _ = cardOf(e.Selector)
+		_, _, under, _ := cardOf(e.Selector)
+		r.Elements = append(r.Elements, RepeatElement{Selector: under, Role: e.Role})
+		shared[k] = true
+		for _, c := range cards {
+			shared[k] = shared[k] && es[c.from+k].Label == e.Label
+		}
+		if shared[k] {
+			r.Elements[k].Label = e.Label
+		}
+	}
+	for _, c := range cards {
+		row := []string{}
+		for k, s := range shared {
+			if !s {
+				row = append(row, es[c.from+k].Label)
+			}
+		}
+		r.Labels = append(r.Labels, row)
+	}
+	return r
+}
+
+// Repeated returns the cards folded out of interactive (see fold), also
+// from a decoded observation.
+func (o *Observation) Repeated() []Repeat {
+	switch v := o.Reserved[ReservedRepeated].(type) {
+	case []Repeat:
+		return v
+	case nil:
+		return nil
+	default:
+		raw, err := json.Marshal(v)
+		if err != nil {
+			return nil
+		}
+		var out []Repeat
+		if json.Unmarshal(raw, &out) != nil {
+			return nil
+		}
+		return out
+	}
+}
+
+// Selector is the selector of element k of card n.
+func (r Repeat) Selector(n, k int) string {
+	s := strings.Replace(r.Card, "(n)", "("+strconv.Itoa(n)+")", 1)
+	if k < len(r.Elements) && r.Elements[k].Selector != "" {
+		s += " " + r.Elements[k].Selector
+	}
+	return s
+}
