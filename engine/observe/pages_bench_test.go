@@ -11,9 +11,9 @@ import (
 // observation and its size in characters, as JSON (what structuredContent
 // carries) and as text (Render, the text content), for the default sections
 // and for all of them (include ["all"]). Targets, default sections, both
-// forms: signup form <= 1,500; article <= 6,000; 50-row table <= 4,000;
-// iframe page (its frame's form inline) <= 1,500; 2,000 links <= 16,000;
-// signup <= 30 ms. The async page builds its content after load; it is
+// forms: signup form <= 1,500; article <= 6,000; 50-row table and 30
+// product cards <= 4,000 each; iframe page (its frame's form inline)
+// <= 1,500; 2,000 links <= 16,000; signup <= 30 ms. The async page builds its content after load; it is
 // observed once that is done.
 func BenchmarkObservePages(b *testing.B) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
