@@ -4,15 +4,16 @@ import (
 	"encoding/json"
 	"strings"
 
+	"github.com/tabwright/tabwright/engine/batch"
 	"github.com/tabwright/tabwright/engine/errs"
-	"github.com/tabwright/tabwright/engine/input"
 )
 
-// decode and decodeOnly read tool arguments strictly (package input).
-func decode(raw json.RawMessage, dst any) error { return input.Decode(raw, dst) }
+// decode and decodeOnly read tool arguments with the batch contract's strict
+// rules: single-action tools take the fields of the batch's step variants.
+func decode(raw json.RawMessage, dst any) error { return batch.DecodeStrict("", raw, dst, nil) }
 
 func decodeOnly(raw json.RawMessage, dst any, only []string) error {
-	return input.DecodeOnly(raw, dst, only)
+	return batch.DecodeStrict("", raw, dst, only)
 }
 
 func required(path, value string) error {

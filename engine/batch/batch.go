@@ -15,7 +15,6 @@ import (
 	"github.com/tabwright/tabwright/engine/act"
 	"github.com/tabwright/tabwright/engine/deadline"
 	"github.com/tabwright/tabwright/engine/errs"
-	"github.com/tabwright/tabwright/engine/input"
 	"github.com/tabwright/tabwright/engine/locate"
 	"github.com/tabwright/tabwright/engine/tabs"
 )
@@ -48,7 +47,7 @@ func Prevalidate(raw json.RawMessage) (*Request, []*errs.Error) {
 		TimeoutMS    *int   `json:"timeout_ms"`
 		DialogPolicy string `json:"dialog_policy"`
 	}
-	fields, keys, err := input.Fields(raw)
+	fields, keys, err := Fields(raw)
 	if err != nil {
 		return nil, []*errs.Error{errs.As(err)}
 	}
@@ -60,11 +59,11 @@ func Prevalidate(raw json.RawMessage) (*Request, []*errs.Error) {
 		case "steps", "observe":
 		case "tab_handle", "start_at", "timeout_ms", "dialog_policy":
 			one, _ := json.Marshal(map[string]json.RawMessage{k: fields[k]})
-			if err := input.DecodeOnly(one, &top, []string{k}); err != nil {
+			if err := DecodeStrict("", one, &top, []string{k}); err != nil {
 				v = append(v, errs.As(err))
 			}
 		default:
-			add(input.FieldPath(k), "unknown field %q", k)
+			add(fieldPath(k), "unknown field %q", k)
 		}
 	}
 	req := &Request{TabHandle: top.TabHandle, StartAt: top.StartAt, TimeoutMS: top.TimeoutMS, DialogPolicy: top.DialogPolicy}
@@ -118,7 +117,7 @@ func Prevalidate(raw json.RawMessage) (*Request, []*errs.Error) {
 // prevalidateObserve decodes and checks the batch-level observe.
 func prevalidateObserve(raw json.RawMessage) (*act.ObserveSpec, []*errs.Error) {
 	var o act.ObserveSpec
-	if err := input.DecodeOnlyAt("observe.", raw, &o, act.BatchObserveFields()); err != nil {
+	if err := DecodeStrict("observe.", raw, &o, act.BatchObserveFields()); err != nil {
 		return nil, []*errs.Error{errs.As(err)}
 	}
 	var v []*errs.Error
@@ -135,7 +134,7 @@ func prevalidateObserve(raw json.RawMessage) (*act.ObserveSpec, []*errs.Error) {
 // prevalidateStep decodes step i against its variant and checks its rules.
 func prevalidateStep(i int, raw json.RawMessage) (*act.Step, []*errs.Error) {
 	at := fmt.Sprintf("steps[%d]", i)
-	members, _, err := input.Fields(raw)
+	members, _, err := Fields(raw)
 	if err != nil || string(raw) == "null" {
 		return nil, []*errs.Error{errs.Input(at, "must be a step object with an action")}
 	}
@@ -152,7 +151,7 @@ func prevalidateStep(i int, raw json.RawMessage) (*act.Step, []*errs.Error) {
 		return nil, []*errs.Error{errs.Input(at+".action", "must be one of %s; got %q", strings.Join(stepActions(), ", "), action)}
 	}
 	s := &act.Step{}
-	if err := input.DecodeOnlyAt(at+".", raw, s, fields); err != nil {
+	if err := DecodeStrict(at+".", raw, s, fields); err != nil {
 		e := errs.As(err)
 		if e.Path == at+".ref" {
 			e = errs.Input(e.Path, "refs are refused in a batch: they name elements of one observation; use selector").

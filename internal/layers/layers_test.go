@@ -26,7 +26,6 @@ var engineRank = map[string]int{
 	"engine/tabs":      4,
 	"engine/locate":    5,
 	"engine/observe":   5,
-	"engine/input":     5,
 	"engine/act":       6,
 	"engine/batch":     7,
 }

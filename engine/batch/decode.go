@@ -1,8 +1,10 @@
-// Package input decodes tool arguments strictly: unknown, repeated and
-// empty fields and wrong types are refused with an error that names the
-// field path and the rule. The MCP SDK's own schema errors are too vague for
-// an agent to correct itself, and a batch must report every bad step.
-package input
+package batch
+
+// Strict decoding of the batch contract's objects (and of the tool arguments
+// that reuse its step fields): unknown, repeated and empty fields and wrong
+// types are refused with an error that names the field path and the rule.
+// Generic JSON errors are too vague for an agent to correct itself, and a
+// batch must report every bad step.
 
 import (
 	"bytes"
@@ -16,24 +18,11 @@ import (
 	"github.com/tabwright/tabwright/engine/errs"
 )
 
-// Decode reads a tool's arguments into dst (a pointer to a flat struct with
-// json tags) and refuses unknown, repeated and empty fields and wrong types
-// with an error that names the field and the rule — the SDK's own schema
-// errors are too vague for an agent to correct itself.
-func Decode(raw json.RawMessage, dst any) error {
-	return decodeAt("", raw, reflect.ValueOf(dst).Elem(), nil)
-}
-
-// DecodeOnly is Decode limited to the named fields: a tool whose input
-// reuses a wider struct (a batch step) accepts exactly what its schema
-// advertises.
-func DecodeOnly(raw json.RawMessage, dst any, only []string) error {
-	return decodeAt("", raw, reflect.ValueOf(dst).Elem(), only)
-}
-
-// DecodeOnlyAt is DecodeOnly for an object nested in a larger input: every
-// error path starts with at (e.g. "steps[3].").
-func DecodeOnlyAt(at string, raw json.RawMessage, dst any, only []string) error {
+// DecodeStrict decodes the JSON object raw into dst (a pointer to a flat
+// struct with json tags), accepting only the fields named in only (all of
+// dst's fields when only is nil). Every error path starts with at ("" at the
+// top, "steps[3]." inside a batch).
+func DecodeStrict(at string, raw json.RawMessage, dst any, only []string) error {
 	return decodeAt(at, raw, reflect.ValueOf(dst).Elem(), only)
 }
 
@@ -270,9 +259,6 @@ func kindName(t reflect.Type) string {
 		return "a " + t.Kind().String()
 	}
 }
-
-// FieldPath is the error path for an argument key (see fieldPath).
-func FieldPath(key string) string { return fieldPath(key) }
 
 // Fields splits a JSON object into its members and their keys in sorted
 // order, refusing anything that is not an object and any key given twice.
