@@ -34,7 +34,7 @@ func BenchmarkRelayOverhead(b *testing.B) {
 
 	claim := func(m *tabs.Manager, browserID string) *tabs.Tab {
 		id := br.windowTab(b, base+"/form.html", "Signed in")
-		t, err := m.Claim(ctx, "bench", browserID, string(id), "", "")
+		t, err := m.Claim(ctx, tabs.ClaimOptions{Owner: "bench", BrowserID: browserID, TabID: string(id)})
 		if err != nil {
 			b.Fatal(err)
 		}

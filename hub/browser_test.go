@@ -210,11 +210,11 @@ func TestAttachEndToEnd(t *testing.T) {
 		t.Fatal("the tab is attached before any claim")
 	}
 
-	tab, err := m.Claim(ctx, "agent", bi.BrowserID, string(id), base+"/form.html", "Signed in")
+	tab, err := m.Claim(ctx, tabs.ClaimOptions{Owner: "agent", BrowserID: bi.BrowserID, TabID: string(id), ExpectedURL: base + "/form.html", ExpectedTitle: "Signed in"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := m.Claim(ctx, "other", bi.BrowserID, string(id), "", ""); err == nil || !strings.Contains(err.Error(), "claimed by another session") {
+	if _, err := m.Claim(ctx, tabs.ClaimOptions{Owner: "other", BrowserID: bi.BrowserID, TabID: string(id)}); err == nil || !strings.Contains(err.Error(), "claimed by another session") {
 		t.Fatalf("second claim: %v", err)
 	}
 	if !b.target(t, id).Attached {
@@ -314,7 +314,7 @@ func TestAttachEndToEnd(t *testing.T) {
 	}
 
 	// open, activate and close through the extension
-	opened, err := m.Open(ctx, "agent", bi.BrowserID, base+"/inner.html", true, true)
+	opened, err := m.Open(ctx, tabs.OpenOptions{Owner: "agent", BrowserID: bi.BrowserID, URL: base + "/inner.html", Active: true, Claim: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -352,7 +352,7 @@ func TestServiceWorkerRestart(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	id := b.userTab(t, base+"/form.html", "Signed in")
-	tab, err := m.Claim(ctx, "agent", bi.BrowserID, string(id), "", "")
+	tab, err := m.Claim(ctx, tabs.ClaimOptions{Owner: "agent", BrowserID: bi.BrowserID, TabID: string(id)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -491,7 +491,7 @@ func TestFileURLs(t *testing.T) {
 	if !h.Profiles()[0].FileAccess() || !hasCap(browser(), tabs.CapabilityFileURLs) {
 		t.Fatalf("file access on: capabilities %v", browser().Capabilities)
 	}
-	tab, err := m.Claim(ctx, "agent", bi.BrowserID, string(fileTab), fileURL, "Local")
+	tab, err := m.Claim(ctx, tabs.ClaimOptions{Owner: "agent", BrowserID: bi.BrowserID, TabID: string(fileTab), ExpectedURL: fileURL, ExpectedTitle: "Local"})
 	if err != nil {
 		t.Fatalf("claiming a file:// tab with file access: %v", err)
 	}
@@ -505,7 +505,7 @@ func TestFileURLs(t *testing.T) {
 
 	// A claim held while the user changes the setting ends with a reason:
 	// Chrome reloads the extension, which detaches everything.
-	held, err := m.Claim(ctx, "agent", bi.BrowserID, string(b.userTab(t, base+"/inner.html", "Inner")), "", "")
+	held, err := m.Claim(ctx, tabs.ClaimOptions{Owner: "agent", BrowserID: bi.BrowserID, TabID: string(b.userTab(t, base+"/inner.html", "Inner"))})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -526,11 +526,11 @@ func TestFileURLs(t *testing.T) {
 			t.Fatalf("%s without file access: %#v", what, err)
 		}
 	}
-	_, err = m.Claim(ctx, "agent", bi.BrowserID, string(fileTab), "", "")
+	_, err = m.Claim(ctx, tabs.ClaimOptions{Owner: "agent", BrowserID: bi.BrowserID, TabID: string(fileTab)})
 	denied("claiming a file:// tab", err, "tab_id")
-	_, err = m.Open(ctx, "agent", bi.BrowserID, fileURL, true, false)
+	_, err = m.Open(ctx, tabs.OpenOptions{Owner: "agent", BrowserID: bi.BrowserID, URL: fileURL, Active: true})
 	denied("opening a file:// URL", err, "url")
-	web, err := m.Claim(ctx, "agent", bi.BrowserID, string(b.userTab(t, base+"/inner.html", "Inner")), "", "")
+	web, err := m.Claim(ctx, tabs.ClaimOptions{Owner: "agent", BrowserID: bi.BrowserID, TabID: string(b.userTab(t, base+"/inner.html", "Inner"))})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -549,7 +549,7 @@ func TestFileURLs(t *testing.T) {
 	if !hasCap(browser(), tabs.CapabilityFileURLs) {
 		t.Fatalf("file access on again: capabilities %v", browser().Capabilities)
 	}
-	if _, err := m.Claim(ctx, "agent", bi.BrowserID, string(fileTab), fileURL, ""); err != nil {
+	if _, err := m.Claim(ctx, tabs.ClaimOptions{Owner: "agent", BrowserID: bi.BrowserID, TabID: string(fileTab), ExpectedURL: fileURL}); err != nil {
 		t.Fatalf("claiming the file:// tab after file access was turned on: %v", err)
 	}
 }
@@ -563,7 +563,7 @@ func TestHubGoneDetaches(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	id := b.userTab(t, base+"/form.html", "Signed in")
-	if _, err := m.Claim(ctx, "agent", bi.BrowserID, string(id), "", ""); err != nil {
+	if _, err := m.Claim(ctx, tabs.ClaimOptions{Owner: "agent", BrowserID: bi.BrowserID, TabID: string(id)}); err != nil {
 		t.Fatal(err)
 	}
 	if !b.target(t, id).Attached {

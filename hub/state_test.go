@@ -41,7 +41,7 @@ func TestStateToolsThroughRelay(t *testing.T) {
 	id := b.windowTab(t, site.URL+"/start", "Relay start")
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	tab, err := m.Claim(ctx, "agent", bi.BrowserID, string(id), "", "")
+	tab, err := m.Claim(ctx, tabs.ClaimOptions{Owner: "agent", BrowserID: bi.BrowserID, TabID: string(id)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -141,28 +141,23 @@ Errors: invalid_input, permission_denied (file:// without the extension's file a
 			}
 			ctx, cancel := withTimeout(ctx, orDefault(in.TimeoutMS, defaultTimeoutMS))
 			defer cancel()
-			claim := boolOr(in.Claim, true)
-			start := in.URL
-			if claim {
-				start = "about:blank" // load through Navigate so that we wait and learn the status
-			}
-			opened, err := s.m.Open(ctx, owner, in.BrowserID, start, boolOr(in.Active, true), claim)
-			if err != nil {
-				return nil, "", err
-			}
-			out := openTabResult{TabID: opened.TabID, BrowserID: opened.BrowserID, URL: in.URL}
-			if !claim {
+			opt := tabs.OpenOptions{Owner: owner, BrowserID: in.BrowserID, URL: in.URL, Active: boolOr(in.Active, true), Claim: boolOr(in.Claim, true)}
+			if !opt.Claim {
+				opened, err := s.m.Open(ctx, opt)
+				if err != nil {
+					return nil, "", err
+				}
+				out := openTabResult{TabID: opened.TabID, BrowserID: opened.BrowserID, URL: in.URL}
 				return out, fmt.Sprintf("opened tab %s on %s (not claimed)", out.TabID, out.URL), nil
 			}
-			out.TabHandle = opened.Tab.Handle()
-			err = opened.Tab.Do(ctx, func(ctx context.Context) error {
-				nav, err := opened.Tab.Navigate(ctx, tabs.Navigation{URL: in.URL})
-				if err != nil {
-					return err
-				}
+			opened, nav, err := s.m.OpenAndLoad(ctx, opt)
+			if opened == nil {
+				return nil, "", err
+			}
+			out := openTabResult{TabID: opened.TabID, BrowserID: opened.BrowserID, URL: in.URL, TabHandle: opened.Tab.Handle()}
+			if nav != nil && err == nil {
 				out.URL, out.Title, out.Status = nav.URL, nav.Title, nav.Status
-				return nil
-			})
+			}
 			if errors.Is(ctx.Err(), context.Canceled) {
 				// The client will never learn the handle: leave no claim and no tab behind.
 				closeCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
@@ -214,7 +209,7 @@ Errors: tab_in_use, tab_mismatch (shows what the tab shows), invalid_input, perm
 			}
 			ctx, cancel := withTimeout(ctx, defaultTimeoutMS)
 			defer cancel()
-			t, err := s.m.Claim(ctx, owner, in.BrowserID, in.TabID, in.ExpectedURL, in.ExpectedTitle)
+			t, err := s.m.Claim(ctx, tabs.ClaimOptions{Owner: owner, BrowserID: in.BrowserID, TabID: in.TabID, ExpectedURL: in.ExpectedURL, ExpectedTitle: in.ExpectedTitle})
 			if err != nil {
 				return nil, "", err
 			}

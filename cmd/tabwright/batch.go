@@ -64,11 +64,8 @@ func runBatch(ctx context.Context, args []string, stdout io.Writer) error {
 		return err
 	}
 	defer m.Close()
-	opened, err := m.Open(ctx, "cli", "", "about:blank", true, true)
+	opened, _, err := m.OpenAndLoad(ctx, tabs.OpenOptions{Owner: "cli", URL: *url, Active: true})
 	if err != nil {
-		return err
-	}
-	if _, err := opened.Tab.Navigate(ctx, tabs.Navigation{URL: *url}); err != nil {
 		return err
 	}
 	res := batch.Run(ctx, opened.Tab, req)

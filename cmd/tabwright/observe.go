@@ -72,14 +72,11 @@ func runObserve(ctx context.Context, args []string, stdout io.Writer) error {
 }
 
 func openAndObserve(ctx context.Context, m *tabs.Manager, url string, opt observe.Options) (*observe.Observation, error) {
-	opened, err := m.Open(ctx, "cli", "", "about:blank", true, true)
+	opened, _, err := m.OpenAndLoad(ctx, tabs.OpenOptions{Owner: "cli", URL: url, Active: true})
 	if err != nil {
 		return nil, err
 	}
 	t := opened.Tab
-	if _, err := t.Navigate(ctx, tabs.Navigation{URL: url}); err != nil {
-		return nil, err
-	}
 	obs, err := observe.Capture(ctx, mcpserver.ObservedTab(t), opt) // frames inline, as browser_observe reads them
 	if err != nil {
 		return nil, err

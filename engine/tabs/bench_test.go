@@ -26,7 +26,7 @@ func BenchmarkNavigateObserve(b *testing.B) {
 	}
 	defer m.Close()
 	ctx := context.Background()
-	opened, err := m.Open(ctx, "bench", "", "about:blank", true, true)
+	opened, err := m.Open(ctx, OpenOptions{Owner: "bench", URL: "about:blank", Active: true, Claim: true})
 	if err != nil {
 		b.Fatal(err)
 	}

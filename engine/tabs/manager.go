@@ -205,22 +205,31 @@ type OpenResult struct {
 	Tab *Tab // nil unless claimed
 }
 
-// Open opens a new tab on url and, when claim is set, claims it for owner.
-// The tab loads url in its own time; Navigate waits for loads.
-func (m *Manager) Open(ctx context.Context, owner, browserID, url string, active, claim bool) (*OpenResult, error) {
-	p, conn, gen, err := m.connect(ctx, browserID)
+// OpenOptions says which tab Open makes and for whom.
+type OpenOptions struct {
+	Owner     string // who claims the tab
+	BrowserID string // "" for the default browser
+	URL       string
+	Active    bool // bring the tab to the front
+	Claim     bool // claim it for Owner
+}
+
+// Open opens a new tab on opt.URL and, when opt.Claim is set, claims it.
+// The tab loads the URL in its own time; OpenAndLoad waits for the load.
+func (m *Manager) Open(ctx context.Context, opt OpenOptions) (*OpenResult, error) {
+	p, conn, gen, err := m.connect(ctx, opt.BrowserID)
 	if err != nil {
 		return nil, err
 	}
-	created, err := cdproto.Call(ctx, conn.Browser(), target.CreateTarget, target.CreateTargetParams{URL: url, Background: ptr(!active)})
+	created, err := cdproto.Call(ctx, conn.Browser(), target.CreateTarget, target.CreateTargetParams{URL: opt.URL, Background: ptr(!opt.Active)})
 	if err != nil {
 		return nil, err
 	}
-	res := &OpenResult{TabInfo: TabInfo{TabID: string(created.TargetID), BrowserID: p.id, URL: url}}
-	if !claim {
+	res := &OpenResult{TabInfo: TabInfo{TabID: string(created.TargetID), BrowserID: p.id, URL: opt.URL}}
+	if !opt.Claim {
 		return res, nil
 	}
-	t, err := m.claim(ctx, owner, p, conn, gen, created.TargetID)
+	t, err := m.claim(ctx, opt.Owner, p, conn, gen, created.TargetID)
 	if err != nil {
 		// Nobody holds the tab we made: close it rather than leave it behind.
 		closeCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), closeWait)
@@ -232,13 +241,48 @@ func (m *Manager) Open(ctx context.Context, owner, browserID, url string, active
 	return res, nil
 }
 
-// Claim claims an existing tab for owner. expectedURL and expectedTitle,
-// when set, must equal the tab's current URL and title exactly.
-func (m *Manager) Claim(ctx context.Context, owner, browserID, tabID, expectedURL, expectedTitle string) (*Tab, error) {
-	p, conn, gen, err := m.connect(ctx, browserID)
+// OpenAndLoad opens a claimed tab on about:blank and then navigates it to
+// opt.URL in the tab's queue, so that the caller learns where the load
+// ended and its status (a tab opened straight on the URL loads unobserved).
+// When the load fails the tab stays open and claimed: the result comes back
+// with the error and the caller decides whether to keep it.
+func (m *Manager) OpenAndLoad(ctx context.Context, opt OpenOptions) (*OpenResult, *NavResult, error) {
+	url := opt.URL
+	opt.URL, opt.Claim = "about:blank", true
+	opened, err := m.Open(ctx, opt)
+	if err != nil {
+		return nil, nil, err
+	}
+	var nav *NavResult
+	err = opened.Tab.Do(ctx, func(ctx context.Context) error {
+		var err error
+		nav, err = opened.Tab.Navigate(ctx, Navigation{URL: url})
+		return err
+	})
+	opened.URL = url
+	if nav != nil {
+		opened.URL, opened.Title = nav.URL, nav.Title
+	}
+	return opened, nav, err
+}
+
+// ClaimOptions names the existing tab Claim claims and for whom.
+type ClaimOptions struct {
+	Owner     string
+	BrowserID string // "" for the default browser
+	TabID     string
+	// ExpectedURL and ExpectedTitle, when set, must equal the tab's current
+	// URL and title exactly.
+	ExpectedURL, ExpectedTitle string
+}
+
+// Claim claims an existing tab for opt.Owner.
+func (m *Manager) Claim(ctx context.Context, opt ClaimOptions) (*Tab, error) {
+	p, conn, gen, err := m.connect(ctx, opt.BrowserID)
 	if err != nil {
 		return nil, err
 	}
+	tabID := opt.TabID
 	info, err := cdproto.Call(ctx, conn.Browser(), target.GetTargetInfo, target.GetTargetInfoParams{TargetID: target.ID(tabID)})
 	if err != nil && errs.Code(err) != errs.ProtocolError {
 		return nil, err // the browser, not the tab id, is the problem
@@ -248,15 +292,15 @@ func (m *Manager) Claim(ctx context.Context, owner, browserID, tabID, expectedUR
 			WithHint("call browser_discover with kind=tabs for the current tab ids")
 	}
 	ti := info.TargetInfo
-	if expectedURL != "" && ti.URL != expectedURL {
-		return nil, errs.New(errs.TabMismatch, "tab %s shows url %q, expected %q", tabID, ti.URL, expectedURL).
+	if opt.ExpectedURL != "" && ti.URL != opt.ExpectedURL {
+		return nil, errs.New(errs.TabMismatch, "tab %s shows url %q, expected %q", tabID, ti.URL, opt.ExpectedURL).
 			WithHint("discover the tabs again and claim the one you meant")
 	}
-	if expectedTitle != "" && ti.Title != expectedTitle {
-		return nil, errs.New(errs.TabMismatch, "tab %s shows title %q, expected %q", tabID, ti.Title, expectedTitle).
+	if opt.ExpectedTitle != "" && ti.Title != opt.ExpectedTitle {
+		return nil, errs.New(errs.TabMismatch, "tab %s shows title %q, expected %q", tabID, ti.Title, opt.ExpectedTitle).
 			WithHint("discover the tabs again and claim the one you meant")
 	}
-	return m.claim(ctx, owner, p, conn, gen, ti.TargetID)
+	return m.claim(ctx, opt.Owner, p, conn, gen, ti.TargetID)
 }
 
 // claim reserves the tab first, so that of two racing sessions exactly one

@@ -24,7 +24,7 @@ func shotTab(t *testing.T) (*Tab, context.Context) {
 	m := newManager(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	t.Cleanup(cancel)
-	opened, err := m.Open(ctx, "s", "", srv.URL, true, true)
+	opened, err := m.Open(ctx, OpenOptions{Owner: "s", URL: srv.URL, Active: true, Claim: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -41,7 +41,7 @@ func TestPDFEmulationStorageDownloads(t *testing.T) {
 	t.Cleanup(m.Close)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	opened, err := m.Open(ctx, "s", "", srv.URL+"/", true, true)
+	opened, err := m.Open(ctx, OpenOptions{Owner: "s", URL: srv.URL + "/", Active: true, Claim: true})
 	if err != nil {
 		t.Fatal(err)
 	}

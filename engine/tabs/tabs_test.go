@@ -48,7 +48,7 @@ func TestOpenNavigateHistoryAndEval(t *testing.T) {
 	if m.Browsers()[0].Connected {
 		t.Fatal("browser started before first use")
 	}
-	opened, err := m.Open(ctx, "s1", "", "about:blank", true, true)
+	opened, err := m.Open(ctx, OpenOptions{Owner: "s1", URL: "about:blank", Active: true, Claim: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,7 +107,7 @@ func TestClaimsAreExclusive(t *testing.T) {
 	m := newManager(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	opened, err := m.Open(ctx, "creator", "", srv.URL+"/shared", true, false)
+	opened, err := m.Open(ctx, OpenOptions{Owner: "creator", URL: srv.URL + "/shared", Active: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +117,7 @@ func TestClaimsAreExclusive(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_, results[i] = m.Claim(ctx, fmt.Sprintf("s%d", i), "", opened.TabID, "", "")
+			_, results[i] = m.Claim(ctx, ClaimOptions{Owner: fmt.Sprintf("s%d", i), TabID: opened.TabID})
 		}()
 	}
 	wg.Wait()
@@ -133,7 +133,7 @@ func TestClaimsAreExclusive(t *testing.T) {
 	if wins != 1 {
 		t.Fatalf("%d sessions won the claim, want exactly 1", wins)
 	}
-	if _, err := m.Claim(ctx, "x", "", opened.TabID+"nope", "", ""); errs.Code(err) != errs.InvalidInput {
+	if _, err := m.Claim(ctx, ClaimOptions{Owner: "x", TabID: opened.TabID + "nope"}); errs.Code(err) != errs.InvalidInput {
 		t.Fatalf("unknown tab: %v", err)
 	}
 }
@@ -143,11 +143,11 @@ func TestHandlesDieOnReleaseCloseAndCrash(t *testing.T) {
 	m := newManager(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	a, err := m.Open(ctx, "s", "", srv.URL+"/a", true, true)
+	a, err := m.Open(ctx, OpenOptions{Owner: "s", URL: srv.URL + "/a", Active: true, Claim: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := m.Claim(ctx, "s", "", a.TabID, "", ""); errs.Code(err) != errs.TabInUse {
+	if _, err := m.Claim(ctx, ClaimOptions{Owner: "s", TabID: a.TabID}); errs.Code(err) != errs.TabInUse {
 		t.Fatalf("reclaim by owner: %v", err)
 	}
 	if err := m.Release(ctx, "s", a.Tab.Handle()); err != nil {
@@ -156,10 +156,10 @@ func TestHandlesDieOnReleaseCloseAndCrash(t *testing.T) {
 	if _, err := m.Get("s", a.Tab.Handle()); errs.Code(err) != errs.InvalidHandle {
 		t.Fatalf("released handle: %v", err)
 	}
-	if _, err := m.Claim(ctx, "s", "", a.TabID, "", "Wrong title"); errs.Code(err) != errs.TabMismatch {
+	if _, err := m.Claim(ctx, ClaimOptions{Owner: "s", TabID: a.TabID, ExpectedTitle: "Wrong title"}); errs.Code(err) != errs.TabMismatch {
 		t.Fatalf("guard: %v", err)
 	}
-	again, err := m.Claim(ctx, "s", "", a.TabID, "", "")
+	again, err := m.Claim(ctx, ClaimOptions{Owner: "s", TabID: a.TabID})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,7 +170,7 @@ func TestHandlesDieOnReleaseCloseAndCrash(t *testing.T) {
 		t.Fatalf("closed handle: %v", err)
 	}
 
-	b, err := m.Open(ctx, "s", "", srv.URL+"/b", true, true)
+	b, err := m.Open(ctx, OpenOptions{Owner: "s", URL: srv.URL + "/b", Active: true, Claim: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -186,7 +186,7 @@ func TestHandlesDieOnReleaseCloseAndCrash(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	c, err := m.Open(ctx, "s", "", srv.URL+"/c", true, true)
+	c, err := m.Open(ctx, OpenOptions{Owner: "s", URL: srv.URL + "/c", Active: true, Claim: true})
 	if err != nil {
 		t.Fatalf("no relaunch after crash: %v", err)
 	}
@@ -205,7 +205,7 @@ func TestCloseMeansGone(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	for i := range 10 {
-		opened, err := m.Open(ctx, "s", "", "about:blank", true, true)
+		opened, err := m.Open(ctx, OpenOptions{Owner: "s", URL: "about:blank", Active: true, Claim: true})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -40,14 +40,12 @@ func (e *Env) Page(t testing.TB, name string) *tabs.Tab {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	opened, err := e.Manager.Open(ctx, "test", "", "about:blank", true, true)
+	opened, _, err := e.Manager.OpenAndLoad(ctx, tabs.OpenOptions{Owner: "test", URL: e.Site.URL + "/" + name, Active: true})
+	if opened != nil {
+		t.Cleanup(func() { e.Manager.CloseTab(context.Background(), "test", opened.Tab.Handle()) })
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
-	tab := opened.Tab
-	t.Cleanup(func() { e.Manager.CloseTab(context.Background(), "test", tab.Handle()) })
-	if _, err := tab.Navigate(ctx, tabs.Navigation{URL: e.Site.URL + "/" + name}); err != nil {
-		t.Fatal(err)
-	}
-	return tab
+	return opened.Tab
 }

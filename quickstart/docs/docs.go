@@ -241,14 +241,17 @@ func runeCount(s string) int { return utf8.RuneCountInString(s) }
 func (d *Reader) render(ctx context.Context, u string, allow []string) (string, string, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	var nav *tabs.NavResult
+	var err error
 	if d.tab == nil {
-		opened, err := d.Manager.Open(ctx, "qs-docs", "", "about:blank", true, true)
-		if err != nil {
-			return "", "", err
+		var opened *tabs.OpenResult
+		opened, nav, err = d.Manager.OpenAndLoad(ctx, tabs.OpenOptions{Owner: "qs-docs", URL: u, Active: true})
+		if opened != nil {
+			d.tab = opened.Tab
 		}
-		d.tab = opened.Tab
+	} else {
+		nav, err = d.tab.Navigate(ctx, tabs.Navigation{URL: u})
 	}
-	nav, err := d.tab.Navigate(ctx, tabs.Navigation{URL: u})
 	if err != nil {
 		d.tab = nil // a broken tab is not reused
 		return "", "", err

@@ -26,13 +26,11 @@ func ExpectHandler(m *tabs.Manager) http.Handler {
 		}
 		ctx, cancel := context.WithTimeout(r.Context(), 45*time.Second)
 		defer cancel()
-		opened, err := m.Open(ctx, "qs-check", "", "about:blank", false, true)
-		if err != nil {
-			fmt.Fprintf(w, "error: %v", err)
-			return
+		opened, _, err := m.OpenAndLoad(ctx, tabs.OpenOptions{Owner: "qs-check", URL: u})
+		if opened != nil {
+			defer m.CloseTab(context.Background(), "qs-check", opened.Tab.Handle())
 		}
-		defer m.CloseTab(context.Background(), "qs-check", opened.Tab.Handle())
-		if _, err := opened.Tab.Navigate(ctx, tabs.Navigation{URL: u}); err != nil {
+		if err != nil {
 			fmt.Fprintf(w, "error: %v", err)
 			return
 		}
