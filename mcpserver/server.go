@@ -186,7 +186,7 @@ func (f *failure) Unwrap() error { return f.err }
 // errorResult reports a failed call as a tool error the agent can read and
 // branch on: {"error": {code, message, path, hint}}.
 func errorResult(err error) *mcp.CallToolResult {
-	e := errs.As(err)
+	e := toolHint(errs.As(err))
 	var b strings.Builder
 	b.WriteString("error ")
 	b.WriteString(e.Code)

@@ -91,6 +91,7 @@ func (s *server) batchTool() tool {
 			if err != nil {
 				return nil, "", err
 			}
+			batchToolHints(res)
 			text := renderBatch(res)
 			if !res.OK {
 				return nil, "", &failure{content: res, text: text, err: res.Error}

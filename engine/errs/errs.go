@@ -42,7 +42,10 @@ type Error struct {
 	Message string `json:"message"`
 	Path    string `json:"path,omitempty"`
 	Hint    string `json:"hint,omitempty"`
-	cause   error
+	// Fact names, finer than Code, the engine fact the error states, so that
+	// a layer with its own vocabulary (the MCP tools) can word Hint in it.
+	Fact  string `json:"-"`
+	cause error
 }
 
 func (e *Error) Error() string {
@@ -84,6 +87,12 @@ func (e *Error) WithPath(path string) *Error {
 // WithHint returns e with the hint set.
 func (e *Error) WithHint(format string, args ...any) *Error {
 	e.Hint = fmt.Sprintf(format, args...)
+	return e
+}
+
+// WithFact returns e with its fact set (see Error.Fact).
+func (e *Error) WithFact(fact string) *Error {
+	e.Fact = fact
 	return e
 }
 

@@ -245,8 +245,12 @@ func (r *pageResult) target(ctx context.Context, loc Locator) (*Target, error) {
 		return nil, errs.New(errs.Ambiguous, "%s matches %d elements: %s", loc, r.Count, candidates(r.Candidates)).
 			WithHint("make the selector specific, or pick one with nth (zero-based)")
 	case errs.NotActionable:
-		return nil, errs.New(errs.NotActionable, "%s %s: %s", loc, describe(r.Target), r.Reason).
+		e := errs.New(errs.NotActionable, "%s %s: %s", loc, describe(r.Target), r.Reason).
 			WithHint("%s", actionHint(r.Reason))
+		if r.Reason == "disabled" {
+			e.Fact = FactDisabled
+		}
+		return nil, e
 	case errs.InvalidInput:
 		return nil, errs.Input("selector", "%s: %s", loc, r.Reason)
 	case errs.StaleRef:
@@ -271,7 +275,7 @@ func (r *pageResult) target(ctx context.Context, loc Locator) (*Target, error) {
 			WithHint("observe the tab again for fresh refs, or use a selector")
 	}
 	return nil, errs.New(errs.NotFound, "nothing matches %s %s within %s", loc, where, within(ctx)).
-		WithHint("check the selector against a fresh browser_observe; raise timeout_ms if the element appears late")
+		WithHint("check the selector against a fresh observation; raise timeout_ms if the element appears late").WithFact(FactNoMatch)
 }
 
 func actionHint(reason string) string {
@@ -283,7 +287,7 @@ func actionHint(reason string) string {
 	case strings.HasPrefix(reason, "the option is"):
 		return "wait for the page to enable the option (raise timeout_ms), or pick another one"
 	case reason == "disabled":
-		return "wait for the element to be enabled (browser_wait condition=actionable)"
+		return "wait for the element to be enabled (wait for condition=actionable)"
 	case reason == "not visible":
 		return "reveal it first (open its menu or section), or wait for condition=visible"
 	case strings.HasPrefix(reason, "detached"):

@@ -51,7 +51,7 @@ func (t *Tab) AnswerDialog(ctx context.Context, accept bool, promptText string) 
 // dialogErr reports a dialog that blocks the page.
 func dialogErr(d *Dialog) *errs.Error {
 	return errs.New(errs.DialogPending, "a %s dialog is open: %q", d.Type, d.Message).
-		WithHint("answer it with browser_dialog (accept or dismiss), or give the action a dialog_policy")
+		WithHint("answer it (accept or dismiss), or give the action a dialog_policy").WithFact(FactDialogOpen)
 }
 
 // DialogResult says what happened to a dialog during a guarded call.

@@ -136,7 +136,7 @@ func (m *Manager) profile(id string) (*profile, error) {
 		known = append(known, p.id)
 	}
 	return nil, errs.Input("browser_id", "no browser %q; known: %v", id, known).
-		WithHint("call browser_discover with kind=browsers for the ids")
+		WithHint("list the browsers for their ids").WithFact(FactNoBrowser)
 }
 
 // connect returns the named browser (default: the first) and a live
@@ -289,7 +289,7 @@ func (m *Manager) Claim(ctx context.Context, opt ClaimOptions) (*Tab, error) {
 	}
 	if err != nil || info.TargetInfo == nil || info.TargetInfo.Type != "page" {
 		return nil, errs.Input("tab_id", "no tab %q in browser %s", tabID, p.id).
-			WithHint("call browser_discover with kind=tabs for the current tab ids")
+			WithHint("list the browser's tabs for their current ids").WithFact(FactNoTab)
 	}
 	ti := info.TargetInfo
 	if opt.ExpectedURL != "" && ti.URL != opt.ExpectedURL {
@@ -322,7 +322,7 @@ func (m *Manager) claim(ctx context.Context, owner string, p *profile, conn *cdp
 				WithHint("use that tab_handle, or release it first")
 		}
 		return nil, errs.New(errs.TabInUse, "tab %s is claimed by another session", id).
-			WithHint("open a new tab with browser_open_tab, or wait until the other session releases it")
+			WithHint("open a new tab, or wait until the other session releases it").WithFact(FactHeldBySession)
 	}
 	if m.claims[p.id] == nil {
 		m.claims[p.id] = map[target.ID]*Tab{}
@@ -352,7 +352,7 @@ func (m *Manager) Get(owner, handle string) (*Tab, error) {
 	}
 	if t == nil || t.owner != owner {
 		return nil, deadHandle("unknown tab handle %q", handle).
-			WithHint("use a tab_handle that browser_open_tab or browser_claim_tab returned to this session")
+			WithHint("use a tab handle that opening or claiming a tab returned to this owner").WithFact(FactUnknownHandle)
 	}
 	if err := t.deadErr(); err != nil {
 		return nil, err

@@ -35,7 +35,7 @@ func (t *Tab) PrintPDF(ctx context.Context, p PDF) ([]byte, error) {
 			switch {
 			case strings.Contains(msg, "not implemented") || strings.Contains(msg, "not supported"):
 				return nil, errs.New(errs.Unsupported, "this browser does not print to PDF through DevTools: %s", pe.Message).
-					WithHint("use the managed headless browser (a tab from browser_open_tab without browser_id)")
+					WithHint("use a tab of the managed headless browser").WithFact(FactNoPrint)
 			case strings.Contains(msg, "page range"):
 				return nil, errs.Input("page_ranges", "%s", pe.Message).WithHint("ranges look like 1-3, 5; pages count from 1")
 			}

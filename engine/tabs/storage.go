@@ -42,7 +42,7 @@ type Imported struct {
 func (t *Tab) managedOnly() error {
 	if t.profile.kind != KindManaged {
 		return errs.New(errs.Unsupported, "storage state is read and written only in the managed browser, not in %s", t.profile.id).
-			WithHint("open the tab in the managed browser (browser_open_tab without browser_id, server started without --cdp-url)")
+			WithHint("open the tab in the managed browser").WithFact(FactManagedOnly)
 	}
 	return nil
 }

@@ -56,7 +56,7 @@ func (m *Manager) lockAcross(t *Tab) error {
 	var held *claimlock.ErrHeld
 	if errors.As(err, &held) {
 		return errs.New(errs.TabInUse, "tab %s is claimed by another tabwright process (pid %d) on this browser", t.TargetID, held.Holder.PID).
-			WithHint("open a new tab with browser_open_tab, or wait until that process releases it (its claims end when it exits)")
+			WithHint("open a new tab, or wait until that process releases it (its claims end when it exits)").WithFact(FactHeldByProcess)
 	}
 	if err != nil {
 		return errs.Wrap(errs.Internal, err, "locking the claim")
