@@ -62,81 +62,115 @@ func (t *Tab) Navigate(ctx context.Context, nav Navigation) (*NavResult, error) 
 	}
 
 	t.mu.Lock()
-	before, sameDoc, restores := t.page.loader, t.page.sameDocNavs, t.page.restores
+	mark := navMark{t.page.loader, t.page.sameDocNavs, t.page.restores}
 	t.mu.Unlock()
 	var loader cdproto.LoaderID
-	what := nav.URL
-
+	var err error
 	switch {
 	case nav.URL != "":
-		// A beforeunload dialog holds Page.navigate until it is answered:
-		// report it instead of waiting out the deadline.
-		var res page.NavigateResult
-		_, err := t.guardDialogs(ctx, DialogAsk, false, func(ctx context.Context) (err error) {
-			res, err = cdproto.Call(ctx, t.sess, page.Navigate, page.NavigateParams{URL: nav.URL})
-			return err
-		})
-		if err != nil {
-			return nil, navErr(ctx, err, nav.URL, event)
-		}
-		if res.ErrorText != "" {
-			return nil, errs.New(errs.NavigationFailed, "loading %s failed: %s", nav.URL, res.ErrorText).
-				WithHint("check the URL and that its server is reachable from the browser")
-		}
-		loader = res.LoaderID
-		if loader == "" {
-			break // same-document navigation: nothing loads
-		}
-		err = t.waitFor(ctx, func(p *pageState) bool {
-			if p.lifecycle[loader][event] {
-				return true
-			}
-			// A client-side redirect replaced our document: follow it.
-			return p.loader != before && p.loader != loader && p.lifecycle[p.loader][event]
-		})
-		if err != nil {
-			return nil, t.waitErr(ctx, err, nav.URL, event, loader)
-		}
+		loader, err = t.loadURL(ctx, nav.URL, event, mark)
 	case nav.History == HistoryReload:
-		what = "reload"
-		_, err := t.guardDialogs(ctx, DialogAsk, false, func(ctx context.Context) error {
-			_, err := cdproto.Call(ctx, t.sess, page.Reload, page.ReloadParams{})
-			return err
-		})
-		if err != nil {
-			return nil, navErr(ctx, err, what, event)
-		}
-		if err := t.waitFor(ctx, func(p *pageState) bool { return p.loader != before && p.lifecycle[p.loader][event] }); err != nil {
-			return nil, t.waitErr(ctx, err, what, event, "")
-		}
+		err = t.reload(ctx, event, mark)
 	case nav.History == HistoryBack || nav.History == HistoryForward:
-		what = nav.History
-		hist, err := cdproto.Call(ctx, t.sess, page.GetNavigationHistory, cdproto.Empty{})
-		if err != nil {
-			return nil, err
-		}
-		step := int64(-1)
-		if nav.History == HistoryForward {
-			step = 1
-		}
-		i := hist.CurrentIndex + step
-		if i < 0 || i >= int64(len(hist.Entries)) {
-			return nil, errs.Input("history", "there is no page to go %s to in this tab's history", nav.History).
-				WithHint("navigate to a url instead")
-		}
-		if _, err := cdproto.Call(ctx, t.sess, page.NavigateToHistoryEntry, page.NavigateToHistoryEntryParams{EntryID: hist.Entries[i].ID}); err != nil {
-			return nil, navErr(ctx, err, what, event)
-		}
-		err = t.waitFor(ctx, func(p *pageState) bool {
-			return p.sameDocNavs > sameDoc || p.restores > restores || (p.loader != before && p.lifecycle[p.loader][event])
-		})
-		if err != nil {
-			return nil, t.waitErr(ctx, err, what, event, "")
-		}
+		err = t.moveInHistory(ctx, nav.History, event, mark)
 	default:
 		return nil, errs.Input("history", "must be back, forward or reload; got %q", nav.History)
 	}
+	if err != nil {
+		return nil, err
+	}
+	return t.navResult(ctx, loader)
+}
 
+// navMark is where the tab's page stood before a navigation, to tell a new
+// document (or a same-document move) from the old one.
+type navMark struct {
+	loader            cdproto.LoaderID
+	sameDoc, restores int
+}
+
+// loadURL loads url and waits for event; it returns the loader of the new
+// document ("" for a same-document navigation, where nothing loads).
+func (t *Tab) loadURL(ctx context.Context, url, event string, mark navMark) (cdproto.LoaderID, error) {
+	// A beforeunload dialog holds Page.navigate until it is answered:
+	// report it instead of waiting out the deadline.
+	var res page.NavigateResult
+	_, err := t.guardDialogs(ctx, DialogAsk, false, func(ctx context.Context) (err error) {
+		res, err = cdproto.Call(ctx, t.sess, page.Navigate, page.NavigateParams{URL: url})
+		return err
+	})
+	if err != nil {
+		return "", navErr(ctx, err, url, event)
+	}
+	if res.ErrorText != "" {
+		return "", errs.New(errs.NavigationFailed, "loading %s failed: %s", url, res.ErrorText).
+			WithHint("check the URL and that its server is reachable from the browser")
+	}
+	loader := res.LoaderID
+	if loader == "" {
+		return "", nil
+	}
+	err = t.waitFor(ctx, func(p *pageState) bool {
+		if p.lifecycle[loader][event] {
+			return true
+		}
+		// A client-side redirect replaced our document: follow it.
+		return p.loader != mark.loader && p.loader != loader && p.lifecycle[p.loader][event]
+	})
+	if err != nil {
+		return "", t.waitErr(ctx, err, url, event, loader)
+	}
+	return loader, nil
+}
+
+// reload reloads the page and waits for event in the new document.
+func (t *Tab) reload(ctx context.Context, event string, mark navMark) error {
+	const what = "reload"
+	_, err := t.guardDialogs(ctx, DialogAsk, false, func(ctx context.Context) error {
+		_, err := cdproto.Call(ctx, t.sess, page.Reload, page.ReloadParams{})
+		return err
+	})
+	if err != nil {
+		return navErr(ctx, err, what, event)
+	}
+	if err := t.waitFor(ctx, func(p *pageState) bool { return p.loader != mark.loader && p.lifecycle[p.loader][event] }); err != nil {
+		return t.waitErr(ctx, err, what, event, "")
+	}
+	return nil
+}
+
+// moveInHistory goes one entry back or forward and waits until the tab
+// shows it: a same-document move, a restore from the back-forward cache, or
+// a new document that reached event.
+func (t *Tab) moveInHistory(ctx context.Context, what, event string, mark navMark) error {
+	hist, err := cdproto.Call(ctx, t.sess, page.GetNavigationHistory, cdproto.Empty{})
+	if err != nil {
+		return err
+	}
+	step := int64(-1)
+	if what == HistoryForward {
+		step = 1
+	}
+	i := hist.CurrentIndex + step
+	if i < 0 || i >= int64(len(hist.Entries)) {
+		return errs.Input("history", "there is no page to go %s to in this tab's history", what).
+			WithHint("navigate to a url instead")
+	}
+	if _, err := cdproto.Call(ctx, t.sess, page.NavigateToHistoryEntry, page.NavigateToHistoryEntryParams{EntryID: hist.Entries[i].ID}); err != nil {
+		return navErr(ctx, err, what, event)
+	}
+	err = t.waitFor(ctx, func(p *pageState) bool {
+		return p.sameDocNavs > mark.sameDoc || p.restores > mark.restores || (p.loader != mark.loader && p.lifecycle[p.loader][event])
+	})
+	if err != nil {
+		return t.waitErr(ctx, err, what, event, "")
+	}
+	return nil
+}
+
+// navResult reads where the navigation ended and the status of the
+// document of loader (the current one when loader is "").
+func (t *Tab) navResult(ctx context.Context, loader cdproto.LoaderID) (*NavResult, error) {
 	info, err := cdproto.Call(ctx, t.sess.Conn().Browser(), target.GetTargetInfo, target.GetTargetInfoParams{TargetID: t.TargetID})
 	if err != nil {
 		return nil, err

@@ -218,63 +218,50 @@ func (t *Tab) detach(ctx context.Context) error {
 func (t *Tab) onEvent(method string, params jsonv2.Value) {
 	t.logs.record(method, params)
 	t.mainWorlds.track(method, params)
+	if method == "Target.attachedToTarget" {
+		var ev target.EventAttachedToTarget
+		if jsonv2.Unmarshal(params, &ev) == nil && ev.TargetInfo != nil && ev.TargetInfo.Type == "iframe" {
+			go t.adoptChild(ev.SessionID, cdproto.FrameID(ev.TargetInfo.TargetID))
+		}
+		return
+	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	if !t.applyEvent(method, params) {
+		return
+	}
+	close(t.changed)
+	t.changed = make(chan struct{})
+}
+
+// applyEvent updates pageState (t.mu held) and says whether it changed, so
+// that waiters look again.
+func (t *Tab) applyEvent(method string, params jsonv2.Value) bool {
 	p := &t.page
 	switch method {
 	case "Page.lifecycleEvent":
-		var ev page.EventLifecycleEvent
-		if jsonv2.Unmarshal(params, &ev) != nil || ev.FrameID != t.mainFrame {
-			return
-		}
-		if ev.Name == "init" {
-			p.loader = ev.LoaderID
-			p.trim()
-		}
-		if p.lifecycle[ev.LoaderID] == nil {
-			p.lifecycle[ev.LoaderID] = map[string]bool{}
-		}
-		p.lifecycle[ev.LoaderID][ev.Name] = true
+		return p.onLifecycle(params, t.mainFrame)
 	case "Page.frameNavigated":
-		var ev page.EventFrameNavigated
-		if jsonv2.Unmarshal(params, &ev) != nil || ev.Frame == nil || ev.Frame.ParentID != "" {
-			return
-		}
-		p.url = ev.Frame.URL + ev.Frame.URLFragment
-		p.loader = ev.Frame.LoaderID
-		p.crashed = false
-		if ev.Type == page.NavigationTypeBackForwardCacheRestore {
-			p.restores++
-			p.lifecycle[p.loader] = map[string]bool{"init": true, "DOMContentLoaded": true, "load": true, "networkIdle": true}
-		}
+		return p.onFrameNavigated(params)
 	case "Page.navigatedWithinDocument":
 		var ev page.EventNavigatedWithinDocument
 		if jsonv2.Unmarshal(params, &ev) != nil || ev.FrameID != t.mainFrame {
-			return
+			return false
 		}
 		p.url = ev.URL
 		p.sameDocNavs++
 	case "Network.responseReceived":
 		var ev network.EventResponseReceived
 		if jsonv2.Unmarshal(params, &ev) != nil || ev.Type != network.ResourceTypeDocument || ev.FrameID != t.mainFrame || ev.Response == nil {
-			return
+			return false
 		}
 		p.status[ev.LoaderID] = ev.Response.Status
 	case "Runtime.executionContextCreated", "Runtime.executionContextDestroyed", "Runtime.executionContextsCleared":
-		if !p.trackWorld(t.sess, method, params) {
-			return
-		}
-	case "Target.attachedToTarget":
-		var ev target.EventAttachedToTarget
-		if jsonv2.Unmarshal(params, &ev) != nil || ev.TargetInfo == nil || ev.TargetInfo.Type != "iframe" {
-			return
-		}
-		go t.adoptChild(ev.SessionID, cdproto.FrameID(ev.TargetInfo.TargetID))
-		return
+		return p.trackWorld(t.sess, method, params)
 	case "Page.javascriptDialogOpening":
 		var ev page.EventJavascriptDialogOpening
 		if jsonv2.Unmarshal(params, &ev) != nil {
-			return
+			return false
 		}
 		p.dialog = &Dialog{Type: string(ev.Type), Message: ev.Message, DefaultPrompt: ev.DefaultPrompt, URL: ev.URL}
 	case "Inspector.targetCrashed":
@@ -283,23 +270,62 @@ func (t *Tab) onEvent(method string, params jsonv2.Value) {
 	case "Page.javascriptDialogClosed":
 		p.dialog = nil
 	case "Network.requestWillBeSent", "Network.loadingFinished", "Network.loadingFailed":
-		var ev struct {
-			RequestID string `json:"requestId"`
-		}
-		if jsonv2.Unmarshal(params, &ev) != nil {
-			return
-		}
-		if method == "Network.requestWillBeSent" {
-			p.inflight[ev.RequestID] = struct{}{}
-		} else {
-			delete(p.inflight, ev.RequestID)
-		}
-		p.netChanged = time.Now()
+		return p.onRequest(method, params)
 	default:
-		return
+		return false
 	}
-	close(t.changed)
-	t.changed = make(chan struct{})
+	return true
+}
+
+// onLifecycle records a lifecycle event of the main frame's documents.
+func (p *pageState) onLifecycle(params jsonv2.Value, mainFrame cdproto.FrameID) bool {
+	var ev page.EventLifecycleEvent
+	if jsonv2.Unmarshal(params, &ev) != nil || ev.FrameID != mainFrame {
+		return false
+	}
+	if ev.Name == "init" {
+		p.loader = ev.LoaderID
+		p.trim()
+	}
+	if p.lifecycle[ev.LoaderID] == nil {
+		p.lifecycle[ev.LoaderID] = map[string]bool{}
+	}
+	p.lifecycle[ev.LoaderID][ev.Name] = true
+	return true
+}
+
+// onFrameNavigated records the main frame's new document; a restore from
+// the back-forward cache counts as fully loaded.
+func (p *pageState) onFrameNavigated(params jsonv2.Value) bool {
+	var ev page.EventFrameNavigated
+	if jsonv2.Unmarshal(params, &ev) != nil || ev.Frame == nil || ev.Frame.ParentID != "" {
+		return false
+	}
+	p.url = ev.Frame.URL + ev.Frame.URLFragment
+	p.loader = ev.Frame.LoaderID
+	p.crashed = false
+	if ev.Type == page.NavigationTypeBackForwardCacheRestore {
+		p.restores++
+		p.lifecycle[p.loader] = map[string]bool{"init": true, "DOMContentLoaded": true, "load": true, "networkIdle": true}
+	}
+	return true
+}
+
+// onRequest keeps the set of requests in flight, for network idle.
+func (p *pageState) onRequest(method string, params jsonv2.Value) bool {
+	var ev struct {
+		RequestID string `json:"requestId"`
+	}
+	if jsonv2.Unmarshal(params, &ev) != nil {
+		return false
+	}
+	if method == "Network.requestWillBeSent" {
+		p.inflight[ev.RequestID] = struct{}{}
+	} else {
+		delete(p.inflight, ev.RequestID)
+	}
+	p.netChanged = time.Now()
+	return true
 }
 
 // trim keeps per-loader records for the current document only, so a long
