@@ -38,6 +38,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzParseSecrets -fuzztime 30s ./cmd/tabwright
 	$(GO) test -run '^$$' -fuzz FuzzDecodeObservation -fuzztime 30s ./engine/observe
 	$(GO) test -run '^$$' -fuzz FuzzReader -fuzztime 30s ./engine/observe
+	$(GO) test -run '^$$' -fuzz FuzzFold -fuzztime 30s ./engine/observe
 	$(GO) test -run '^$$' -fuzz FuzzValidate -fuzztime 30s ./engine/act
 	$(GO) test -run '^$$' -fuzz FuzzParseChord -fuzztime 30s ./engine/act
 	$(GO) test -run '^$$' -fuzz FuzzPrevalidate -fuzztime 30s ./engine/batch

@@ -15,7 +15,8 @@ import (
 // index, each element's role and selector under the card, and per card the
 // labels that differ. Every element stays reachable by its selector (the
 // card's with n filled in, then the element's); scope on one card, or any
-// max_interactive, lists them with refs.
+// max_interactive, lists them with refs. Options.Rows folds nothing: its rows
+// already write each element compactly.
 
 // ReservedRepeated is the Reserved key of the []Repeat folded out of
 // interactive.
@@ -64,10 +65,16 @@ func cardOf(sel string) (card string, n int, under string, ok bool) {
 		return "", 0, "", false
 	}
 	n, err := strconv.Atoi(rest[:j])
-	if err != nil || n < 1 {
+	if err != nil || n < 1 || strconv.Itoa(n) != rest[:j] {
 		return "", 0, "", false
 	}
-	return sel[:i] + mark + "n)", n, strings.TrimSpace(rest[j+1:]), true
+	// What follows is nothing, or a space and the rest (a combinator): the
+	// element's selector is then exactly the card's, a space and under.
+	under = rest[j+1:]
+	if under != "" && (len(under) < 2 || under[0] != ' ' || strings.TrimSpace(under) != under[1:]) {
+		return "", 0, "", false
+	}
+	return sel[:i] + mark + "n)", n, strings.TrimPrefix(under, " "), true
 }
 
 // card is one card of a run: its index and the range of its elements.
@@ -189,7 +196,7 @@ func (o *Observation) Repeated() []Repeat {
 
 // Selector is the selector of element k of card n.
 func (r Repeat) Selector(n, k int) string {
-	s := strings.Replace(r.Card, "(n)", "("+strconv.Itoa(n)+")", 1)
+	s := strings.TrimSuffix(r.Card, "(n)") + "(" + strconv.Itoa(n) + ")"
 	if k < len(r.Elements) && r.Elements[k].Selector != "" {
 		s += " " + r.Elements[k].Selector
 	}

@@ -15,6 +15,10 @@ func TestCardOf(t *testing.T) {
 		"x-app >>> li:nth-of-type(2)":            {},
 		"li:nth-of-type(0)":                      {},
 		"li:nth-of-type(2n+1)":                   {},
+		"li:nth-of-type(02)":                     {},
+		"li:nth-of-type(2).on":                   {},
+		"li:nth-of-type(2)>a":                    {},
+		"li:nth-of-type(2) a ":                   {},
 	} {
 		card, n, under, ok := cardOf(sel)
 		if want == ([3]string{}) {
@@ -78,4 +82,46 @@ func TestModelEyeFoldedCards(t *testing.T) {
 	if err != nil || len(back.Repeated()) != 1 || back.Repeated()[0].To != 30 {
 		t.Errorf("decoded: %v %v", back.Repeated(), err)
 	}
+}
+
+// Folding never loses an element: each one is listed, or said by a Repeat
+// whose card selector, index and element give back its selector and label.
+func FuzzFold(f *testing.F) {
+	f.Add("ul > li:nth-of-type(1) > a|link|A\nul > li:nth-of-type(2) > a|link|B", 7)
+	f.Add("#r > div:nth-of-type(1)|button|Go\n#r > div:nth-of-type(1) > a|link|x", 8)
+	f.Fuzz(func(t *testing.T, spec string, copies int) {
+		var es Elements
+		for i := 0; i < min(max(copies, 1), 12); i++ {
+			for _, line := range strings.Split(spec, "\n") {
+				parts := append(strings.SplitN(line, "|", 3), "", "")
+				sel := strings.ReplaceAll(parts[0], "#", strconv.Itoa(i+1))
+				es = append(es, Element{Ref: "e" + strconv.Itoa(len(es)+1), Selector: sel, Role: parts[1], Label: parts[2]})
+			}
+		}
+		listed, reps := fold(es)
+		have := map[string]bool{}
+		for _, e := range listed {
+			have[e.Selector+"\x00"+e.Label] = true
+		}
+		for _, r := range reps {
+			for c, row := range r.Labels {
+				l := 0
+				for k, el := range r.Elements {
+					label := el.Label
+					if label == "" && l < len(row) {
+						label, l = row[l], l+1
+					}
+					have[r.Selector(r.From+c, k)+"\x00"+label] = true
+				}
+			}
+		}
+		if len(reps) == 0 && len(listed) != len(es) {
+			t.Fatalf("%d of %d listed, nothing folded", len(listed), len(es))
+		}
+		for _, e := range es {
+			if !have[e.Selector+"\x00"+e.Label] {
+				t.Fatalf("%q %q lost: %+v %+v", e.Selector, e.Label, listed, reps)
+			}
+		}
+	})
 }
