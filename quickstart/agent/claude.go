@@ -28,7 +28,11 @@ type claudeConv struct {
 	system string
 	tools  []anthropic.ToolUnionParam
 	msgs   []anthropic.MessageParam
+	images []imageAt // the images in msgs, oldest first
 }
+
+// imageAt is where one image sits: message, tool_result block, content part.
+type imageAt struct{ msg, block, part int }
 
 func newClaude(c clientConfig, system, kickoff string, tools []ToolDef) conversation {
 	opts := []option.RequestOption{option.WithoutEnvironmentDefaults(), option.WithMaxRetries(0)}
@@ -89,6 +93,7 @@ func (c *claudeConv) addResults(rs []toolResult) {
 		b := anthropic.NewToolResultBlock(r.CallID, r.Text, r.IsError)
 		// A tool result's content holds image blocks beside its text.
 		for _, im := range r.Images {
+			c.images = append(c.images, imageAt{len(c.msgs), len(blocks), len(b.OfToolResult.Content)})
 			b.OfToolResult.Content = append(b.OfToolResult.Content, anthropic.ToolResultBlockParamContentUnion{
 				OfImage: &anthropic.ImageBlockParam{Source: anthropic.ImageBlockParamSourceUnion{OfBase64: &anthropic.Base64ImageSourceParam{
 					Data: base64.StdEncoding.EncodeToString(im.Data), MediaType: anthropic.Base64ImageSourceMediaType(im.MediaType)}}}})
@@ -96,6 +101,10 @@ func (c *claudeConv) addResults(rs []toolResult) {
 		blocks = append(blocks, b)
 	}
 	c.msgs = append(c.msgs, anthropic.NewUserMessage(blocks...))
+	for ; len(c.images) > keptImages; c.images = c.images[1:] {
+		at := c.images[0]
+		c.msgs[at.msg].OfUser.Content[at.block].OfToolResult.Content[at.part] = anthropic.ToolResultBlockParamContentUnion{OfText: &anthropic.TextBlockParam{Text: imageForgotten}}
+	}
 }
 
 func (c *claudeConv) params(thinking bool) anthropic.MessageNewParams {

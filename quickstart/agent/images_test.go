@@ -123,3 +123,20 @@ func TestOpenAIServerWithoutImages(t *testing.T) {
 		t.Errorf("the tool texts say the image was dropped %d times, want 2:\n%s", n, reqs[3].Raw)
 	}
 }
+
+// Only the newest images stay in the conversation (each is sent again on
+// every turn); older ones become a note.
+func TestOldImagesForgotten(t *testing.T) {
+	call := agenttest.Turn{Calls: []agenttest.Call{{Name: "browser_screenshot", Input: map[string]any{"tab_handle": "t1"}}}}
+	turns := []agenttest.Turn{call, call, call, call, call, call, call, {Text: "done"}}
+	shot := agent.Image{MediaType: "image/png", Data: testImage(t, "png")}
+	vendors(t, turns, func(t *testing.T, srv *agenttest.Server, a agent.Agent) {
+		o, _ := run(a, testTask(task.Budgets{}), &belt{extra: &extra{shot: shot}})
+		reqs := srv.Requests()
+		last := reqs[len(reqs)-1].Raw
+		images := strings.Count(last, `"type":"image"`) + strings.Count(last, `"type":"image_url"`)
+		if o.StopReason != agent.StopCompleted || len(reqs) != 8 || images != 5 || strings.Count(last, "no longer shown") != 2 {
+			t.Errorf("%+v: %d requests, %d images in the last", o, len(reqs), images)
+		}
+	})
+}

@@ -14,6 +14,13 @@ import (
 // maxReplyTokens caps each response (a budget per call, not per run).
 const maxReplyTokens = 16000
 
+// keptImages is how many of the newest images the conversation keeps: an
+// image is sent again on every turn, so older ones become a short note
+// (the request's size and the per-request image limits stay bounded).
+const keptImages = 5
+
+const imageForgotten = "[an earlier image, no longer shown: only the newest few are kept]"
+
 // toolCall is one tool use a model asked for.
 type toolCall struct {
 	ID, Name string

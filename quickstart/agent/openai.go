@@ -37,8 +37,8 @@ type openaiConv struct {
 // shownImages is one turn's image message and the tool messages it shows
 // the images of.
 type shownImages struct {
-	user  int
-	tools []toolAt
+	user, n int // the user message, and how many images it holds
+	tools   []toolAt
 }
 
 type toolAt struct {
@@ -87,6 +87,7 @@ func (c *openaiConv) addResults(rs []toolResult) {
 		}
 		if len(r.Images) > 0 && !c.noImages {
 			sh.tools = append(sh.tools, toolAt{at: len(c.msgs), text: text, callID: r.CallID})
+			sh.n += len(r.Images)
 			for i, im := range r.Images {
 				parts = append(parts, openai.TextContentPart(fmt.Sprintf("Image %d of %s's result (tool call %s):", i+1, r.Name, r.CallID)),
 					openai.ImageContentPart(openai.ChatCompletionContentPartImageImageURLParam{
@@ -99,6 +100,20 @@ func (c *openaiConv) addResults(rs []toolResult) {
 		sh.user = len(c.msgs)
 		c.shown = append(c.shown, sh)
 		c.msgs = append(c.msgs, openai.UserMessage(parts))
+	}
+	c.forgetOld()
+}
+
+// forgetOld turns the oldest image messages into a note until at most
+// keptImages images are left (a turn's images go together).
+func (c *openaiConv) forgetOld() {
+	total := 0
+	for _, sh := range c.shown {
+		total += sh.n
+	}
+	for ; total > keptImages; c.shown = c.shown[1:] {
+		total -= c.shown[0].n
+		c.msgs[c.shown[0].user] = openai.UserMessage(imageForgotten)
 	}
 }
 
