@@ -22,10 +22,13 @@ import (
 // interactive.
 const ReservedRepeated = "repeated"
 
-// Bounds of folding: runs of fewer than foldMin cards stay as they are.
+// Bounds of folding: runs of fewer than foldMin cards, or that would fold
+// fewer than foldMinElements elements, stay as they are (a short list costs
+// less than the refs it would hide).
 const (
-	foldMin  = 6
-	foldKeep = 3
+	foldMin         = 6
+	foldKeep        = 3
+	foldMinElements = 15
 )
 
 // Repeat is a run of cards folded out of interactive.
@@ -87,7 +90,7 @@ func fold(es Elements) (Elements, []Repeat) {
 	var reps []Repeat
 	for i := 0; i < len(es); {
 		cards := cardsFrom(es, i)
-		if len(cards) < foldMin {
+		if len(cards) < foldMin || (len(cards)-foldKeep)*(cards[0].to-cards[0].from) < foldMinElements {
 			out = append(out, es[i])
 			i++
 			continue

@@ -84,6 +84,23 @@ func TestModelEyeFoldedCards(t *testing.T) {
 	}
 }
 
+// A short run of cards stays listed: 8 cards of one button would fold 5.
+func TestFoldLeavesShortRuns(t *testing.T) {
+	var es Elements
+	for n := 1; n <= 8; n++ {
+		es = append(es, Element{Ref: "e" + strconv.Itoa(n), Selector: "ul > li:nth-of-type(" + strconv.Itoa(n) + ") > button", Role: "button", Label: "Delete"})
+	}
+	if listed, reps := fold(es); len(listed) != 8 || reps != nil {
+		t.Errorf("8 one-button cards: %d listed, %+v", len(listed), reps)
+	}
+	for n := 9; n <= 18; n++ {
+		es = append(es, Element{Ref: "e" + strconv.Itoa(n), Selector: "ul > li:nth-of-type(" + strconv.Itoa(n) + ") > button", Role: "button", Label: "Delete"})
+	}
+	if listed, reps := fold(es); len(listed) != 3 || len(reps) != 1 || reps[0].From != 4 || reps[0].To != 18 || reps[0].Elements[0].Label != "Delete" {
+		t.Errorf("18 one-button cards: %d listed, %+v", len(listed), reps)
+	}
+}
+
 // Folding never loses an element: each one is listed, or said by a Repeat
 // whose card selector, index and element give back its selector and label.
 func FuzzFold(f *testing.F) {
