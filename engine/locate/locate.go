@@ -6,6 +6,7 @@ package locate
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -215,7 +216,9 @@ func resolvePage(ctx context.Context, t *tabs.Tab, fr *frameChain, loc Locator, 
 		return injected.Call("resolve", pl, need, budget.Milliseconds())
 	}
 	var res pageResult
-	if err := evalBuilt(ctx, t, fr.frame(), call, &res); err != nil {
+	answerCtx, stop := awaitAnswer(ctx, deadline)
+	defer stop()
+	if err := evalBuilt(answerCtx, t, fr.frame(), call, &res); err != nil {
 		return nil, err
 	}
 	target, err := res.target(ctx, loc)
@@ -223,6 +226,27 @@ func resolvePage(ctx context.Context, t *tabs.Tab, fr *frameChain, loc Locator, 
 		target.Frame = fr.frame()
 	}
 	return target, err
+}
+
+// answerGrace is how long past the deadline the page's answer to a wait it
+// already ended is still awaited. The page gives up a margin before the
+// deadline and answers with the last state it saw (not_found, ambiguous,
+// why not actionable); on a loaded machine that answer can arrive after the
+// deadline, and dropping it would turn a reason into a bare timeout. A page
+// that does not answer at all (a busy script) still ends the call, this
+// much later.
+const answerGrace = 500 * time.Millisecond
+
+// awaitAnswer returns a context for a page-side wait bounded by deadline:
+// the caller's cancellation ends it at once, its deadline answerGrace later.
+func awaitAnswer(ctx context.Context, deadline time.Time) (context.Context, func()) {
+	answer, cancel := context.WithDeadline(context.WithoutCancel(ctx), deadline.Add(answerGrace))
+	stop := context.AfterFunc(ctx, func() {
+		if !errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			cancel() // cancelled by the client, not run out
+		}
+	})
+	return answer, func() { stop(); cancel() }
 }
 
 // within names the budget a failed search ran under, for its message.
