@@ -174,79 +174,17 @@ func captureAll(ctx context.Context, p Page, opt Options) (*Observation, error) 
 	if opt.Mode != ModePassive && tracked == nil {
 		return nil, errs.Input("mode", "%s needs a tab that keeps state between observations", opt.Mode)
 	}
-	var hist *history
-	var base *Observation
-	if tracked != nil {
-		hist = tracked.State(historyKey, func() any { return &history{} }).(*history)
-		if opt.Mode == ModeDiffing {
-			if base = hist.find(opt.Since); base == nil {
-				return nil, errs.Input("since", "no recent observation of this tab has digest %q", clip(opt.Since, 40)).
-					WithHint("the last %d observations of a tab are kept; observe again (passive) and pass its digest", HistorySize)
-			}
-		}
+	hist, base, err := recall(tracked, opt)
+	if err != nil {
+		return nil, err
 	}
-	var w *watchState
-	loader := ""
 	if opt.Mode == ModeWatching {
-		w = tracked.State(watchKey, func() any { return &watchState{} }).(*watchState)
-		loader = tracked.Loader()
+		return captureWatching(ctx, p, tracked, opt, set, hist)
 	}
-
-	var res *pageResult
-	if err := evalPage(ctx, p, pageCall(opt, set, w != nil), &res); err != nil {
-		var coded *errs.Error
-		if errors.As(err, &coded) {
-			return nil, err
-		}
-		return nil, errs.Wrap(errs.Internal, err, "observing the page")
+	res, capturedAt, err := readPage(ctx, p, opt, set, false)
+	if err != nil {
+		return nil, err
 	}
-	capturedAt := time.Now().UnixMilli()
-	if res == nil {
-		return nil, errs.New(errs.ProtocolError, "the page returned no observation")
-	}
-	if res.Error != nil {
-		if res.Error.Path == "selector" {
-			return nil, errs.Input(res.Error.Path, "%s", res.Error.Message).WithHint("observe again; the page replaced the element")
-		}
-		return nil, errs.Input(res.Error.Path, "%s", res.Error.Message).WithHint("scope takes one CSS selector, e.g. \"main\" or \"#content\"")
-	}
-
-	if w != nil {
-		w.mu.Lock()
-		defer w.mu.Unlock()
-		same := w.prev != nil && w.loader == loader && w.include == set.key() && w.opts == opt.boundsKey()
-		if res.Quiet && same {
-			d := w.prev.delta(w.prev, capturedAt)
-			return d, nil
-		}
-		if res.Quiet { // quiet, but the request differs from the last one: read in full
-			if err := evalPage(ctx, p, pageCall(opt, set, false), &res); err != nil {
-				return nil, err
-			}
-			if res == nil || res.Error != nil {
-				return nil, errs.New(errs.ProtocolError, "the page returned no observation")
-			}
-		}
-		o, err := assemble(ctx, p, res, opt, set, capturedAt)
-		if err != nil {
-			return nil, err
-		}
-		fresh := res.Journal == nil || res.Journal.Fresh
-		if hist != nil {
-			hist.add(o)
-		}
-		prev := w.prev
-		w.prev, w.loader, w.include, w.opts = o, loader, set.key(), opt.boundsKey()
-		if !same || fresh {
-			o.Mode = ModeWatching
-			if prev != nil {
-				o.reserve("watch", map[string]any{"full": true, "reason": reason(prev, loader, w, fresh)})
-			}
-			return o, nil
-		}
-		return prev.delta(o, capturedAt), nil
-	}
-
 	o, err := assemble(ctx, p, res, opt, set, capturedAt)
 	if err != nil {
 		return nil, err
@@ -259,6 +197,87 @@ func captureAll(ctx context.Context, p Page, opt Options) (*Observation, error) 
 		o.Diff = Compare(base, o)
 	}
 	return o, nil
+}
+
+// recall returns the tab's history of observations (nil for a page that
+// keeps none) and, when diffing, the one opt.Since names.
+func recall(tracked Tracked, opt Options) (*history, *Observation, error) {
+	if tracked == nil {
+		return nil, nil, nil
+	}
+	hist := tracked.State(historyKey, func() any { return &history{} }).(*history)
+	if opt.Mode != ModeDiffing {
+		return hist, nil, nil
+	}
+	base := hist.find(opt.Since)
+	if base == nil {
+		return nil, nil, errs.Input("since", "no recent observation of this tab has digest %q", clip(opt.Since, 40)).
+			WithHint("the last %d observations of a tab are kept; observe again (passive) and pass its digest", HistorySize)
+	}
+	return hist, base, nil
+}
+
+// readPage runs the page-side observation once and checks its answer.
+func readPage(ctx context.Context, p Page, opt Options, set Set, watching bool) (*pageResult, int64, error) {
+	var res *pageResult
+	if err := evalPage(ctx, p, pageCall(opt, set, watching), &res); err != nil {
+		var coded *errs.Error
+		if errors.As(err, &coded) {
+			return nil, 0, err
+		}
+		return nil, 0, errs.Wrap(errs.Internal, err, "observing the page")
+	}
+	capturedAt := time.Now().UnixMilli()
+	if res == nil {
+		return nil, 0, errs.New(errs.ProtocolError, "the page returned no observation")
+	}
+	if res.Error != nil {
+		if res.Error.Path == "selector" {
+			return nil, 0, errs.Input(res.Error.Path, "%s", res.Error.Message).WithHint("observe again; the page replaced the element")
+		}
+		return nil, 0, errs.Input(res.Error.Path, "%s", res.Error.Message).WithHint("scope takes one CSS selector, e.g. \"main\" or \"#content\"")
+	}
+	return res, capturedAt, nil
+}
+
+// captureWatching is watching mode: a full payload on the first call, on a
+// new document or a different request; otherwise what changed.
+func captureWatching(ctx context.Context, p Page, tracked Tracked, opt Options, set Set, hist *history) (*Observation, error) {
+	w := tracked.State(watchKey, func() any { return &watchState{} }).(*watchState)
+	loader := tracked.Loader()
+	res, capturedAt, err := readPage(ctx, p, opt, set, true)
+	if err != nil {
+		return nil, err
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	same := w.prev != nil && w.loader == loader && w.include == set.key() && w.opts == opt.boundsKey()
+	if res.Quiet && same {
+		return w.prev.delta(w.prev, capturedAt), nil
+	}
+	if res.Quiet { // quiet, but the request differs from the last one: read in full
+		if res, _, err = readPage(ctx, p, opt, set, false); err != nil {
+			return nil, err
+		}
+	}
+	o, err := assemble(ctx, p, res, opt, set, capturedAt)
+	if err != nil {
+		return nil, err
+	}
+	fresh := res.Journal == nil || res.Journal.Fresh
+	if hist != nil {
+		hist.add(o)
+	}
+	prev := w.prev
+	w.prev, w.loader, w.include, w.opts = o, loader, set.key(), opt.boundsKey()
+	if !same || fresh {
+		o.Mode = ModeWatching
+		if prev != nil {
+			o.reserve("watch", map[string]any{"full": true, "reason": reason(prev, loader, w, fresh)})
+		}
+		return o, nil
+	}
+	return prev.delta(o, capturedAt), nil
 }
 
 func reason(prev *Observation, loader string, w *watchState, fresh bool) string {
@@ -282,31 +301,7 @@ func assemble(ctx context.Context, p Page, res *pageResult, opt Options, set Set
 		CapturedAt:    capturedAt,
 		A11y:          res.A11y,
 	}
-	if o.Forms == nil {
-		o.Forms = []Form{}
-	}
-	for i := range o.Forms {
-		if o.Forms[i].Fields == nil {
-			o.Forms[i].Fields = []Field{}
-		}
-	}
-	if o.Interactive == nil {
-		o.Interactive = []Element{}
-	}
-	if set[SectionListPattern] {
-		o.ListPattern = nonNil(res.ListPattern)
-		for i := range o.ListPattern {
-			o.ListPattern[i].Fields = nonNil(o.ListPattern[i].Fields)
-			o.ListPattern[i].Samples = nonNil(o.ListPattern[i].Samples)
-		}
-	}
-	if set[SectionTableShape] {
-		o.TableShape = nonNil(res.TableShape)
-		for i := range o.TableShape {
-			o.TableShape[i].Headers = nonNil(o.TableShape[i].Headers)
-			o.TableShape[i].Samples = nonNil(o.TableShape[i].Samples)
-		}
-	}
+	requiredPresent(o, res, set)
 	tr := res.Truncated
 	if tr == nil {
 		tr = &Truncation{}
@@ -339,18 +334,53 @@ func assemble(ctx context.Context, p Page, res *pageResult, opt Options, set Set
 	if !tr.empty() {
 		o.reserve(ReservedTruncated, tr)
 	}
+	if missing := notIncluded(set); missing != nil {
+		// Required fields are present but empty; say they were not read.
+		o.reserve("notincluded", missing)
+	}
+	o.Digest = DigestOf(o)
+	return o, nil
+}
+
+// requiredPresent makes every list the schema requires (and each section
+// asked for) an empty list rather than null.
+func requiredPresent(o *Observation, res *pageResult, set Set) {
+	if o.Forms == nil {
+		o.Forms = []Form{}
+	}
+	for i := range o.Forms {
+		if o.Forms[i].Fields == nil {
+			o.Forms[i].Fields = []Field{}
+		}
+	}
+	if o.Interactive == nil {
+		o.Interactive = []Element{}
+	}
+	if set[SectionListPattern] {
+		o.ListPattern = nonNil(res.ListPattern)
+		for i := range o.ListPattern {
+			o.ListPattern[i].Fields = nonNil(o.ListPattern[i].Fields)
+			o.ListPattern[i].Samples = nonNil(o.ListPattern[i].Samples)
+		}
+	}
+	if set[SectionTableShape] {
+		o.TableShape = nonNil(res.TableShape)
+		for i := range o.TableShape {
+			o.TableShape[i].Headers = nonNil(o.TableShape[i].Headers)
+			o.TableShape[i].Samples = nonNil(o.TableShape[i].Samples)
+		}
+	}
+}
+
+// notIncluded lists the default sections set leaves out.
+func notIncluded(set Set) []string {
 	var missing []string
 	for _, s := range DefaultSections {
 		if !set[s] {
 			missing = append(missing, s)
 		}
 	}
-	if missing != nil {
-		// Required fields are present but empty; say they were not read.
-		o.reserve("notincluded", missing)
-	}
-	o.Digest = DigestOf(o)
-	return o, nil
+	return missing
 }
 
 func nonNil[T any](s []T) []T {
