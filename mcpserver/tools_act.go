@@ -12,6 +12,7 @@ import (
 
 	"github.com/tabwright/tabwright/engine/act"
 	"github.com/tabwright/tabwright/engine/errs"
+	"github.com/tabwright/tabwright/engine/observetab"
 	"github.com/tabwright/tabwright/engine/tabs"
 )
 
@@ -249,11 +250,11 @@ func renderResult(r *act.Result) string {
 // frameRefs resolves the refs of child frames' elements a step names (its
 // own and a drag's target).
 func frameRefs(t *tabs.Tab, s *act.Step) error {
-	if err := frameRef(t, &s.Locator); err != nil {
+	if err := observetab.FrameRef(t, &s.Locator); err != nil {
 		return err
 	}
 	if s.To != nil {
-		if err := frameRef(t, s.To); err != nil {
+		if err := observetab.FrameRef(t, s.To); err != nil {
 			return errs.As(err).WithPath("to.ref")
 		}
 	}

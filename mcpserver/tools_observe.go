@@ -13,6 +13,7 @@ import (
 	"github.com/tabwright/tabwright/engine/errs"
 	"github.com/tabwright/tabwright/engine/locate"
 	"github.com/tabwright/tabwright/engine/observe"
+	"github.com/tabwright/tabwright/engine/observetab"
 	"github.com/tabwright/tabwright/engine/tabs"
 )
 
@@ -35,58 +36,6 @@ type observeInput struct {
 	FrameID        string            `json:"frame_id"`
 	TimeoutMS      *int              `json:"timeout_ms"`
 	Rows           bool              `json:"rows"`
-}
-
-// framePage reads a child frame of the tab: page-side calls go to the
-// frame's isolated world; per-tab state (history, watch) stays the tab's.
-type framePage struct {
-	*tabs.Tab
-	frame *tabs.Frame
-}
-
-func (p framePage) Eval(ctx context.Context, expression string, out any) error {
-	return p.EvalIn(ctx, p.frame, expression, out)
-}
-
-// framedTab is a tab whose observation reads its child frames inline.
-type framedTab struct{ *tabs.Tab }
-
-// ObservedTab is t as browser_observe reads it: its child frames' forms
-// and elements inline (for the CLI's one-shot observe).
-func ObservedTab(t *tabs.Tab) observe.Page { return framedTab{t} }
-
-// ChildFrame finds the frame at path as a locator's frame would, and reads
-// it in its own isolated world, keeping no per-tab state for it.
-func (t framedTab) ChildFrame(ctx context.Context, path []string) (observe.Page, error) {
-	f, err := locate.FrameOf(ctx, t.Tab, locate.Locator{Frame: &locate.FrameSpec{Path: path}})
-	if err != nil {
-		return nil, err
-	}
-	return childFrame{t.Tab, f}, nil
-}
-
-type childFrame struct {
-	t     *tabs.Tab
-	frame *tabs.Frame
-}
-
-func (c childFrame) Eval(ctx context.Context, expression string, out any) error {
-	return c.t.EvalIn(ctx, c.frame, expression, out)
-}
-
-// frameRef turns the ref of a child frame's element (f1:e3, from the tab's
-// latest observation) into the frame's own ref and the frame's path.
-func frameRef(t *tabs.Tab, loc *locate.Locator) error {
-	if !strings.Contains(loc.Ref, ":") {
-		return nil
-	}
-	local, path, ok := observe.FrameRef(t, loc.Ref)
-	if !ok {
-		return errs.New(errs.StaleRef, "ref %s names a frame the tab's latest observation did not read", loc.Ref).
-			WithPath("ref").WithHint("observe the page again and use a ref from that observation")
-	}
-	loc.Ref, loc.Frame, loc.FrameID = local, &locate.FrameSpec{Path: path}, ""
-	return nil
 }
 
 const (
@@ -160,32 +109,11 @@ Errors: invalid_input (path names the field), not_found, ambiguous, stale_ref (a
 			}
 			var obs *observe.Observation
 			err := s.onTab(ctx, owner, in.TabHandle, in.TimeoutMS, func(ctx context.Context, t *tabs.Tab) (err error) {
-				var page observe.Page = framedTab{t}
+				part := observetab.Part{Frame: in.Frame, FrameID: in.FrameID}
 				if loc, ok := in.locator(); ok {
-					if err := frameRef(t, &loc); err != nil {
-						return err
-					}
-					// The element is found where the action tools would find
-					// it, then read through its handle in the same world.
-					tg, err := locate.Resolve(ctx, t, loc, locate.Attached)
-					if err != nil {
-						return err
-					}
-					opt.ScopeHandle, opt.ScopeName = tg.Handle, loc.String()
-					if tg.Frame != nil {
-						page = framePage{Tab: t, frame: tg.Frame}
-					}
-				} else if in.Frame != nil || in.FrameID != "" {
-					f, err := locate.FrameOf(ctx, t, locate.Locator{Frame: in.Frame, FrameID: in.FrameID})
-					if err != nil {
-						return err
-					}
-					page = framePage{Tab: t, frame: f}
+					part.Locator = &loc
 				}
-				obs, err = observe.Capture(ctx, page, opt)
-				if err == nil {
-					obs.Environment = t.Environment()
-				}
+				obs, err = observetab.Capture(ctx, t, part, opt)
 				return err
 			})
 			if err != nil {

@@ -12,8 +12,8 @@ import (
 
 	"github.com/tabwright/tabwright/engine/errs"
 	"github.com/tabwright/tabwright/engine/observe"
+	"github.com/tabwright/tabwright/engine/observetab"
 	"github.com/tabwright/tabwright/engine/tabs"
-	"github.com/tabwright/tabwright/mcpserver"
 )
 
 // runObserve is the one-shot: launch, open, observe, print, exit.
@@ -76,13 +76,7 @@ func openAndObserve(ctx context.Context, m *tabs.Manager, url string, opt observ
 	if err != nil {
 		return nil, err
 	}
-	t := opened.Tab
-	obs, err := observe.Capture(ctx, mcpserver.ObservedTab(t), opt) // frames inline, as browser_observe reads them
-	if err != nil {
-		return nil, err
-	}
-	obs.Environment = t.Environment()
-	return obs, nil
+	return observetab.Capture(ctx, opened.Tab, observetab.Part{}, opt) // frames inline, as browser_observe reads them
 }
 
 // runDiff reads two saved observations (any schemaversion >= 1) and prints

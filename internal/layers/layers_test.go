@@ -17,17 +17,18 @@ const module = "github.com/tabwright/tabwright/"
 // engineRank orders the engine's packages: one may import only those of a
 // lower rank. A new engine package fails the test until it is placed here.
 var engineRank = map[string]int{
-	"engine/errs":      0,
-	"engine/injected":  0,
-	"engine/claimlock": 0,
-	"engine/deadline":  1,
-	"engine/cdp":       2,
-	"engine/launch":    3,
-	"engine/tabs":      4,
-	"engine/locate":    5,
-	"engine/observe":   5,
-	"engine/act":       6,
-	"engine/batch":     7,
+	"engine/errs":       0,
+	"engine/injected":   0,
+	"engine/claimlock":  0,
+	"engine/deadline":   1,
+	"engine/cdp":        2,
+	"engine/launch":     3,
+	"engine/tabs":       4,
+	"engine/locate":     5,
+	"engine/observe":    5,
+	"engine/act":        6,
+	"engine/observetab": 6,
+	"engine/batch":      7,
 }
 
 // layerAllows says which top-level layers a layer may import, beside its

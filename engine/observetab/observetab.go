@@ -1,0 +1,118 @@
+// Package observetab observes a tab the way an agent asks for it: the whole
+// page with its child frames inline, one child frame, or the part under one
+// element found by a strict locator (or a ref, a child frame's included).
+// It joins observe (which reads any Page) to tabs and locate, so the MCP
+// server, the CLI and the quickstart harness read tabs alike.
+package observetab
+
+import (
+	"context"
+	"strings"
+
+	"github.com/tabwright/tabwright/engine/errs"
+	"github.com/tabwright/tabwright/engine/locate"
+	"github.com/tabwright/tabwright/engine/observe"
+	"github.com/tabwright/tabwright/engine/tabs"
+)
+
+// Part says which part of the tab to read: Locator (nil: the whole page,
+// or the frame Frame or FrameID names).
+type Part struct {
+	Locator *locate.Locator
+	Frame   *locate.FrameSpec
+	FrameID string
+}
+
+// Capture observes part of t with opt and sets the environment. Run it in
+// the tab's queue.
+func Capture(ctx context.Context, t *tabs.Tab, part Part, opt observe.Options) (*observe.Observation, error) {
+	page, err := pageFor(ctx, t, part, &opt)
+	if err != nil {
+		return nil, err
+	}
+	obs, err := observe.Capture(ctx, page, opt)
+	if err == nil {
+		obs.Environment = t.Environment()
+	}
+	return obs, err
+}
+
+func pageFor(ctx context.Context, t *tabs.Tab, part Part, opt *observe.Options) (observe.Page, error) {
+	switch {
+	case part.Locator != nil:
+		loc := *part.Locator
+		if err := FrameRef(t, &loc); err != nil {
+			return nil, err
+		}
+		// The element is found where the action tools would find it, then
+		// read through its handle in the same world.
+		tg, err := locate.Resolve(ctx, t, loc, locate.Attached)
+		if err != nil {
+			return nil, err
+		}
+		opt.ScopeHandle, opt.ScopeName = tg.Handle, loc.String()
+		if tg.Frame != nil {
+			return framePage{Tab: t, frame: tg.Frame}, nil
+		}
+	case part.Frame != nil || part.FrameID != "":
+		f, err := locate.FrameOf(ctx, t, locate.Locator{Frame: part.Frame, FrameID: part.FrameID})
+		if err != nil {
+			return nil, err
+		}
+		return framePage{Tab: t, frame: f}, nil
+	}
+	return Page(t), nil
+}
+
+// Page is t as a whole-page observation reads it: its child frames' forms
+// and elements inline.
+func Page(t *tabs.Tab) observe.Page { return framedTab{t} }
+
+// FrameRef turns the ref of a child frame's element (f1:e3, from the tab's
+// latest observation) into the frame's own ref and the frame's path; other
+// refs are left as they are.
+func FrameRef(t *tabs.Tab, loc *locate.Locator) error {
+	if !strings.Contains(loc.Ref, ":") {
+		return nil
+	}
+	local, path, ok := observe.FrameRef(t, loc.Ref)
+	if !ok {
+		return errs.New(errs.StaleRef, "ref %s names a frame the tab's latest observation did not read", loc.Ref).
+			WithPath("ref").WithHint("observe the page again and use a ref from that observation")
+	}
+	loc.Ref, loc.Frame, loc.FrameID = local, &locate.FrameSpec{Path: path}, ""
+	return nil
+}
+
+// framePage reads a child frame of the tab: page-side calls go to the
+// frame's isolated world; per-tab state (history, watch) stays the tab's.
+type framePage struct {
+	*tabs.Tab
+	frame *tabs.Frame
+}
+
+func (p framePage) Eval(ctx context.Context, expression string, out any) error {
+	return p.EvalIn(ctx, p.frame, expression, out)
+}
+
+// framedTab is a tab whose observation reads its child frames inline.
+type framedTab struct{ *tabs.Tab }
+
+// ChildFrame finds the frame at path as a locator's frame would, and reads
+// it in its own isolated world, keeping no per-tab state for it.
+func (t framedTab) ChildFrame(ctx context.Context, path []string) (observe.Page, error) {
+	f, err := locate.FrameOf(ctx, t.Tab, locate.Locator{Frame: &locate.FrameSpec{Path: path}})
+	if err != nil {
+		return nil, err
+	}
+	return childFrame{t.Tab, f}, nil
+}
+
+type childFrame struct {
+	t     *tabs.Tab
+	frame *tabs.Frame
+}
+
+func (c childFrame) Eval(ctx context.Context, expression string, out any) error {
+	return c.t.EvalIn(ctx, c.frame, expression, out)
+}
