@@ -1,6 +1,8 @@
 package mcpserver
 
 import (
+	"context"
+	"encoding/json"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -9,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tabwright/tabwright/engine/errs"
 	"github.com/tabwright/tabwright/engine/tabs"
 )
@@ -62,5 +65,26 @@ func TestToolHintLeavesTheEngineErrorAlone(t *testing.T) {
 	other := errs.New(errs.TabInUse, "you already hold tab 1").WithHint("use that tab_handle")
 	if toolHint(other) != other {
 		t.Fatal("an error without a fact was rewritten")
+	}
+}
+
+// A real engine error reaches the client in the tools' words: an unknown
+// browser_id (no browser is started for kind=browsers).
+func TestErrorResultWordsTheHintForTools(t *testing.T) {
+	m, err := tabs.New(tabs.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	s := &server{m: m}
+	_, _, err = s.discoverTool().run(context.Background(), "owner", json.RawMessage(`{"kind":"browsers","browser_id":"no-such-browser"}`))
+	if e := errs.As(err); e.Fact != tabs.FactNoBrowser || strings.Contains(e.Hint, "browser_discover") {
+		t.Fatalf("engine error: %+v", e)
+	}
+	res := errorResult(err)
+	want := "call browser_discover with kind=browsers for the ids"
+	got := res.StructuredContent.(map[string]any)["error"].(*errs.Error)
+	if got.Hint != want || !strings.Contains(res.Content[0].(*mcp.TextContent).Text, "next: "+want) {
+		t.Fatalf("tool error: %+v / %v", got, res.Content[0])
 	}
 }
