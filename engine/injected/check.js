@@ -5,7 +5,7 @@
 (() => {
   'use strict';
   const tw = globalThis.__tabwright;
-  if (tw.checkVersion === 1) return;
+  if (tw.checkVersion === 2) return;
   const { dom } = tw;
 
   const frame = () => new Promise((resolve) => {
@@ -231,6 +231,10 @@
     }
     if (need.stable) {
       // The box as the last frame drew it, against the box at the next one.
+      // An animation that has not started yet (pending: created with its
+      // element, it starts at the next frame at time 0) would show the same
+      // box twice; wait for it to start first.
+      if (document.getAnimations().some((an) => an.pending)) await frame();
       const a = box(el);
       await frame();
       if (!el.isConnected) return { ok: false, code: 'not_actionable', reason: 'detached during action' };
@@ -333,5 +337,5 @@
     };
   };
 
-  tw.checkVersion = 1;
+  tw.checkVersion = 2;
 })();
