@@ -8,7 +8,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"runtime/debug"
 	"strings"
 	"time"
 
@@ -25,7 +24,6 @@ func newManager(b browserFlags) (*tabs.Manager, error) {
 // runMCP serves MCP on stdio, or on streamable HTTP with --http, until the
 // client hangs up or a signal arrives; then the managed browser stops.
 func runMCP(ctx context.Context, args []string, stderr io.Writer) error {
-	lazyGCAtStart()
 	fs := newFlags("mcp")
 	var bf browserFlags
 	bf.register(fs)
@@ -82,22 +80,6 @@ func toolsUsage() string {
 		fmt.Fprintf(&b, "\n%s: %s", p, strings.Join(mcpserver.ProfileEntries(p), " "))
 	}
 	return b.String()
-}
-
-// lazyGCAtStart lets the heap grow 4x as far as usual before a collection,
-// for the first second. A cold start has allocated over 2 MB when tools/list
-// arrives (package inits, the SDK), and the SDK encoding the 100 KB answer
-// adds more than 1 MB: that crosses the first trigger (4 MB goal), and the
-// collection then ran while tools/list was answered, costing 1.5 to 4 ms of
-// the answer on 2 cores. A GOGC set higher (or off) is left as it is.
-func lazyGCAtStart() {
-	const startPercent = 400
-	old := debug.SetGCPercent(startPercent)
-	if old < 0 || old >= startPercent {
-		debug.SetGCPercent(old)
-		return
-	}
-	time.AfterFunc(time.Second, func() { debug.SetGCPercent(old) })
 }
 
 func serveHTTP(ctx context.Context, handler http.Handler, addr string, stderr io.Writer) error {
