@@ -162,14 +162,7 @@ func thinkingRefused(err error) bool {
 func claudeError(err error, key string) error {
 	var e *anthropic.Error
 	if errors.As(err, &e) {
-		msg := e.Message
-		if msg == "" {
-			msg = http.StatusText(e.StatusCode)
-		}
-		return httpError(e.StatusCode, redact(msg, key), e.Response)
+		return statusError(e.StatusCode, e.Message, e.Response, key)
 	}
-	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return err
-	}
-	return connError(errors.New(redact(err.Error(), key)))
+	return transportError(err, key)
 }

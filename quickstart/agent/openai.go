@@ -203,14 +203,7 @@ func imagesRefused(err error) bool {
 func openaiError(err error, key string) error {
 	var e *openai.Error
 	if errors.As(err, &e) {
-		msg := e.Message
-		if msg == "" {
-			msg = http.StatusText(e.StatusCode)
-		}
-		return httpError(e.StatusCode, redact(msg, key), e.Response)
+		return statusError(e.StatusCode, e.Message, e.Response, key)
 	}
-	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return err
-	}
-	return connError(errors.New(redact(err.Error(), key)))
+	return transportError(err, key)
 }

@@ -77,6 +77,24 @@ func redact(msg, key string) string {
 	return keyEcho.ReplaceAllString(msg, "${1}[redacted]")
 }
 
+// statusError is a vendor's HTTP error answer as an APIError, the key kept
+// out of its message.
+func statusError(status int, msg string, resp *http.Response, key string) error {
+	if msg == "" {
+		msg = http.StatusText(status)
+	}
+	return httpError(status, redact(msg, key), resp)
+}
+
+// transportError is a call that got no HTTP answer (the context's own end
+// is passed on as it is), the key kept out of its message.
+func transportError(err error, key string) error {
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	return connError(errors.New(redact(err.Error(), key)))
+}
+
 // connError is a call that got no HTTP answer.
 func connError(err error) *APIError {
 	return &APIError{Message: err.Error(), Retriable: true, Infra: true}
