@@ -51,7 +51,7 @@ FUZZTIME ?= 10m
 fuzz-long:
 	@set -e; for t in $$(grep -rl --include='*_test.go' '^func Fuzz' . | xargs -n1 dirname | sort -u); do \
 		for f in $$(grep -ho '^func Fuzz[A-Za-z0-9_]*' $$t/*_test.go | cut -d' ' -f2); do \
-			echo "== $$f ($$t, $(FUZZTIME))"; $(GO) test -run '^$$' -fuzz "^$$f\$$" -fuzztime $(FUZZTIME) $$t; \
+			echo "== $$f ($$t, $(FUZZTIME))"; $(GO) test -run '^$$' -fuzz "^$$f\$$" -fuzztime $(FUZZTIME) -timeout 0 $$t; \
 		done; \
 	done
 
