@@ -56,21 +56,7 @@ func TestToolsJSON(t *testing.T) {
 // and every tool is callable by its name.
 func TestListedTools(t *testing.T) {
 	ctx := context.Background()
-	srv, err := NewWithOptions(nil, "test", Options{Tools: "full", AllowEvaluate: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, ct := mcp.NewInMemoryTransports()
-	ss, err := srv.Connect(ctx, st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ss.Close()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
+	cs := connectClient(t, Options{Tools: "full", AllowEvaluate: true})
 	if cs.InitializeResult().Capabilities.Tools == nil {
 		t.Fatal("initialize: no tools capability")
 	}

@@ -53,8 +53,9 @@ func TestProfiles(t *testing.T) {
 	}
 }
 
-// listTools connects a client to a server with opt and lists its tools.
-func listTools(t testing.TB, opt Options) *mcp.ListToolsResult {
+// connectClient connects an in-memory client to a server with opt (no
+// browser manager); both end with the test.
+func connectClient(t testing.TB, opt Options) *mcp.ClientSession {
 	t.Helper()
 	ctx := context.Background()
 	srv, err := NewWithOptions(nil, "test", opt)
@@ -66,13 +67,19 @@ func listTools(t testing.TB, opt Options) *mcp.ListToolsResult {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ss.Close()
+	t.Cleanup(func() { ss.Close() })
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, ct, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer cs.Close()
-	res, err := cs.ListTools(ctx, nil)
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+// listTools connects a client to a server with opt and lists its tools.
+func listTools(t testing.TB, opt Options) *mcp.ListToolsResult {
+	t.Helper()
+	res, err := connectClient(t, opt).ListTools(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
