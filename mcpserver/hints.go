@@ -23,16 +23,26 @@ var toolHints = map[hintKey]string{
 	{errs.InvalidHandle, tabs.FactUnknownHandle}: "use a tab_handle that browser_open_tab or browser_claim_tab returned to this session",
 	{errs.NotFound, locate.FactNoMatch}:          "check the selector against a fresh browser_observe; raise timeout_ms if the element appears late",
 	{errs.NotActionable, locate.FactDisabled}:    "wait for the element to be enabled (browser_wait condition=actionable)",
+
+	// The next step for an error of the code that says none of its own.
+	{errs.NotActionable, ""}: "read the page again with browser_observe and act on what it shows now",
+	{errs.NotFound, ""}:      "check the locator against a fresh browser_observe",
+	{errs.StaleRef, ""}:      "call browser_observe again and use a ref from that observation",
+	{errs.Timeout, ""}:       "raise timeout_ms, or check with browser_observe what the page is doing",
+	{errs.ProtocolError, ""}: "try the call again; if it repeats, reopen the tab with browser_open_tab",
 }
 
 // toolHint returns e with the tools' wording of its hint, when the table
-// has one; e itself is left as it is (the engine may hand it out again).
+// has one (or, for an error with no hint at all, its code's next step); e itself is left as it is (the engine may hand it out again).
 func toolHint(e *errs.Error) *errs.Error {
-	if e == nil || e.Fact == "" {
+	if e == nil {
 		return e
 	}
 	h, ok := toolHints[hintKey{e.Code, e.Fact}]
-	if !ok {
+	if !ok && e.Hint == "" {
+		h, ok = toolHints[hintKey{e.Code, ""}]
+	}
+	if !ok || (e.Fact == "" && e.Hint != "") {
 		return e
 	}
 	c := *e

@@ -88,3 +88,14 @@ func TestErrorResultWordsTheHintForTools(t *testing.T) {
 		t.Fatalf("tool error: %+v / %v", got, res.Content[0])
 	}
 }
+
+func TestErrorWithoutHintGetsItsCodesNextStep(t *testing.T) {
+	bare := errs.New(errs.NotActionable, "#x left the page")
+	if got := toolHint(bare); got.Hint == "" || bare.Hint != "" {
+		t.Fatalf("bare error: hint %q (engine's left %q)", got.Hint, bare.Hint)
+	}
+	own := errs.New(errs.NotActionable, "covered").WithHint("close the banner")
+	if got := toolHint(own); got.Hint != "close the banner" {
+		t.Fatalf("an error's own hint was replaced: %q", got.Hint)
+	}
+}
