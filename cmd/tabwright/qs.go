@@ -234,6 +234,7 @@ func qsRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	repeat := fs.Int("repeat", 1, "attempts per task")
 	workers := fs.Int("workers", 1, "attempts run at once")
 	keep := fs.Bool("keep-sandbox", false, "keep each workspace and print its path")
+	wsSize := fs.String("workspace-size", sandbox.HumanBytes(sandbox.DefaultWorkspaceBytes), "sandbox backend: the bound on each workspace with its $HOME and $TMPDIR (a tmpfs; needs root), e.g. 512M or 4G; 0 for none")
 	quiet := fs.Bool("quiet", false, "no progress lines")
 	verbose := fs.Bool("verbose", false, "progress lines also show every command")
 	strict := fs.Bool("strict-inconclusive", false, "exit 1 instead of 2 when a task produced no evidence")
@@ -257,6 +258,14 @@ func qsRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case *repeat < 1 || *workers < 1:
 		fmt.Fprintln(stderr, "--repeat and --workers must be at least 1")
 		return 3
+	}
+	wsBytes, err := sandbox.ParseSize(*wsSize)
+	if err != nil {
+		fmt.Fprintf(stderr, "--workspace-size: %v\n", err)
+		return 3
+	}
+	if wsBytes == 0 {
+		wsBytes = -1 // Options: negative is no bound
 	}
 	docsURL := ""
 	if *example != "" {
@@ -292,7 +301,7 @@ func qsRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	multi := len(tasks) > 1 || *workers > 1
 	opt := qsrun.SuiteOptions{Repeat: *repeat, Workers: *workers, Version: version, Prices: prices, MaxCostUSD: *af.maxCost, Options: qsrun.Options{
 		Docs: reader, KeepSandbox: *keep, BrowserEndpoint: endpoint.URL + "/expect", Backend: chosen, Cache: cache, Agent: ag,
-		ProbeAffordances: df.probe,
+		ProbeAffordances: df.probe, WorkspaceBytes: wsBytes,
 	}}
 	if *af.tools == "+browser" {
 		opt.AgentTools = browserTools(version)

@@ -24,6 +24,9 @@ const (
 	StopRefusal       = "refusal"
 	StopError         = "error"
 	StopSkipped       = "skipped"
+	// StopWorkspaceFull: a command filled the sandbox's bounded workspace
+	// (sandbox.WorkspaceFull); the harness stopped the agent.
+	StopWorkspaceFull = "workspace_full"
 )
 
 // Failure says whose fault an error stop was, so the verdict never has to

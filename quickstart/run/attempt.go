@@ -3,6 +3,7 @@ package run
 import (
 	"context"
 	"crypto/tls"
+	"errors"
 	"math"
 	"net"
 	"os"
@@ -90,6 +91,10 @@ type Options struct {
 	EgressTLS *tls.Config
 	// Agent works on the task; nil is replay.
 	Agent agent.Agent
+	// WorkspaceBytes bounds the sandbox backend's workspace (with its $HOME
+	// and $TMPDIR); 0 is sandbox.DefaultWorkspaceBytes, a negative value no
+	// bound.
+	WorkspaceBytes int64
 	// AgentTools, when set, makes the extra tools of one attempt (the
 	// browser on its sandbox's loopback); close ends them.
 	AgentTools func(ctx context.Context, t *task.Task, sb *sandbox.Sandbox, tr *trace.Trace) (tools agent.ExtraTools, close func(), err error)
@@ -116,7 +121,7 @@ func Attempt(ctx context.Context, t *task.Task, attempt int, opt Options) *Resul
 		res.Backend, res.Enforced = sandbox.Isolated, true
 	}
 	sb, err := NewSandbox(t, SandboxOptions{Backend: opt.Backend, BrowserEndpoint: opt.BrowserEndpoint, EgressDial: opt.EgressDial,
-		Cache: opt.Cache, EgressTLS: opt.EgressTLS, OnEvent: func(typ string, f map[string]any) { tr.Add(trace.Raw(typ, f)) }})
+		Cache: opt.Cache, EgressTLS: opt.EgressTLS, WorkspaceBytes: opt.WorkspaceBytes, OnEvent: func(typ string, f map[string]any) { tr.Add(trace.Raw(typ, f)) }})
 	if err != nil {
 		return finish(harnessError("could not create the sandbox: " + err.Error()))
 	}
@@ -149,7 +154,12 @@ func Attempt(ctx context.Context, t *task.Task, attempt int, opt Options) *Resul
 	// The agent phase: max_seconds from here, enforced inside commands and
 	// model calls too.
 	agentCtx, cancel := context.WithTimeoutCause(ctx, time.Duration(b.MaxSeconds)*time.Second, agent.ErrMaxSeconds)
+	agentCtx, bt.stopFull = context.WithCancelCause(agentCtx)
 	o := ag.Run(agentCtx, &agent.Session{Task: t, Tools: bt, Trace: tr})
+	if errors.Is(context.Cause(agentCtx), errWorkspaceFull) && ctx.Err() == nil {
+		o.StopReason, o.Failure, o.Detail = agent.StopWorkspaceFull, "", bt.fullDetail
+	}
+	bt.stopFull(nil)
 	cancel()
 	res.Tokens, res.ModelReported = o.Tokens, o.ModelReported
 	if ctx.Err() != nil && o.StopReason != agent.StopSkipped {
@@ -198,6 +208,9 @@ func runSetup(ctx context.Context, t *task.Task, sb *sandbox.Sandbox, tr *trace.
 		tr.Add(trace.SetupDone(trace.Command{Command: c, ExitCode: r.ExitCode, TimedOut: r.TimedOut, Duration: r.Duration, Output: r.Output}))
 		if ctx.Err() != nil {
 			return harnessError("interrupted"), true
+		}
+		if r.WorkspaceFull {
+			return agent.Outcome{StopReason: agent.StopWorkspaceFull, Detail: "setup command filled the workspace: " + c}, true
 		}
 		if r.ExitCode != 0 {
 			return harnessError("setup command failed: " + c), true

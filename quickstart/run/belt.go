@@ -2,6 +2,8 @@ package run
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"strings"
 	"sync"
 
@@ -23,9 +25,18 @@ type belt struct {
 	cmd   sandbox.Options
 	extra agent.ExtraTools
 
+	// stopFull ends the agent's context when a command filled the
+	// workspace; fullDetail says which.
+	stopFull   context.CancelCauseFunc
+	fullDetail string
+
 	mu  sync.Mutex
 	log strings.Builder // what the successful commands printed (the session log)
 }
+
+// errWorkspaceFull is the agent context's cause when a command filled the
+// workspace.
+var errWorkspaceFull = errors.New(sandbox.WorkspaceFull)
 
 func (b *belt) Extra() agent.ExtraTools { return b.extra }
 
@@ -34,6 +45,12 @@ func (b *belt) Bash(ctx context.Context, command string) trace.Command {
 	r := b.sb.Run(ctx, command, b.cmd)
 	c := trace.Command{Command: command, ExitCode: r.ExitCode, TimedOut: r.TimedOut, Truncated: r.Truncated, Duration: r.Duration, Output: r.Output}
 	b.tr.Add(trace.BashResult(c))
+	if r.WorkspaceFull && b.stopFull != nil {
+		b.mu.Lock()
+		b.fullDetail = fmt.Sprintf("the workspace's %s bound was reached by: %s", sandbox.HumanBytes(b.sb.WorkspaceBound()), command)
+		b.mu.Unlock()
+		b.stopFull(errWorkspaceFull)
+	}
 	if r.ExitCode == 0 && r.Output != "" {
 		b.mu.Lock()
 		b.log.WriteString(r.Output)

@@ -25,6 +25,7 @@ type SandboxOptions struct {
 	EgressTLS       *tls.Config                             // HTTPS to the mirrors' upstreams; nil: system roots
 	Cache           *egress.Cache                           // the registry cache (sandbox backend only), or nil
 	OnEvent         func(typ string, fields map[string]any) // the proxy's decisions
+	WorkspaceBytes  int64                                   // see Options.WorkspaceBytes
 }
 
 // ErrCacheNeedsSandbox: the registry cache lives in the egress proxy, which
@@ -53,7 +54,7 @@ func NewSandbox(t *task.Task, o SandboxOptions) (*sandbox.Sandbox, error) {
 	if o.Adopt != "" {
 		sb, err = sandbox.AdoptIsolated(o.Adopt, p)
 	} else {
-		sb, err = sandbox.NewIsolated(p)
+		sb, err = sandbox.NewIsolatedBounded(p, workspaceBytes(o.WorkspaceBytes))
 	}
 	if err != nil {
 		return nil, err
@@ -62,6 +63,17 @@ func NewSandbox(t *task.Task, o SandboxOptions) (*sandbox.Sandbox, error) {
 		p.Harness = bridgeExpect(sb, o.BrowserEndpoint)
 	}
 	return sb, nil
+}
+
+// workspaceBytes reads Options.WorkspaceBytes: 0 the default, negative none.
+func workspaceBytes(n int64) int64 {
+	switch {
+	case n == 0:
+		return sandbox.DefaultWorkspaceBytes
+	case n < 0:
+		return 0
+	}
+	return n
 }
 
 // bridgeExpect answers qs_browser_expect from inside the sandbox. The page

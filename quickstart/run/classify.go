@@ -26,6 +26,7 @@ const (
 	StopRefusal       = agent.StopRefusal
 	StopError         = agent.StopError
 	StopSkipped       = agent.StopSkipped
+	StopWorkspaceFull = agent.StopWorkspaceFull
 )
 
 // Trace is an attempt's event log.
@@ -60,7 +61,7 @@ func Classify(stop string, failure agent.Failure, checkPassed *bool, f trace.Fac
 			return InfraError
 		}
 		return HarnessError
-	case StopMaxTurns, StopTimeout, StopTokenBudget:
+	case StopMaxTurns, StopTimeout, StopTokenBudget, StopWorkspaceFull:
 		return BudgetExhausted
 	}
 	switch {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"os"
 	"strings"
 	"testing"
 
@@ -163,5 +164,33 @@ success:
 	r := Attempt(context.Background(), tk, 3, lo)
 	if r.Classification != HarnessError && r.Classification != InfraError || !strings.Contains(r.Detail, "qs.cache_needs_sandbox") {
 		t.Errorf("local with a cache: %s %q", r.Classification, r.Detail)
+	}
+}
+
+// A replay step that writes past the workspace's bound stops the attempt
+// with workspace_full (a budget, not the docs' fault); the steps after it
+// never run, and the check still does.
+func TestIsolatedWorkspaceFullStopsTheAttempt(t *testing.T) {
+	tk := newTask(t, strings.Replace(head, "NAME", "full", 1)+`replay:
+  - dd if=/dev/zero of=big bs=1M count=64 status=none; true
+  - echo after > after.txt
+success:
+  script: test -f after.txt || qs_fail "after.txt was never created"
+`)
+	o := isolatedOpts(t)
+	o.WorkspaceBytes = 16 << 20
+	r := Attempt(context.Background(), tk, 1, o)
+	if os.Geteuid() != 0 {
+		// Without root there is no bound to reach (documented).
+		if r.StopReason != StopCompleted {
+			t.Fatalf("not root: %s %s", r.StopReason, r.Detail)
+		}
+		return
+	}
+	if r.StopReason != StopWorkspaceFull || r.Classification != BudgetExhausted || r.Turns != 1 || !strings.Contains(r.Detail, "16 MiB") {
+		t.Fatalf("stop %s (%s), %s, turns %d", r.StopReason, r.Detail, r.Classification, r.Turns)
+	}
+	if r.SuccessCheck == nil || !strings.Contains(r.SuccessCheck.Output, "after.txt was never created") {
+		t.Errorf("check: %+v", r.SuccessCheck)
 	}
 }

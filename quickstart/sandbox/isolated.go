@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -55,6 +56,8 @@ import (
 
 type isolation struct {
 	bwrap, self string
+	selfDir     string // the folder of the sandbox user's copy of self, removed at close, or ""
+	tmpBytes    int64  // the size of the sandbox's private /tmp, /run and /var/tmp
 	proxy       *egress.Proxy
 
 	run sync.Mutex // held for a whole command
@@ -65,15 +68,22 @@ type isolation struct {
 }
 
 // NewIsolated makes a fresh sandbox whose commands run under bubblewrap with
-// p as their only way out. p may be nil: the commands then have no network
-// at all. The sandbox starts here; the proxy is closed with the sandbox.
+// p as their only way out, its workspace bounded by DefaultWorkspaceBytes.
+// p may be nil: the commands then have no network at all. The sandbox
+// starts here; the proxy is closed with the sandbox.
 func NewIsolated(p *egress.Proxy) (*Sandbox, error) {
-	s, err := New()
+	return NewIsolatedBounded(p, DefaultWorkspaceBytes)
+}
+
+// NewIsolatedBounded is NewIsolated with the workspace's bound in bytes (0:
+// none; see bounds.go for when a bound can hold).
+func NewIsolatedBounded(p *egress.Proxy, workspaceBytes int64) (*Sandbox, error) {
+	s, err := newBounded(workspaceBytes)
 	if err != nil {
 		return nil, err
 	}
 	if err := s.isolate(p); err != nil {
-		os.RemoveAll(s.Base)
+		s.Close(false)
 		return nil, err
 	}
 	return s, nil
@@ -83,6 +93,9 @@ func NewIsolated(p *egress.Proxy) (*Sandbox, error) {
 func AdoptIsolated(dir string, p *egress.Proxy) (*Sandbox, error) {
 	s, err := Adopt(dir)
 	if err != nil {
+		return nil, err
+	}
+	if err := s.handOverDirs(); err != nil {
 		return nil, err
 	}
 	if err := s.isolate(p); err != nil {
@@ -103,7 +116,12 @@ func (s *Sandbox) isolate(p *egress.Proxy) error {
 	if self, err = filepath.EvalSymlinks(self); err != nil {
 		return fmt.Errorf("sandbox.self: %v", err)
 	}
-	s.iso = &isolation{bwrap: bw, self: self, proxy: p}
+	s.iso = &isolation{bwrap: bw, self: self, proxy: p, tmpBytes: privateTmpBytes(s.bound)}
+	if dropsPrivileges() {
+		if s.iso.self, s.iso.selfDir, err = keeperCopy(self); err != nil {
+			return err
+		}
+	}
 	if _, err := s.iso.keeper(s); err != nil {
 		s.iso.close()
 		s.iso = nil
@@ -155,42 +173,65 @@ func (iso *isolation) close() {
 	if iso.proxy != nil {
 		iso.proxy.Close()
 	}
+	if iso.selfDir != "" {
+		os.RemoveAll(iso.selfDir)
+	}
 }
 
-// hiddenHomes are the directories replaced by an empty tmpfs: the harness's
-// home and every user's.
-func hiddenHomes() []string {
-	var out []string
-	seen := map[string]bool{}
-	add := func(d string) {
-		d = filepath.Clean(d)
-		if d == "/" || d == "." || seen[d] {
-			return
-		}
-		if st, err := os.Stat(d); err == nil && st.IsDir() {
-			seen[d] = true
-			out = append(out, d)
-		}
+// toolchainRoots are the host's folders a toolchain may need, bound
+// read-only (a link among them, as /bin on a merged /usr, is made the same
+// link). Nothing else of the host is visible: not /home, /root, /srv, /mnt,
+// /var, nor any checkout.
+var toolchainRoots = []string{"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt", "/nix", "/sys"}
+
+// maskedFiles and maskedDirs are secrets under the bound roots, replaced by
+// an empty file or folder (unreadable anyway to the sandbox's user; this
+// holds where the harness's own user could read them).
+var (
+	maskedFiles = []string{"/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-", "/etc/sudoers", "/etc/security/opasswd"}
+	maskedDirs  = []string{"/etc/ssl/private", "/etc/sudoers.d"}
+)
+
+// privateTmpBytes sizes the sandbox's own /tmp, /run and /var/tmp: the
+// workspace's bound, or the default one when the workspace has none.
+func privateTmpBytes(workspace int64) int64 {
+	if workspace > 0 {
+		return workspace
 	}
-	if h, err := os.UserHomeDir(); err == nil {
-		add(h)
-	}
-	add("/root")
-	add("/home")
-	return out
+	return DefaultWorkspaceBytes
 }
 
 // bwrapArgs are the namespaces and mounts; binds are the directories the
 // commands may write, each at its own path.
-func bwrapArgs(binds []string, roFiles []string, chdir string) []string {
-	a := []string{"--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
-		"--die-with-parent", "--new-session", "--cap-drop", "ALL",
-		"--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"}
-	if st, err := os.Stat("/run"); err == nil && st.IsDir() {
-		a = append(a, "--tmpfs", "/run") // daemons' sockets (docker, dbus) stay outside
+func bwrapArgs(binds []string, roFiles []string, chdir string, tmpBytes int64) []string {
+	a := []string{"--unshare-user", "--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
+		"--die-with-parent", "--new-session", "--cap-drop", "ALL"}
+	for _, r := range toolchainRoots {
+		st, err := os.Lstat(r)
+		switch {
+		case err != nil:
+		case st.Mode()&os.ModeSymlink != 0:
+			if to, err := os.Readlink(r); err == nil {
+				a = append(a, "--symlink", to, r)
+			}
+		case st.IsDir():
+			a = append(a, "--ro-bind", r, r)
+		}
 	}
-	for _, h := range hiddenHomes() {
-		a = append(a, "--tmpfs", h)
+	for _, f := range maskedFiles {
+		if st, err := os.Stat(f); err == nil && st.Mode().IsRegular() {
+			a = append(a, "--ro-bind", "/dev/null", f)
+		}
+	}
+	for _, d := range maskedDirs {
+		if st, err := os.Stat(d); err == nil && st.IsDir() {
+			a = append(a, "--tmpfs", d)
+		}
+	}
+	size := strconv.FormatInt(tmpBytes, 10)
+	a = append(a, "--dev", "/dev", "--proc", "/proc")
+	for _, t := range []string{"/tmp", "/run", "/var/tmp"} { // /run: daemons' sockets (docker, dbus) stay outside
+		a = append(a, "--size", size, "--tmpfs", t)
 	}
 	for _, b := range binds {
 		a = append(a, "--bind", b, b)
@@ -244,7 +285,7 @@ func startKeeper(iso *isolation, s *Sandbox) (*keeperConn, error) {
 	if iso.proxy != nil {
 		mode = "net"
 	}
-	args := bwrapArgs([]string{s.Workspace, s.Home, s.Tmp}, []string{iso.self}, s.Workspace)
+	args := bwrapArgs([]string{s.Workspace, s.Home, s.Tmp}, []string{iso.self}, s.Workspace, iso.tmpBytes)
 	args = append(args, "--as-pid-1", "--", iso.self, keeperArg, mode)
 	k := &keeperConn{ctl: c.(*net.UnixConn), stderr: &syncBuffer{}, exited: make(chan struct{}),
 		waits: map[uint64]chan ctlReply{}, done: make(chan struct{})}
@@ -252,7 +293,7 @@ func startKeeper(iso *isolation, s *Sandbox) (*keeperConn, error) {
 	k.cmd.Env = s.Env() // the keeper's own environment: the allowlist, nothing of the harness's
 	k.cmd.ExtraFiles = []*os.File{theirs}
 	k.cmd.Stdout, k.cmd.Stderr = k.stderr, k.stderr
-	k.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	k.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Credential: sandboxCredential()}
 	if err := k.cmd.Start(); err != nil {
 		k.ctl.Close()
 		return nil, fmt.Errorf("sandbox.start: cannot start %s: %v", iso.bwrap, err)
@@ -265,7 +306,11 @@ func startKeeper(iso *isolation, s *Sandbox) (*keeperConn, error) {
 	case h = <-hello:
 	case <-k.done:
 		k.stop()
-		return nil, fmt.Errorf("sandbox.start: the sandbox ended before it was ready: %s; run `tabwright doctor` to see whether this machine can enforce, or use --backend local --allow-unenforced", k.why())
+		next := "run `tabwright doctor` to see whether this machine can enforce, or use --backend local --allow-unenforced"
+		if _, blocked := DetectUsernsBlock("/", iso.bwrap); blocked {
+			next = UsernsHint("/", iso.bwrap)
+		}
+		return nil, fmt.Errorf("sandbox.start: the sandbox ended before it was ready: %s; %s", k.why(), next)
 	case <-time.After(keeperStartTimeout):
 		k.stop()
 		return nil, fmt.Errorf("sandbox.start: the sandbox was not ready after %s: %s; the machine may be overloaded, retry", keeperStartTimeout, k.why())
@@ -514,7 +559,7 @@ func (b *syncBuffer) String() string {
 
 // Probe reports whether this machine can run the sandbox backend, and why
 // not when it cannot: bubblewrap must be on PATH and able to make the
-// namespaces and mounts the backend uses.
+// namespaces and mounts the backend uses, as the user it runs as.
 func Probe(ctx context.Context) (enforceable bool, why string) {
 	bw, err := exec.LookPath("bwrap")
 	if err != nil {
@@ -528,16 +573,32 @@ func Probe(ctx context.Context) (enforceable bool, why string) {
 		return false, "cannot make a temporary directory: " + err.Error()
 	}
 	defer os.RemoveAll(dir)
+	if dropsPrivileges() {
+		os.Chmod(dir, 0o755)
+		if err := handOver(false, dir); err != nil {
+			return false, err.Error()
+		}
+	}
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	args := append(bwrapArgs([]string{dir}, nil, dir), "--as-pid-1", "--", "sh", "-c", "echo ok > probe && cat probe")
-	out, err := exec.CommandContext(ctx, bw, args...).CombinedOutput()
+	args := append(bwrapArgs([]string{dir}, nil, dir, MinWorkspaceBytes), "--as-pid-1", "--", "sh", "-c", "echo ok > probe && cat probe")
+	cmd := exec.CommandContext(ctx, bw, args...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: sandboxCredential()}
+	out, err := cmd.CombinedOutput()
 	if err != nil || strings.TrimSpace(string(out)) != "ok" {
 		msg := strings.TrimSpace(string(out))
 		if err != nil {
 			msg = strings.TrimSpace(err.Error() + ": " + msg)
 		}
-		return false, fmt.Sprintf("%s cannot make the sandbox here (%s); unprivileged user namespaces may be disabled (sysctl kernel.unprivileged_userns_clone=1, or run as root)", bw, msg)
+		return false, fmt.Sprintf("%s cannot make the sandbox here (%s); %s", bw, msg, UsernsHint("/", bw))
 	}
-	return true, bw + " makes network, PID and mount namespaces here"
+	return true, bw + " makes user, network, PID and mount namespaces here" + asWhom()
+}
+
+// asWhom says who the commands run as, when it is not the harness's user.
+func asWhom() string {
+	if dropsPrivileges() {
+		return fmt.Sprintf(", as uid %d", SandboxUID)
+	}
+	return ""
 }

@@ -165,7 +165,7 @@ func TestQSIsolatedFilesystemAndEnvironment(t *testing.T) {
 	defer os.Remove(hostTmp.Name())
 	r := s.Run(context.Background(), fmt.Sprintf(`
 cat %q 2>&1 | grep -c 'do not read'
-ls -A %q | wc -l
+ls -A %q 2>/dev/null | wc -l
 env | grep -c -e ANTHROPIC -e TABWRIGHT_HARNESS
 echo "QS=$QS_EXTRA HOME=$HOME"
 test -e %q && echo host-tmp-visible || echo host-tmp-hidden
@@ -434,7 +434,12 @@ ls /proc/$$/fd > /tmp/fds; tr '\n' ' ' < /tmp/fds; echo; echo survived`, Options
 		time.Sleep(10 * time.Millisecond)
 	}
 	if len(marked(sleepMark)) == 0 {
-		t.Fatal("the command never started")
+		select {
+		case r := <-done:
+			t.Fatalf("the command never started: it ended %d %q", r.ExitCode, r.Output)
+		default:
+			t.Fatal("the command never started")
+		}
 	}
 	syscall.Kill(keeperPID(t, s), syscall.SIGKILL)
 	select {

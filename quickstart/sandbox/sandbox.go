@@ -4,11 +4,13 @@
 //
 // Two backends. "local" runs commands as the harness's user and enforces
 // nothing about the network: results say so. "sandbox" (Linux, bubblewrap)
-// runs every command in its own namespaces: no network but the harness's
-// egress proxy, the filesystem read-only but for the workspace and its
-// support directories, a private /tmp, the home directory hidden, no
-// capabilities and no new privileges, and a PID namespace that ends every
-// process in it when the sandbox closes. See isolated.go.
+// runs every command in its own namespaces, user namespace included: no
+// network but the harness's egress proxy, only the host's toolchain folders
+// (read-only) besides the workspace and its support directories, a private
+// /tmp, no capabilities and no new privileges, never root (bounds.go), the
+// workspace bounded in size where the harness can mount it, and a PID
+// namespace that ends every process in it when the sandbox closes. See
+// isolated.go.
 package sandbox
 
 import (
@@ -38,6 +40,7 @@ const (
 type Sandbox struct {
 	Base, Workspace, Home, Tmp string
 	adopted                    bool
+	bound                      int64 // the tmpfs's size at Base, or 0 (bounds.go)
 
 	mu     sync.Mutex
 	groups []int // process groups still to kill at Close
@@ -65,8 +68,7 @@ func New() (*Sandbox, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Sandbox{Base: base, Workspace: filepath.Join(base, "workspace"),
-		Home: filepath.Join(base, "support", "home"), Tmp: filepath.Join(base, "support", "tmp")}
+	s := layout(base)
 	for _, d := range []string{s.Workspace, s.Home, s.Tmp} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			os.RemoveAll(base)
@@ -74,6 +76,22 @@ func New() (*Sandbox, error) {
 		}
 	}
 	return s, nil
+}
+
+// layout names a sandbox's directories under base.
+func layout(base string) *Sandbox {
+	return &Sandbox{Base: base, Workspace: filepath.Join(base, "workspace"),
+		Home: filepath.Join(base, "support", "home"), Tmp: filepath.Join(base, "support", "tmp")}
+}
+
+// outputDir holds the commands' output files: the support folder, which
+// the commands cannot reach (only $HOME and $TMPDIR inside it are bound);
+// on a bounded sandbox, a tmpfs of its own inside it (bounds.go).
+func (s *Sandbox) outputDir() string {
+	if s.bound > 0 {
+		return filepath.Join(filepath.Dir(s.Home), "output")
+	}
+	return filepath.Dir(s.Home)
 }
 
 // Adopt uses an existing workspace (qs check --sandbox DIR); its support
@@ -122,6 +140,9 @@ type Result struct {
 	OriginalChars int
 	Truncated     bool
 	TimedOut      bool
+	// WorkspaceFull: the command left the bounded workspace full (the
+	// output ends with a workspace_full note); the attempt stops.
+	WorkspaceFull bool
 	Duration      time.Duration
 }
 
@@ -142,7 +163,8 @@ func (s *Sandbox) Run(ctx context.Context, command string, opt Options) Result {
 	start := time.Now()
 	s.mu.Lock()
 	s.seq++
-	outPath := filepath.Join(s.Tmp, fmt.Sprintf(".qs-out-%d", s.seq))
+	// Beside $HOME and $TMPDIR, not in them: the commands cannot reach it.
+	outPath := filepath.Join(s.outputDir(), fmt.Sprintf(".qs-out-%d", s.seq))
 	s.mu.Unlock()
 	out, err := os.Create(outPath)
 	if err != nil {
@@ -151,11 +173,15 @@ func (s *Sandbox) Run(ctx context.Context, command string, opt Options) Result {
 	defer os.Remove(outPath)
 	defer out.Close()
 	res := Result{}
+	var notes []string // added to the text, not the file, which may be out of room
 	if s.iso != nil {
 		code, stopped, note := s.iso.runIsolated(ctx, s, []string{"bash", "-c", command}, s.Env(opt.Env...), out, opt)
 		res.ExitCode, res.TimedOut = code, stopped
 		if note != "" {
-			fmt.Fprintf(out, "\n[%s]\n", note)
+			notes = append(notes, note)
+		}
+		if res.WorkspaceFull = s.full(); res.WorkspaceFull {
+			notes = append(notes, s.fullNote())
 		}
 	} else if r, ok := s.runLocal(ctx, command, out, opt); !ok {
 		r.Duration = time.Since(start)
@@ -165,6 +191,9 @@ func (s *Sandbox) Run(ctx context.Context, command string, opt Options) Result {
 	}
 	res.Duration = time.Since(start)
 	text := readCapped(out, opt.MaxChars)
+	for _, n := range notes {
+		text += "\n[" + n + "]\n"
+	}
 	if res.TimedOut {
 		why := fmt.Sprintf("\n[command timed out after %s; %s]", opt.Timeout, killedWhat)
 		if ctx.Err() != nil && (opt.Timeout == 0 || res.Duration < opt.Timeout) {
@@ -291,6 +320,9 @@ func (s *Sandbox) Close(keep bool) error {
 	}
 	if s.local != nil {
 		s.local.p.Close()
+	}
+	if s.bound > 0 {
+		return s.closeBounded(keep)
 	}
 	if keep || s.adopted {
 		return nil
