@@ -22,7 +22,9 @@ var toolHints = map[hintKey]string{
 	{errs.InvalidInput, tabs.FactNoTab}:          "call browser_discover with kind=tabs for the current tab ids",
 	{errs.InvalidHandle, tabs.FactUnknownHandle}: "use a tab_handle that browser_open_tab or browser_claim_tab returned to this session",
 	{errs.NotFound, locate.FactNoMatch}:          "check the selector against a fresh browser_observe; raise timeout_ms if the element appears late",
-	{errs.NotActionable, locate.FactDisabled}:    "wait for the element to be enabled (browser_wait condition=actionable)",
+	{errs.NotActionable, locate.ReasonDisabled}:  "wait for the element to be enabled (browser_wait condition=actionable)",
+	{errs.NotActionable, locate.ReasonCovered}:   "close or scroll away what covers it first (browser_observe shows what is on top), or click with mode=dom",
+	{errs.NotActionable, locate.ReasonUnstable}:  "wait with browser_wait condition=actionable until it holds still, then act again",
 
 	// The next step for an error of the code that says none of its own.
 	{errs.NotActionable, ""}: "read the page again with browser_observe and act on what it shows now",

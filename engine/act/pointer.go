@@ -58,7 +58,7 @@ func click(ctx context.Context, t *tabs.Tab, s *Step, r *Result) error {
 	}
 	need := locate.ForPointer
 	need.Offset = s.Offset
-	need.Watch = []string{expect, "mousedown", "pointerdown"}
+	need.Watch = []string{expect, "mousedown", "pointerdown", "focus"}
 	target, err := resolve(ctx, t, s.Locator, need, r)
 	if err != nil {
 		return err
@@ -103,11 +103,8 @@ func verifyPointer(ctx context.Context, t *tabs.Tab, target *locate.Target, r *R
 			r.Verified = expect + " dispatched; a dialog opened"
 			return nil
 		}
-		// The page took the press and removed the element while handling it
-		// (a menu that closes on pointerdown, a row replaced on focus): the
-		// input was delivered, and nothing is left for a click to reach.
-		if seen["detached"] && (seen["mousedown"] || seen["pointerdown"]) {
-			r.Verified = fmt.Sprintf("trusted press received by the element at (%.0f, %.0f), which the page then removed before the %s", target.X, target.Y, expect)
+		if v := pressOnly(seen, target, expect); v != "" {
+			r.Verified = v
 			settle(ctx, settleMS.Pick())
 			return nil
 		}
@@ -117,6 +114,26 @@ func verifyPointer(ctx context.Context, t *tabs.Tab, target *locate.Target, r *R
 	r.Verified = fmt.Sprintf("trusted %s received by the element at (%.0f, %.0f)", expect, target.X, target.Y)
 	settle(ctx, settleMS.Pick())
 	return nil
+}
+
+// pressOnly words a click whose press reached the element but whose
+// release did not: the page answered the press (or the focus it gave) by
+// changing what is under the pointer, removing the element (a menu that
+// closes on pointerdown) or putting something over it (MiniWoB's tasks
+// cover the page when the input they asked for takes focus). The browser
+// then sends the click to what is there now, as it would for a person's
+// click: the input was delivered. Empty when the press did not arrive.
+func pressOnly(seen map[string]bool, target *locate.Target, expect string) string {
+	at := fmt.Sprintf("(%.0f, %.0f)", target.X, target.Y)
+	switch {
+	case !seen["mousedown"] && !seen["pointerdown"] && !seen["focus"]:
+		return ""
+	case seen["detached"]:
+		return fmt.Sprintf("trusted press received by the element at %s, which the page then removed before the %s", at, expect)
+	case seen["focus"]:
+		return fmt.Sprintf("trusted press received by the element at %s, which took focus; the page then put something else under the pointer before the %s", at, expect)
+	}
+	return fmt.Sprintf("trusted press received by the element at %s; the page then put something else under the pointer before the %s", at, expect)
 }
 
 // navigatedAway reports an error that means the document we read from is

@@ -3,7 +3,6 @@ package act
 import (
 	"context"
 	"encoding/json"
-	"strings"
 	"time"
 
 	cdproto "github.com/chromedp/cdproto/cdp"
@@ -78,14 +77,10 @@ func resolve(ctx context.Context, t *tabs.Tab, loc locate.Locator, need locate.N
 }
 
 // eval runs a page-side act call in frame f (nil: the main frame) and
-// decodes its result.
+// decodes its result; a refusal (the element left the page) comes back as
+// its error.
 func eval(ctx context.Context, t *tabs.Tab, f *tabs.Frame, call string, out any) error {
-	err := locate.Eval(ctx, t, f, call, out)
-	if err != nil && strings.Contains(err.Error(), "detached during action") {
-		return errs.New(errs.NotActionable, "the element left the page during the action (the page replaced it, or navigated)").
-			WithHint("observe the page again and act on what is there now")
-	}
-	return err
+	return locate.Eval(ctx, t, f, call, out)
 }
 
 // guarded runs dispatch under the step's dialog policy and records the

@@ -33,8 +33,8 @@ func selectOption(ctx context.Context, t *tabs.Tab, s *Step, r *Result) error {
 		return err
 	}
 	var res struct {
-		OK       bool             `json:"ok"`
-		Reason   string           `json:"reason"`
+		OK bool `json:"ok"`
+		locate.Refusal
 		Options  []map[string]any `json:"options"`
 		Selected map[string]any   `json:"selected"`
 	}
@@ -44,15 +44,16 @@ func selectOption(ctx context.Context, t *tabs.Tab, s *Step, r *Result) error {
 	if err != nil {
 		return err
 	}
-	if !res.OK {
-		e := errs.New(errs.NotFound, "%s: %s %v", s.Locator, res.Reason, want)
-		if res.Reason == "not a <select> element" {
-			e = errs.New(errs.NotActionable, "%s is not a <select>", s.Locator).
-				WithHint("for a custom dropdown, click it open and click the option")
-		} else if len(res.Options) > 0 {
+	if res.Reason != "" {
+		e := res.Err(fmt.Sprintf("%s %v", s.Locator, want))
+		if len(res.Options) > 0 {
 			e.WithHint("options on offer: %s", locate.OptionList(res.Options))
 		}
 		return e
+	}
+	if !res.OK {
+		return errs.New(errs.ValueMismatch, "%s: the page put back another option than %v", s.Locator, want).
+			WithHint("the page's own script changed the choice; observe it and try again")
 	}
 	r.Selected = res.Selected
 	r.Verified = fmt.Sprintf("selectedIndex is now %v", res.Selected["index"])

@@ -4,13 +4,13 @@
 (() => {
   'use strict';
   const tw = globalThis.__tabwright;
-  if (tw.actVersion === 5) return;
-  const { dom, norm, byHandle, describe, css, check, frame, disabled } = tw;
+  if (tw.actVersion === 6) return;
+  const { dom, norm, byHandle, describe, css, check, disabled, no } = tw;
 
   // --- page-side halves of actions -----------------------------------------
   const need = (h) => {
     const el = byHandle(h);
-    if (!el || !el.isConnected) throw new Error('detached during action');
+    if (!el || !el.isConnected) throw tw.refusal('not_actionable', 'detached');
     return el;
   };
 
@@ -81,7 +81,7 @@
     } else if (el.isContentEditable) {
       el.innerText = text;
     } else {
-      throw new Error('not editable');
+      throw tw.refusal('not_actionable', 'not_editable');
     }
     el.dispatchEvent(new Event('input', { bubbles: true, composed: true }));
     el.dispatchEvent(new Event('change', { bubbles: true }));
@@ -123,13 +123,11 @@
   // resolve already waited for the option to be there and enabled.
   tw.selectOption = (h, want) => {
     const el = need(h);
-    if (dom.tag(el) !== 'select') return { ok: false, reason: 'not a <select> element' };
+    if (dom.tag(el) !== 'select') return no('not_actionable', 'not_select', '<' + dom.tag(el) + '>');
     const opts = [...el.options];
     const i = tw.pickOption(opts, want);
-    if (i < 0) {
-      return { ok: false, reason: 'no such option', options: opts.slice(0, 20).map((o) => ({ value: o.value, label: norm(o.label || o.textContent) })) };
-    }
-    if (opts[i].matches(':disabled')) return { ok: false, reason: 'the option is disabled' };
+    if (i < 0) return { ...no('not_found', 'no_option'), options: tw.optionList(opts) };
+    if (opts[i].matches(':disabled')) return no('not_actionable', 'option_disabled', 'the option is disabled');
     el.selectedIndex = i;
     el.dispatchEvent(new Event('input', { bubbles: true, composed: true }));
     el.dispatchEvent(new Event('change', { bubbles: true }));
@@ -183,7 +181,7 @@
 
   // state reads what a wait condition looks at, for the answer and for the
   // last observed state on a timeout.
-  const state = async (loc, cond) => {
+  const state = async (loc, cond, deadline) => {
     const els = tw.find(loc);
     if (cond === 'attached') return { count: els.length, met: els.length > 0 };
     if (cond === 'absent') return { count: els.length, met: els.length === 0 };
@@ -195,8 +193,8 @@
     switch (cond) {
       case 'visible': return { visible: tw.rendered(el) };
       case 'actionable': {
-        const r = await check(el, { visible: true, enabled: true, stable: true, pointer: true });
-        return r.ok ? { actionable: true } : { actionable: false, reason: r.reason };
+        const r = await check(el, { visible: true, enabled: true, stable: true, pointer: true }, { tries: 0 }, deadline);
+        return r.ok ? { actionable: true } : { actionable: false, reason: r.reason, detail: r.detail };
       }
       case 'text': return { text: innerText(el) };
       case 'value': return { value: valueOf(el) };
@@ -225,11 +223,11 @@
   tw.waitFor = async (loc, w, timeoutMs) => {
     const deadline = performance.now() + timeoutMs;
     for (;;) {
-      const st = await state(loc, w.condition);
+      const st = await state(loc, w.condition, deadline);
       if (st.ambiguous) return { ok: false, code: 'ambiguous', state: st };
       if (met(w.condition, st, w)) return { ok: true, state: st };
       if (performance.now() >= deadline) return { ok: false, code: 'timeout', state: st };
-      await tw.frameBy(deadline);
+      await tw.nextFrame(deadline);
     }
   };
 
@@ -323,5 +321,5 @@
     return {rect: [r.x, r.y], selected, point, options: opts.slice(0, 20).map(info)};
   };
 
-  tw.actVersion = 5;
+  tw.actVersion = 6;
 })();

@@ -31,6 +31,13 @@ func Call(fn string, args ...any) string {
 	return b.String()
 }
 
+// Answer wraps call, an expression built by Call, so that the page answers
+// in the page contract's envelope: {value} when the call returns, {refused:
+// {code, reason, detail}} when a helper inside it refuses (see find.js).
+func Answer(call string) string {
+	return "globalThis.__tabwright.answer(() => " + call + ")"
+}
+
 // Method is a function declaration, for Runtime.callFunctionOn, that calls
 // the page function __tabwright[fn] with the object it is called on.
 func Method(fn string) string {

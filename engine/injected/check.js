@@ -5,23 +5,40 @@
 (() => {
   'use strict';
   const tw = globalThis.__tabwright;
-  if (tw.checkVersion === 2) return;
-  const { dom } = tw;
+  if (tw.checkVersion === 3) return;
+  const { dom, no } = tw;
+  const NA = 'not_actionable';
 
-  const frame = () => new Promise((resolve) => {
-    // rAF stalls in a hidden page; a timer keeps the loop going there. In a
-    // visible one the wait is for a real frame (a busy machine can take
-    // longer than 50 ms to draw one, and a timer would then call a moving
-    // element still); the long timer only guards against a stalled renderer.
-    const t = setTimeout(resolve, document.hidden ? 50 : 1000);
-    requestAnimationFrame(() => { clearTimeout(t); resolve(); });
+  // --- animation frames ----------------------------------------------------
+  // rAF does not run in a hidden page, and a stalled renderer draws nothing:
+  // a timer stands in for the frame there. In a visible page the wait is for
+  // a real frame (a busy machine can take longer than 50 ms to draw one, and
+  // a short timer would then call a moving element still).
+  const HIDDEN_MS = 50;
+  const STALL_MS = 1000;
+
+  // nextFrame resolves inside the next animation frame's callback with
+  // {time: the frame's time, value: read()}, read there too, or with a
+  // timer's sample when no frame comes; null once deadline (performance.now
+  // time) passes, so that no wait outlives the call that asked for it.
+  const nextFrame = (deadline, read = () => undefined) => new Promise((resolve) => {
+    const left = deadline - performance.now();
+    if (left <= 0) {
+      resolve(null);
+      return;
+    }
+    const stall = document.hidden ? HIDDEN_MS : STALL_MS;
+    let done = false;
+    const settle = (time) => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      resolve(time == null ? null : { time, value: read() });
+    };
+    const timer = setTimeout(() => settle(left <= stall ? null : performance.now()), Math.min(left, stall));
+    requestAnimationFrame((time) => settle(time));
   });
-  tw.frame = frame;
-  // frameBy waits for the next frame but not past the deadline: a loaded
-  // renderer can take longer than the time left to draw one, and the
-  // answer must reach the caller before its own deadline.
-  const frameBy = (deadline) => Promise.race([frame(), new Promise((r) => setTimeout(r, Math.max(0, deadline - performance.now())))]);
-  tw.frameBy = frameBy;
+  tw.nextFrame = nextFrame;
 
   // --- enabled -------------------------------------------------------------
   // Roles that aria-disabled applies to, and so inherit it from an ancestor
@@ -187,22 +204,21 @@
       if (receiver) return { ok: true, x: p.x, y: p.y, receiver };
       miss ??= hit;
     }
-    if (!miss) return { ok: false, code: 'not_actionable', reason: 'outside viewport after scroll' };
-    return { ok: false, code: 'not_actionable', reason: 'covered by ' + tw.short(miss), covered: true };
+    if (!miss) return no(NA, 'outside_viewport');
+    return { ...no(NA, 'covered', tw.short(miss)), hit: miss };
   };
 
   // optionProblem says why a select cannot take the wanted option now.
   const optionProblem = (el, want) => {
-    if (dom.tag(el) !== 'select') return { ok: false, code: 'not_actionable', reason: 'not a <select> element', final: true };
+    if (dom.tag(el) !== 'select') return { ...no(NA, 'not_select', '<' + dom.tag(el) + '>'), final: true };
     const opts = [...el.options];
     const i = tw.pickOption(opts, want);
-    if (i < 0) {
-      return { ok: false, code: 'not_found', reason: 'no such option', options: opts.slice(0, 20).map((o) => ({ value: o.value, label: tw.norm(o.label || o.textContent) })) };
-    }
-    if (opts[i].disabled) return { ok: false, code: 'not_actionable', reason: 'the option is disabled' };
-    if (nativeDisabled(opts[i])) return { ok: false, code: 'not_actionable', reason: 'the option is in a disabled optgroup' };
+    if (i < 0) return { ...no('not_found', 'no_option'), options: tw.optionList(opts) };
+    if (opts[i].disabled) return no(NA, 'option_disabled', 'the option is disabled');
+    if (nativeDisabled(opts[i])) return no(NA, 'option_disabled', 'the option is in a disabled optgroup');
     return null;
   };
+  tw.optionList = (opts) => opts.slice(0, 20).map((o) => ({ value: o.value, label: tw.norm(o.label || o.textContent) }));
   tw.pickOption = (opts, want) => {
     if (want.value != null) return opts.findIndex((o) => o.value === want.value);
     if (want.label != null) return opts.findIndex((o) => tw.norm(o.label || o.textContent) === tw.norm(want.label));
@@ -210,16 +226,45 @@
     return -1;
   };
 
-  // check runs the actionability checks once. It returns {ok, x, y,
-  // receiver} or {ok: false, code, reason}. st carries the scroll attempts
-  // of one resolve.
-  const check = async (el, need, st = { tries: 0 }) => {
-    if (!el.isConnected) return { ok: false, code: 'not_actionable', reason: 'detached during action' };
-    if (need.visible && !tw.rendered(el)) return { ok: false, code: 'not_actionable', reason: 'not visible' };
-    if (need.enabled && disabled(el)) return { ok: false, code: 'not_actionable', reason: 'disabled' };
+  // --- stability -------------------------------------------------------------
+  // Two boxes closer in time than this come from one frame: Chrome runs a
+  // frame it had not begun yet at once, with the time of the evaluate that
+  // asked for it, so the first rAF after an evaluate shows what the evaluate
+  // saw. Samples are counted only this far apart.
+  const FRAME_GAP_MS = 15;
+  const sameBox = (a, b) => a.x === b.x && a.y === b.y && a.width === b.width && a.height === b.height;
+
+  // stable waits until el shows one box in consecutive animation frames,
+  // each box read inside its frame's callback. It answers null when it
+  // does, or why not: unstable (the box changed, or time ran out first:
+  // late), detached. A running animation (CSS or Web Animations) asks for one more
+  // equal frame: one that turns at its end (alternate, eased) shows the same
+  // box in the two frames either side of the turn.
+  const stable = async (el, deadline) => {
+    const want = document.getAnimations().some((an) => an.playState === 'running') ? 3 : 2;
+    let last = null;
+    let seen = 0;
+    for (;;) {
+      const f = await nextFrame(deadline, () => el.isConnected && box(el));
+      if (!f) return { ...no(NA, 'unstable', seen ? 'time ran out before it held still' : 'no frame was drawn in time'), late: true };
+      if (!f.value) return no(NA, 'detached');
+      if (last && f.time - last.time < FRAME_GAP_MS) continue;
+      if (last && !sameBox(last.value, f.value)) return no(NA, 'unstable', 'still moving');
+      last = f;
+      if (++seen >= want) return null;
+    }
+  };
+
+  // check runs the actionability checks once, waiting at most until
+  // deadline. It returns {ok, x, y, receiver} or a refusal (see the page
+  // contract). st carries the scroll attempts of one resolve.
+  const check = async (el, need, st, deadline) => {
+    if (!el.isConnected) return no(NA, 'detached');
+    if (need.visible && !tw.rendered(el)) return no(NA, 'not_visible');
+    if (need.enabled && disabled(el)) return no(NA, 'disabled');
     if (need.editable) {
       const why = editable(el, need.whole);
-      if (why) return { ok: false, code: 'not_actionable', reason: why };
+      if (why) return no(NA, 'not_editable', why);
     }
     if (need.option) {
       const why = optionProblem(el, need.option);
@@ -230,18 +275,8 @@
       st.realign = false;
     }
     if (need.stable) {
-      // The box as the last frame drew it, against the box at the next one.
-      // An animation that has not started yet (pending: created with its
-      // element, it starts at the next frame at time 0) would show the same
-      // box twice; wait for it to start first.
-      if (document.getAnimations().some((an) => an.pending)) await frame();
-      const a = box(el);
-      await frame();
-      if (!el.isConnected) return { ok: false, code: 'not_actionable', reason: 'detached during action' };
-      const b = box(el);
-      if (a.x !== b.x || a.y !== b.y || a.width !== b.width || a.height !== b.height) {
-        return { ok: false, code: 'not_actionable', reason: 'not stable (still moving)' };
-      }
+      const why = await stable(el, deadline);
+      if (why) return why;
     }
     if (!need.pointer) {
       const p = point(el, need.offset);
@@ -253,6 +288,35 @@
     return r;
   };
   tw.check = check;
+
+  // --- a cover that stays ------------------------------------------------------
+  // A cover that has not moved over this many checks in a row (more than the
+  // scroll alignments tried in turn, so scrolling had its chance), over the
+  // same boxes and not animating, will not go away by itself: resolve says
+  // what covers the element then, not when the budget runs out.
+  const STATIC_COVER_CHECKS = ALIGNS.length + 1;
+  const coverState = (el, hit) => {
+    const a = box(el);
+    const b = hit.getBoundingClientRect();
+    return [a.x, a.y, a.width, a.height, b.x, b.y, b.width, b.height].join(' ');
+  };
+  // A cover that animates, or holds something that does (a spinner on a
+  // loading veil), is on its way somewhere.
+  const animating = (hit) => document.getAnimations().some((an) => {
+    const t = an.playState === 'running' && an.effect?.target;
+    return t && (flatContains(t, hit) || flatContains(hit, t));
+  });
+  // staticCover counts a covered check into st and says whether the cover
+  // is now known to stay. What the pointer reaches around an element that
+  // lets it through (pointer-events: none) is no cover: the page may yet
+  // let the pointer in.
+  const staticCover = (st, el, hit) => {
+    if (flatContains(hit, el)) return false;
+    const state = coverState(el, hit);
+    const c = st.cover;
+    st.cover = c && c.hit === hit && c.state === state && !animating(hit) ? { hit, state, n: c.n + 1 } : { hit, state, n: 1 };
+    return st.cover.n >= STATIC_COVER_CHECKS;
+  };
 
   // resolve finds exactly one element for loc and waits, up to timeoutMs,
   // until it passes the checks in need. On success the element is held and
@@ -270,26 +334,30 @@
       try {
         els = tw.find(loc);
       } catch (e) {
-        return { ok: false, code: 'invalid_input', reason: String(e.message || e) };
+        return no('invalid_input', 'bad_selector', String(e.message || e));
       }
       if (els.length > 1 && loc.nth == null && !loc.handle && !loc.ref) {
         return { ok: false, code: 'ambiguous', count: els.length, candidates: els.slice(0, 5).map(tw.describe) };
       }
       const el = els[loc.nth ?? 0];
       if (el) {
-        const r = await check(el, need, st);
+        const { hit, final, late, ...r } = await check(el, need, st, deadline);
+        // Time ran out while waiting for frames: the reason seen before stands.
+        if (late && last.reason) return last;
         if (r.ok) {
           const h = tw.hold(el);
           if (need.watch) watch(r.receiver, el, h, need.watch);
           return { ok: true, handle: h, x: r.x, y: r.y, count: els.length, target: tw.describe(el) };
         }
         last = { ...r, count: els.length, target: tw.describe(el) };
-        if (r.final || (r.reason === 'detached during action' && (loc.handle || loc.ref))) return last;
+        if (final || (r.reason === 'detached' && (loc.handle || loc.ref))) return last;
+        if (!hit) st.cover = null;
+        else if (staticCover(st, el, hit)) return { ...last, static: true };
       } else {
         last = { ok: false, code: 'not_found', count: els.length };
       }
       if (performance.now() >= deadline) return last;
-      await frameBy(deadline);
+      await nextFrame(deadline);
     }
   };
 
@@ -319,7 +387,7 @@
   // not enough to map a point.
   tw.frameOrigin = (h) => {
     const el = tw.byHandle(h);
-    if (!el || !el.isConnected) throw new Error('detached during action');
+    if (!el || !el.isConnected) throw tw.refusal(NA, 'detached');
     // The frame must be on screen for input to reach what is inside it.
     if (!inViewport(el)) el.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
     const r = el.getBoundingClientRect();
@@ -337,5 +405,5 @@
     };
   };
 
-  tw.checkVersion = 2;
+  tw.checkVersion = 3;
 })();

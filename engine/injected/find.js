@@ -4,8 +4,46 @@
 (() => {
   'use strict';
   const tw = globalThis.__tabwright;
-  if (tw.findVersion === 1) return;
+  if (tw.findVersion === 2) return;
   const { dom, norm } = tw;
+
+  // --- the page contract ---------------------------------------------------
+  // A page function that cannot do what it was asked answers {ok: false,
+  // code, reason, detail}: code is the engine's error code, reason one of
+  // REASONS. The engine maps (code, reason) to its error in one place and
+  // never reads detail, which is for people (what covers the element, why
+  // it takes no text). A helper deep inside a call refuses by throwing
+  // tw.refusal(...); tw.answer hands that on in the same shape.
+  const REASONS = new Set(['covered', 'not_visible', 'disabled', 'not_editable', 'unstable', 'detached',
+    'outside_viewport', 'not_select', 'option_disabled', 'no_option', 'bad_selector', 'not_frame']);
+  tw.reasons = REASONS;
+  const no = (code, reason, detail) => {
+    if (!REASONS.has(reason)) throw new Error('tabwright: reason ' + reason + ' is not in the page contract');
+    const r = { ok: false, code, reason };
+    if (detail) r.detail = detail;
+    return r;
+  };
+  tw.no = no;
+  class Refusal {
+    constructor(answer) { this.answer = answer; }
+  }
+  tw.refusal = (code, reason, detail) => new Refusal(no(code, reason, detail));
+  // answer runs one engine call: its value comes back as {value}, a
+  // refusal as {refused}; anything else thrown is a bug and stays thrown.
+  // A call that answers at once is answered at once (a promise would cost
+  // the evaluation a turn of the event loop).
+  const refused = (e) => {
+    if (e instanceof Refusal) return { refused: e.answer };
+    throw e;
+  };
+  tw.answer = (call) => {
+    try {
+      const v = call();
+      return v instanceof Promise ? v.then((value) => ({ value }), refused) : { value: v };
+    } catch (e) {
+      return refused(e);
+    }
+  };
 
   // --- handles: elements found by one call and acted on by the next -------
   tw.held ??= new Map(); // "hN" -> WeakRef(element)
@@ -171,15 +209,15 @@
     try {
       els = css(sel);
     } catch (e) {
-      return { code: 'invalid_input', reason: String(e.message || e) };
+      return no('invalid_input', 'bad_selector', String(e.message || e));
     }
     if (els.length !== 1) return { code: els.length ? 'ambiguous' : 'not_found', count: els.length, candidates: els.slice(0, 5).map(tw.describe) };
-    if (!FRAME_TAGS.has(dom.tag(els[0]))) return { code: 'not_found', count: 1, reason: 'matches a <' + dom.tag(els[0]) + '>, not an iframe' };
+    if (!FRAME_TAGS.has(dom.tag(els[0]))) return { ...no('not_found', 'not_frame', '<' + dom.tag(els[0]) + '>'), count: 1 };
     return { handle: tw.hold(els[0]) };
   };
   // frameElements holds every frame element of the document.
   tw.frameElements = () => everything().filter((el) => FRAME_TAGS.has(dom.tag(el))).map((el) => tw.hold(el));
   tw.frameInfo = () => ({ url: location.href, title: document.title });
 
-  tw.findVersion = 1;
+  tw.findVersion = 2;
 })();

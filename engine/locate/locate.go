@@ -130,9 +130,9 @@ type pageLocator struct {
 }
 
 type pageResult struct {
-	OK         bool             `json:"ok"`
-	Code       string           `json:"code"`
-	Reason     string           `json:"reason"`
+	OK bool `json:"ok"`
+	Refusal
+	Static     bool             `json:"static"` // covered, by a cover that stays put
 	Count      int              `json:"count"`
 	Candidates []map[string]any `json:"candidates"`
 	Handle     string           `json:"handle"`
@@ -165,14 +165,24 @@ func evalBuilt(ctx context.Context, t *tabs.Tab, f *tabs.Frame, build func() str
 		err := t.EvalIn(ctx, f, expr, &raw)
 		return raw, err
 	}
-	raw, err := actBundle().Run(ctx, eval, true, build)
+	raw, err := actBundle().Run(ctx, eval, true, func() string { return injected.Answer(build()) })
 	if err != nil {
 		return err
 	}
-	if out == nil || len(raw) == 0 {
+	var answer struct {
+		Value   json.RawMessage `json:"value"`
+		Refused *Refusal        `json:"refused"`
+	}
+	if err := json.Unmarshal(raw, &answer); err != nil {
+		return errs.Wrap(errs.Internal, err, "decoding the page-side answer")
+	}
+	if answer.Refused != nil {
+		return answer.Refused.Err("")
+	}
+	if out == nil || len(answer.Value) == 0 {
 		return nil
 	}
-	if err := json.Unmarshal(raw, out); err != nil {
+	if err := json.Unmarshal(answer.Value, out); err != nil {
 		return errs.Wrap(errs.Internal, err, "decoding the page-side result")
 	}
 	return nil
@@ -269,20 +279,20 @@ func (r *pageResult) target(ctx context.Context, loc Locator) (*Target, error) {
 		return nil, errs.New(errs.Ambiguous, "%s matches %d elements: %s", loc, r.Count, candidates(r.Candidates)).
 			WithHint("make the selector specific, or pick one with nth (zero-based)")
 	case errs.NotActionable:
-		e := errs.New(errs.NotActionable, "%s %s: %s", loc, describe(r.Target), r.Reason).
-			WithHint("%s", actionHint(r.Reason))
-		if r.Reason == "disabled" {
-			e.Fact = FactDisabled
+		e := r.Err(fmt.Sprintf("%s %s", loc, describe(r.Target)))
+		if r.Static {
+			e.Message += " (it stays there: the same element over the same place, frame after frame)"
 		}
 		return nil, e
 	case errs.InvalidInput:
-		return nil, errs.Input("selector", "%s: %s", loc, r.Reason)
+		return nil, r.Err(loc.String())
 	case errs.StaleRef:
 		return nil, errs.New(errs.StaleRef, "ref %s is not in the tab's current document: the tab navigated or reloaded since the observation that gave it, or its element is gone", loc.Ref).
 			WithHint("observe the tab again for fresh refs, or use a selector")
 	case errs.NotFound:
 		if r.Reason != "" { // the element is there; what it holds is not
-			e := errs.New(errs.NotFound, "%s %s: %s within %s", loc, describe(r.Target), r.Reason, within(ctx))
+			e := r.Err(fmt.Sprintf("%s %s", loc, describe(r.Target)))
+			e.Message += " within " + within(ctx)
 			if len(r.Options) > 0 {
 				e.WithHint("options on offer: %s", OptionList(r.Options))
 			}
@@ -300,24 +310,6 @@ func (r *pageResult) target(ctx context.Context, loc Locator) (*Target, error) {
 	}
 	return nil, errs.New(errs.NotFound, "nothing matches %s %s within %s", loc, where, within(ctx)).
 		WithHint("check the selector against a fresh observation; raise timeout_ms if the element appears late").WithFact(FactNoMatch)
-}
-
-func actionHint(reason string) string {
-	switch {
-	case strings.HasPrefix(reason, "covered by"):
-		return "close or scroll away what covers it first, or use mode=dom to click without the pointer"
-	case reason == "not a <select> element":
-		return "for a custom dropdown, click it open and click the option"
-	case strings.HasPrefix(reason, "the option is"):
-		return "wait for the page to enable the option (raise timeout_ms), or pick another one"
-	case reason == "disabled":
-		return "wait for the element to be enabled (wait for condition=actionable)"
-	case reason == "not visible":
-		return "reveal it first (open its menu or section), or wait for condition=visible"
-	case strings.HasPrefix(reason, "detached"):
-		return "the page replaced the element; act again to find the new one"
-	}
-	return "wait for the page to settle and try again"
 }
 
 // OptionList renders a select's options for a hint: "Apple" (value "a"), …

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strings"
 	"sync"
 	"time"
 
@@ -405,11 +404,8 @@ func (t *Tab) EvalIn(ctx context.Context, f *Frame, expression string, out any) 
 		})
 		if err != nil {
 			var pe *cdp.ProtocolError
-			if attempt == 0 && asProtocol(err, &pe) && strings.Contains(strings.ToLower(pe.Message), "context") {
-				t.mu.Lock()
-				delete(t.page.worlds, f.ID) // the document changed under us
-				t.mu.Unlock()
-				continue
+			if attempt == 0 && asProtocol(err, &pe) && t.worldLeft(f, params) {
+				continue // the document changed under us: once more, in its new world
 			}
 			return err
 		}
@@ -428,6 +424,20 @@ func (t *Tab) EvalIn(ctx context.Context, f *Frame, expression string, out any) 
 		}
 		return nil
 	}
+}
+
+// worldLeft reports whether the world params was sent to is no longer our
+// world in frame f (its context was destroyed or replaced: the events that
+// say so arrive before the answer that failed), and forgets it then.
+func (t *Tab) worldLeft(f *Frame, params runtime.EvaluateParams) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	w, ok := t.page.worlds[f.ID]
+	if ok && (w.uid != "" && w.uid == params.UniqueContextID || w.uid == "" && w.id == params.ContextID) {
+		return false
+	}
+	delete(t.page.worlds, f.ID)
+	return true
 }
 
 // world points params at our isolated world in frame f, creating it for a
