@@ -1,6 +1,7 @@
 package mcpserver
 
 import (
+	"bytes"
 	"context"
 	_ "embed"
 	"encoding/json"
@@ -9,6 +10,8 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/tabwright/tabwright/schemas"
 )
 
 // Tool definitions cost next to nothing at start.
@@ -74,16 +77,47 @@ var listed = sync.OnceValue(func() map[string]*listedTool {
 	return out
 })
 
+// inlined is tools.json with every input schema's $refs written out
+// (Options.InlineSchemas), built on first use.
+var inlined = sync.OnceValue(func() map[string]*listedTool {
+	out := map[string]*listedTool{}
+	for name, t := range listed() {
+		c := *t
+		if bytes.Contains(t.InputSchema, []byte(`"$defs"`)) {
+			var s any
+			if err := json.Unmarshal(t.InputSchema, &s); err != nil {
+				panic("mcpserver: tools.json: " + err.Error()) // embedded and tested
+			}
+			b, err := json.Marshal(schemas.Inline(s))
+			if err != nil {
+				panic("mcpserver: " + err.Error())
+			}
+			c.InputSchema = b
+		}
+		out[name] = &c
+	}
+	return out
+})
+
 // serveListed is the receiving middleware that answers tools/list with the
-// definitions of tools.json in place of the ones the SDK holds.
-func serveListed(next mcp.MethodHandler) mcp.MethodHandler {
+// definitions of tools.json (inline: with their $refs written out) in place
+// of the ones the SDK holds.
+func serveListed(inline bool) mcp.Middleware {
+	from := listed
+	if inline {
+		from = inlined
+	}
+	return func(next mcp.MethodHandler) mcp.MethodHandler { return listFrom(next, from) }
+}
+
+func listFrom(next mcp.MethodHandler, from func() map[string]*listedTool) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		res, err := next(ctx, method, req)
 		list, ok := res.(*mcp.ListToolsResult)
 		if method != "tools/list" || err != nil || !ok {
 			return res, err
 		}
-		defs := listed()
+		defs := from()
 		out := *list
 		out.Tools = make([]*mcp.Tool, 0, len(list.Tools))
 		for _, t := range list.Tools {

@@ -44,12 +44,16 @@ type Options struct {
 	// that names no timeout_ms; 0 is DefaultActionTimeout. browser_batch
 	// keeps its contract's default.
 	ActionTimeout time.Duration
+	// InlineSchemas lists every input schema written out in full, without
+	// $defs and $ref: for clients that do not resolve a $ref (browser_batch
+	// is then about 18,000 characters instead of 9,500).
+	InlineSchemas bool
 }
 
 // DefaultActionTimeout is the single-action tools' default timeout_ms:
 // long enough for an element that appears after a click, short enough that
 // a locator that will never match costs little.
-const DefaultActionTimeout = 5 * time.Second
+const DefaultActionTimeout = act.DefaultTimeout
 
 // New returns an MCP server whose tools act on m's browsers, listing the
 // default profile. Claims are held per MCP session and released when the
@@ -90,7 +94,7 @@ func NewWithOptions(m *tabs.Manager, version string, opt Options) (*mcp.Server, 
 		}
 		srv.AddTool(&mcp.Tool{Name: t.name, InputSchema: unlistedSchema}, s.handle(t))
 	}
-	srv.AddReceivingMiddleware(serveListed)
+	srv.AddReceivingMiddleware(serveListed(opt.InlineSchemas))
 	return srv, nil
 }
 

@@ -46,7 +46,7 @@ var summarised = map[string]bool{"frame": true, "observe": true, "to": true}
 
 // actionDocs is each action tool's description.
 var actionDocs = map[string]string{
-	act.Click:        `Click one element with trusted mouse events once it is visible, enabled, still and uncovered, and check it got the click; button, click_count (2: double), modifiers held. mode dom: element.click() (works when covered).`,
+	act.Click:        `Click one element with trusted mouse events once it is visible, enabled, still and uncovered, and check it got the click; button, click_count 2: double, modifiers held. mode dom: element.click() (works when covered).`,
 	act.Fill:         `Replace the value of an input, textarea or contenteditable and read it back (value_mismatch if not expected_value). mode dom sets it and fires input and change.`,
 	act.Type:         `Type text key by key with trusted keyboard events into one element, or with focused: true wherever focus is; stops if focus leaves it.`,
 	act.Hover:        `Move the mouse onto one element and leave it there (hover menus open).`,
@@ -85,6 +85,13 @@ func actionSchema(action string) schema {
 		}
 	}
 	return schema{"type": "object", "properties": props, "required": required, "additionalProperties": false}
+}
+
+// stepBound is a numeric bound of a click step's field in the batch
+// contract, for a description to state it without copying it.
+func stepBound(field, bound string) int {
+	p := act.StepSchema(act.Click)["properties"].(map[string]any)[field].(map[string]any)
+	return int(p[bound].(float64))
 }
 
 // leanField is a field's listed schema: lean, with our description.
@@ -133,7 +140,8 @@ func lean(p map[string]any) map[string]any {
 
 // leanAnyOf lists consts as an enum (click_count) and other branches by
 // their types (settle_ms: integer or [min, max]; expected: string or
-// boolean).
+// boolean), as an anyOf of one type each: a union "type" list is refused
+// by strict validators (Ajv's strict mode).
 func leanAnyOf(out map[string]any, branches []any) {
 	var consts, types []any
 	for _, b := range branches {
@@ -141,13 +149,13 @@ func leanAnyOf(out map[string]any, branches []any) {
 		if c, ok := bm["const"]; ok {
 			consts = append(consts, c)
 		}
-		types = append(types, bm["type"])
+		types = append(types, map[string]any{"type": bm["type"]})
 	}
 	if len(consts) == len(branches) {
 		out["enum"] = consts
 		return
 	}
-	out["type"] = types
+	out["anyOf"] = types
 }
 
 // actInput is a step with its tab.

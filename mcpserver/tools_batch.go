@@ -15,25 +15,29 @@ import (
 	"github.com/tabwright/tabwright/schemas"
 )
 
-const batchDoc = `Run ordered steps on one claimed tab in one call under one deadline (timeout_ms; a step's own timeout_ms is capped by what remains). A step is {"action": click | fill | type | hover | select_option | scroll | wait | press_key, ...the fields of that browser_ tool, without tab_handle}. Refs are refused: use selectors.
-Every step is checked before anything runs (including those start_at skips); a bad batch runs nothing and lists every violation with its path. The first failure stops the batch, with no rollback or retry: failed_step, error {code, message, path, hint} and the results of the steps before it. dialog_policy applies to steps that set none. A step's observe reads a control after it; the batch's observe reads one after the last step (a failed read is observe_error, not a failure).
-Result: ok, steps [{index, action, ok, elapsed_ms, target, verified, value, selected, wait, scroll, dialogs, observe}], skipped, observe, elapsed_ms.
+const batchDoc = `Run ordered steps on one claimed tab in one call under one deadline (timeout_ms; a step's own timeout_ms is capped by what remains). A step is {"action": A, ...the fields of browser_A but tab_handle}; refs are refused: use selectors.
+Every step is checked first (those start_at skips too): a bad batch runs nothing and lists each violation with its path. The first failure stops the batch, with no rollback or retry: failed_step, error {code, message, path, hint} and the results of the steps before it. A step's observe reads a control after it; the batch's, after the last step (a failed read is observe_error, not a failure).
+Result: ok, steps (index, action, ok, elapsed_ms and what the step's tool returns), skipped, observe, elapsed_ms.
 Errors: invalid_input (with violations), invalid_handle, a failed step's code.`
 
-// batchTopDocs describes the batch's own fields.
+// batchTopDocs describes the batch's own fields (tab_handle is said once,
+// in browser_observe).
 var batchTopDocs = map[string]string{
-	"tab_handle":    "Handle of a tab this session claimed.",
-	"steps":         "1 to 30 steps, run in order.",
-	"observe":       "After the last step, read the control named by selector (role, name, value, state, options).",
-	"start_at":      "Index of the first step to run; earlier steps are still checked but not run.",
-	"timeout_ms":    "Deadline for the whole batch.",
-	"dialog_policy": "Dialog policy for steps that set none: ask (stop and report), accept, dismiss.",
+	"observe":       "After the last step, read the control selector names.",
+	"start_at":      "First step to run; those before it are checked, not run.",
+	"timeout_ms":    "Deadline of the whole batch.",
+	"dialog_policy": "For the steps that set none.",
 }
 
-// batchSchema is the contract with our descriptions: structure untouched.
-// The fields of a step are those of the single-action tool of its action,
-// described there; here they are not described again.
-func batchSchema() schema {
+// batchSchema is the contract with our descriptions, its repeated parts
+// (frame, observe, the locator fields) factored into $defs: it validates
+// exactly what the contract validates (TestBatchSchemaEquivalence) at half
+// its size. The fields of a step are those of the single-action tool of its
+// action, described there; here they are not described again.
+func batchSchema() schema { return schemas.Factor(batchContract()) }
+
+// batchContract is the contract with our descriptions, written out in full.
+func batchContract() schema {
 	var s map[string]any
 	if err := json.Unmarshal(schemas.BrowserBatchInput, &s); err != nil {
 		panic(err) // the embedded contract is part of the build
@@ -42,12 +46,6 @@ func batchSchema() schema {
 	props := s["properties"].(map[string]any)
 	for name, d := range batchTopDocs {
 		props[name].(map[string]any)["description"] = d
-	}
-	items := props["steps"].(map[string]any)["items"].(map[string]any)
-	for _, v := range items["oneOf"].([]any) {
-		variant := v.(map[string]any)
-		action := variant["properties"].(map[string]any)["action"].(map[string]any)
-		variant["description"] = fmt.Sprintf("browser_%s's fields", action["const"])
 	}
 	return s
 }

@@ -45,14 +45,19 @@ const (
 	maxSinceChars   = 64
 )
 
+// observeDoc is browser_observe's description; it also says once what
+// the fields every locating tool shares mean.
+var observeDoc = fmt.Sprintf(`Read a claimed tab: url, title, digest (equal: unchanged), textpreview, forms (fields: label, type, ref, selector, value, options), interactive (visible actionable elements, at most max_interactive: ref, selector, role, label, state), child frames inline. include (default text, forms, interactive) adds a11y, reader (article Markdown), listpattern, tableshape, vision, or "all". Cuts are said. mode diffing with since (an earlier digest) adds a diff; watching returns what changed since the last watching call. scope (CSS), a locator or frame reads part of the page.
+Locators: ref from the latest observation, or selector read by selector_type: css (default; pierces open shadow roots), xpath, label (exact label text), placeholder, role (name: exact accessible name). More than one match is ambiguous unless nth (0-based) picks one. frame {path: [iframe selectors, outermost first], url, title} or frame_id: in a child frame. Actions wait up to timeout_ms (%d to %d; default %d, or the server's --action-timeout) for the element; dialog_policy ask stops at a JavaScript dialog (answer it with browser_dialog), accept / dismiss handle it; observe {} reads the element acted on afterwards, or a locator's control (state, max_options options).
+Errors: invalid_input (path names the field), not_found, ambiguous, stale_ref (observe again), invalid_handle, timeout (names the budget), cancelled, tab_crashed, browser_unavailable; actions also not_actionable (says why: "covered by div#cookie"), value_mismatch, dialog_pending.`,
+	stepBound("timeout_ms", "minimum"), stepBound("timeout_ms", "maximum"), DefaultActionTimeout.Milliseconds())
+
 func (s *server) observeTool() tool {
 	return tool{
 		name: "browser_observe",
 		def: func() *mcp.Tool {
 			return &mcp.Tool{
-				Description: `Read a claimed tab: url, title, digest (equal: unchanged), textpreview, forms (fields: label, type, ref, selector, value, options), interactive (visible actionable elements, at most max_interactive: ref, selector, role, label, state), child frames' inline; include (default text, forms, interactive) adds a11y, reader (article Markdown), listpattern, tableshape, vision, or "all". Cuts are said. mode diffing with since (a recent digest) adds a diff; watching returns what changed since the last watching call. scope (CSS), a locator or frame reads part of the page.
-Locators, in every action tool: ref from the latest observation, or selector read by selector_type: css (default; pierces open shadow roots), xpath, label (exact label text), placeholder, role (name: exact accessible name). Several matches are ambiguous unless nth (0-based) picks one. frame {path: [iframe selectors, outermost first], url, title} or frame_id searches a child frame. An action waits up to timeout_ms (100 to 30000, default 5000) for its element; dialog_policy ask stops at a JavaScript dialog (answer with browser_dialog), accept / dismiss handle it; observe {} reads the element acted on afterwards, or a locator's control (state, max_options options).
-Errors: invalid_input (path names the field), not_found, ambiguous, stale_ref (a ref of an earlier page: observe again), invalid_handle, timeout (names the budget), cancelled, tab_crashed, browser_unavailable; actions also not_actionable (says why: "covered by div#cookie"), value_mismatch, dialog_pending.`,
+				Description: observeDoc,
 				InputSchema: object([]string{"tab_handle"}, map[string]schema{
 					"tab_handle": tabHandleField,
 					"include": {
@@ -72,7 +77,7 @@ Errors: invalid_input (path names the field), not_found, ambiguous, stale_ref (a
 					"frame":           schema{"type": "object"},
 					"frame_id":        {"type": "string"},
 					"timeout_ms":      timeoutField,
-					"rows":            boolean("Write runs of plain elements as {columns, rows}: compact, not one element per entry.", false),
+					"rows":            boolean("Runs of plain elements as {columns, rows}, not one entry each.", false),
 				}),
 				Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true},
 			}

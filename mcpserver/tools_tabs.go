@@ -236,8 +236,7 @@ Errors: invalid_handle, invalid_input, browser_unavailable.`,
 				InputSchema: object([]string{"tab_handle", "action"}, map[string]schema{
 					"tab_handle": tabHandleField,
 					"action":     enum("", "", "release", "activate", "close"),
-				}),
-				Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(true)},
+				}), // annotations left out: their defaults (destructive, not idempotent) are right
 			}
 		},
 		run: func(ctx context.Context, owner string, args json.RawMessage) (any, string, error) {

@@ -31,6 +31,7 @@ func runMCP(ctx context.Context, args []string, stderr io.Writer) error {
 	idle := fs.Duration("session-idle", mcpserver.DefaultSessionIdle, "with --http: end a session whose client has had no request in flight and no stream open this long, releasing its claims (0: never)")
 	toolsSpec := fs.String("tools", mcpserver.DefaultProfile, toolsUsage())
 	actionTimeout := fs.Duration("action-timeout", mcpserver.DefaultActionTimeout, "default timeout_ms of the single-action tools (click, fill, wait…); browser_batch keeps 30 s")
+	inline := fs.Bool("inline-schemas", false, "list input schemas written out in full, without $defs/$ref, for clients that cannot resolve a $ref (GitHub Copilot CLI, Gemini and Gemini CLI, Kiro, opencode have failed on them); browser_batch grows from about 9,500 to 18,000 characters")
 	attach := fs.Bool("attach", false, "also drive the user's own Chrome/Edge profiles paired through the extension (see tabwright setup): runs the hub, or joins the one another tabwright process runs; with one paired profile it is the default browser")
 	var st stateFlags
 	st.register(fs)
@@ -58,7 +59,7 @@ func runMCP(ctx context.Context, args []string, stderr io.Writer) error {
 		return err
 	}
 	defer m.Close()
-	srv, err := mcpserver.NewWithOptions(m, version, mcpserver.Options{Tools: *toolsSpec, AllowEvaluate: st.allowEvaluate, ActionTimeout: *actionTimeout})
+	srv, err := mcpserver.NewWithOptions(m, version, mcpserver.Options{Tools: *toolsSpec, AllowEvaluate: st.allowEvaluate, ActionTimeout: *actionTimeout, InlineSchemas: *inline})
 	if err != nil {
 		return err
 	}
