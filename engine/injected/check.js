@@ -235,15 +235,27 @@
   const sameBox = (a, b) => a.x === b.x && a.y === b.y && a.width === b.width && a.height === b.height;
 
   // stable waits until el shows one box in consecutive animation frames,
-  // each box read inside its frame's callback. It answers null when it
-  // does, or why not: unstable (the box changed, or time ran out first:
-  // late), detached. A running animation (CSS or Web Animations) asks for one more
-  // equal frame: one that turns at its end (alternate, eased) shows the same
-  // box in the two frames either side of the turn.
+  // each sample a box with the animation time it shows. It answers null
+  // when it does, or why not: unstable (the box changed, or time ran out
+  // first: late), detached. A running animation (CSS or Web Animations)
+  // asks for one more equal frame: one that turns at its end (alternate,
+  // eased) shows the same box in the two frames either side of the turn.
   const stable = async (el, deadline) => {
-    const want = document.getAnimations().some((an) => an.playState === 'running') ? 3 : 2;
+    const animations = document.getAnimations();
+    const want = animations.some((an) => an.playState === 'running') ? 3 : 2;
     let last = null;
     let seen = 0;
+    // The evaluate's own view is the first sample, at the time the document
+    // timeline shows it: a frame inside FRAME_GAP_MS of it is the same frame
+    // and is passed over, so no two samples of one frame are compared, and a
+    // click waits one frame, not two. Not while an animation is pending: it
+    // starts at the next frame at time 0, so that frame would show its first
+    // box again.
+    const now = document.timeline.currentTime;
+    if (now != null && !animations.some((an) => an.pending)) {
+      last = { time: now, value: box(el) };
+      seen = 1;
+    }
     for (;;) {
       const f = await nextFrame(deadline, () => el.isConnected && box(el));
       if (!f) return { ...no(NA, 'unstable', seen ? 'time ran out before it held still' : 'no frame was drawn in time'), late: true };
