@@ -3,7 +3,6 @@ package task
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -38,9 +37,10 @@ func build(path string, top map[string]any) (*Task, error) {
 		return nil, &Error{File: path, Problems: []Problem{*d.bad}}
 	}
 	if ref := strings.TrimSpace(t.Success.File); ref != "" {
-		text, err := os.ReadFile(filepath.Join(filepath.Dir(path), ref))
-		if err != nil {
-			return nil, &Error{File: path, Problems: []Problem{{Field: "success.file", Rule: "success.file", Message: err.Error()}}}
+		text, p := readInside(filepath.Dir(path), ref)
+		if p != nil {
+			p.Field = "success.file"
+			return nil, &Error{File: path, Problems: []Problem{*p}}
 		}
 		t.CheckFileText = string(text)
 	}

@@ -56,9 +56,9 @@ func FindConfig(dir string) (*Config, error) {
 
 // LoadConfig reads one config file. An empty file is no config.
 func LoadConfig(path string) (*Config, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %v", path, err)
+	data, p := readBounded(path)
+	if p != nil {
+		return nil, fmt.Errorf("%s: %s [rule %s]", path, p.Message, p.Rule)
 	}
 	if strings.TrimSpace(string(data)) == "" {
 		return nil, nil

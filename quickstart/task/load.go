@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -112,13 +111,9 @@ func (t *Task) Policy() egress.Policy {
 // repository config's tasks: mapping, may be nil) are merged under the
 // file's own values. A bad file returns an *Error listing every problem.
 func Load(path string, defaults map[string]any) (*Task, error) {
-	st, err := os.Stat(path)
-	if err != nil || !st.Mode().IsRegular() {
-		return nil, &Error{File: path, Problems: []Problem{{Rule: "file.missing", Message: "no such file"}}}
-	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, &Error{File: path, Problems: []Problem{{Rule: "file.missing", Message: "cannot read: " + err.Error()}}}
+	data, p := readBounded(path)
+	if p != nil {
+		return nil, &Error{File: path, Problems: []Problem{*p}}
 	}
 	return Parse(path, data, defaults)
 }
@@ -128,6 +123,9 @@ func Load(path string, defaults map[string]any) (*Task, error) {
 func Parse(path string, data []byte, defaults map[string]any) (*Task, error) {
 	fail := func(rule, format string, args ...any) error {
 		return &Error{File: path, Problems: []Problem{{Rule: rule, Message: fmt.Sprintf(format, args...)}}}
+	}
+	if len(data) > MaxFileBytes {
+		return nil, &Error{File: path, Problems: []Problem{*tooLarge(int64(len(data)))}}
 	}
 	doc, err := decode(path, data)
 	if err != nil {

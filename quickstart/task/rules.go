@@ -2,7 +2,6 @@ package task
 
 import (
 	"net/url"
-	"os"
 	"path/filepath"
 	"strings"
 )
@@ -208,11 +207,10 @@ func checkFile(path string, file any, ps *problems) {
 		ps.add("success.file", "success.file", "must be relative to the task file, got %q", ref)
 		return
 	}
-	full := filepath.Join(filepath.Dir(path), ref)
-	data, err := os.ReadFile(full)
+	data, p := readInside(filepath.Dir(path), ref)
 	switch {
-	case err != nil:
-		ps.add("success.file", "success.file", "%q does not exist (looked for %s)", ref, full)
+	case p != nil:
+		ps.add("success.file", p.Rule, "%s", p.Message)
 	case strings.TrimSpace(string(data)) == "":
 		ps.add("success.file", "success.file", "%q is empty; a check that does nothing always passes", ref)
 	}
