@@ -4,7 +4,7 @@ BIN     := bin/tabwright
 VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X main.version=$(VERSION)
 
-.PHONY: build demo test bench lint chromium fuzz fuzz-long reliability
+.PHONY: build demo test soak bench lint chromium fuzz fuzz-long reliability
 
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/tabwright
@@ -26,6 +26,12 @@ lint:
 
 test: lint chromium
 	$(GO) test -count=1 -timeout 20m ./...
+
+# make test SOAK times (10 by default) while two busy loops load the CPUs,
+# as a loaded CI machine would; prints the count and fails if any run did.
+SOAK ?= 10
+soak:
+	@sh scripts/soak.sh $(SOAK)
 
 # Benchmarks report per-operation figures; see README "Performance".
 bench: chromium
