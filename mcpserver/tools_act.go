@@ -245,6 +245,9 @@ func renderResult(r *act.Result) string {
 	for _, d := range r.Dialogs {
 		fmt.Fprintf(&b, "\n%s dialog %q %s", d.Type, d.Message, d.Action)
 	}
+	if r.Loading != nil {
+		b.WriteString("\n" + r.Loading.String())
+	}
 	if r.Control != nil {
 		c, _ := json.Marshal(r.Control)
 		fmt.Fprintf(&b, "\nobserve: %s", c)

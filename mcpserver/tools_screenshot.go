@@ -58,6 +58,7 @@ type screenshotResult struct {
 	Saved      string              `json:"saved,omitempty"`
 	Groundings []observe.Grounding `json:"groundings,omitempty"`
 	Cut        bool                `json:"groundings_truncated,omitempty"`
+	Loading    *tabs.Loading       `json:"loading,omitempty"` // the page had not finished loading
 }
 
 const maxGroundings = 300
@@ -130,7 +131,7 @@ func (s *server) runScreenshot(ctx context.Context, owner string, args json.RawM
 		return nil, "", err
 	}
 	out := screenshotResult{MIME: img.MIME, Width: img.Width, Height: img.Height, Bytes: len(img.Data), Scale: round3(img.Scale), DPR: img.DPR,
-		Region: [4]float64{img.Region.X, img.Region.Y, img.Region.W, img.Region.H}, Cut: cut}
+		Region: [4]float64{img.Region.X, img.Region.Y, img.Region.W, img.Region.H}, Cut: cut, Loading: img.Loading}
 	if in.Groundings {
 		out.Groundings = inImage(ground, img)
 	}
@@ -143,6 +144,9 @@ func (s *server) runScreenshot(ctx context.Context, owner string, args json.RawM
 	text := fmt.Sprintf("%s %dx%d (%d bytes, %.3g image px per CSS px) of CSS region %.0f,%.0f %.0fx%.0f", img.MIME, img.Width, img.Height, len(img.Data), out.Scale, img.Region.X, img.Region.Y, img.Region.W, img.Region.H)
 	if out.Saved != "" {
 		text += "\nsaved to " + out.Saved
+	}
+	if img.Loading != nil {
+		text += "\n" + img.Loading.String()
 	}
 	for _, g := range out.Groundings {
 		text += fmt.Sprintf("\n%s %s %q [%.0f,%.0f,%.0f,%.0f]", g.Ref, g.Role, g.Label, g.Box[0], g.Box[1], g.Box[2], g.Box[3])

@@ -31,7 +31,7 @@ func Run(ctx context.Context, t *tabs.Tab, s *Step) (*Result, error) {
 		ctx, cancel = deadline.With(ctx, DefaultTimeout, "timeout_ms", "the default step timeout")
 		defer cancel()
 	}
-	r := &Result{Action: s.Action}
+	r := &Result{Action: s.Action, Loading: t.AwaitCommit(ctx)}
 	var err error
 	switch s.Action {
 	case Click:
@@ -58,12 +58,23 @@ func Run(ctx context.Context, t *tabs.Tab, s *Step) (*Result, error) {
 		return nil, errs.Input("action", "unknown action %q", s.Action)
 	}
 	if err != nil {
-		return r, err
+		return r, stillLoading(err, r.Loading)
 	}
 	if s.Observe != nil {
 		readControlInto(ctx, t, s, r)
 	}
 	return r, nil
+}
+
+// stillLoading adds to a step's error that the page it met had not
+// committed yet, the likely reason it found nothing to act on.
+func stillLoading(err error, l *tabs.Loading) error {
+	if l == nil || l.Committed {
+		return err
+	}
+	e := *errs.As(err) // a copy: the error may be shared (a closed tab's)
+	e.Message += " (" + l.String() + ")"
+	return &e
 }
 
 // resolve finds the step's element and waits until it passes need.

@@ -210,6 +210,8 @@ type Result struct {
 	Control  *Control            `json:"observe,omitempty"`
 	// ObserveError reports a control read that failed; the action stands.
 	ObserveError *errs.Error `json:"observe_error,omitempty"`
+	// Loading says the tab's page had not finished loading when the step began.
+	Loading *tabs.Loading `json:"loading,omitempty"`
 }
 
 // ScrollResult is where a scroll ended.

@@ -161,6 +161,10 @@ type Observation struct {
 	rows bool // write interactive's runs as rows (Options.Rows)
 }
 
+// ReservedLoading is the Reserved key under which a tab that had not
+// finished loading says so (a fmt.Stringer; see tabs.Loading).
+const ReservedLoading = "loading"
+
 // ReservedTruncated is the Reserved key under which a *Truncation says what
 // the bounds left out.
 const ReservedTruncated = "truncated"

@@ -24,6 +24,9 @@ func Render(o *Observation) string {
 		title = "(untitled)"
 	}
 	fmt.Fprintf(&b, "%s %s\n", strconv.Quote(title), o.URL)
+	if l, ok := o.Reserved[ReservedLoading].(fmt.Stringer); ok {
+		b.WriteString(l.String() + "\n")
+	}
 
 	tr := o.Truncated()
 	fmt.Fprintf(&b, "text %d chars · %s · %s\n", o.TextLength, plural(len(o.Forms), "form"), plural(len(o.Interactive), "interactive element"))

@@ -26,6 +26,7 @@ type Part struct {
 // Capture observes part of t with opt and sets the environment. Run it in
 // the tab's queue.
 func Capture(ctx context.Context, t *tabs.Tab, part Part, opt observe.Options) (*observe.Observation, error) {
+	loading := t.AwaitCommit(ctx)
 	page, err := pageFor(ctx, t, part, &opt)
 	if err != nil {
 		return nil, err
@@ -33,6 +34,12 @@ func Capture(ctx context.Context, t *tabs.Tab, part Part, opt observe.Options) (
 	obs, err := observe.Capture(ctx, page, opt)
 	if err == nil {
 		obs.Environment = t.Environment()
+		if loading != nil {
+			if obs.Reserved == nil {
+				obs.Reserved = map[string]any{}
+			}
+			obs.Reserved[observe.ReservedLoading] = loading
+		}
 	}
 	return obs, err
 }

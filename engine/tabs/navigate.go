@@ -63,6 +63,7 @@ func (t *Tab) Navigate(ctx context.Context, nav Navigation) (*NavResult, error) 
 
 	t.mu.Lock()
 	mark := navMark{t.page.loader, t.page.sameDocNavs, t.page.restores}
+	t.page.pending = "" // ours replaces any navigation under way
 	t.mu.Unlock()
 	var loader cdproto.LoaderID
 	var err error

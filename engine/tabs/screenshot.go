@@ -53,17 +53,25 @@ type Shot struct {
 type Image struct {
 	Data          []byte
 	MIME          string
-	Width, Height int     // the image's px
-	Scale         float64 // image px per CSS px
-	DPR           float64 // the page's device pixel ratio
-	Region        Rect    // what was captured, CSS px of the document
-	Viewport      Rect    // the viewport, CSS px of the document
+	Width, Height int      // the image's px
+	Scale         float64  // image px per CSS px
+	DPR           float64  // the page's device pixel ratio
+	Region        Rect     // what was captured, CSS px of the document
+	Viewport      Rect     // the viewport, CSS px of the document
+	Loading       *Loading // the page had not finished loading
 }
 
 // Capture takes a screenshot sized to the shot's bounds: Chromium renders
 // it at the scale that fits, so no image is decoded and resized here.
 // Two round trips: the layout metrics (and device pixel ratio), the capture.
 func (t *Tab) Capture(ctx context.Context, s Shot) (*Image, error) {
+	loading := t.AwaitCommit(ctx)
+	if loading != nil && !loading.Committed {
+		// The blank document a navigation has not replaced yet never
+		// paints: the capture would only wait out the deadline.
+		return nil, errs.New(errs.Timeout, "nothing to capture yet: %s", loading).
+			WithHint("retry once the page has loaded, or raise timeout_ms")
+	}
 	var lm page.GetLayoutMetricsResult
 	var dpr float64
 	err := parallel(
@@ -79,7 +87,7 @@ func (t *Tab) Capture(ctx context.Context, s Shot) (*Image, error) {
 	if dpr <= 0 {
 		dpr = 1
 	}
-	img := &Image{DPR: dpr, MIME: "image/png"}
+	img := &Image{DPR: dpr, MIME: "image/png", Loading: loading}
 	if v := lm.CSSLayoutViewport; v != nil {
 		img.Viewport = Rect{X: float64(v.PageX), Y: float64(v.PageY), W: float64(v.ClientWidth), H: float64(v.ClientHeight)}
 	}

@@ -68,6 +68,8 @@ type pageState struct {
 	crashes     int                          // renderer deaths so far
 	inflight    map[string]struct{}          // network requests not finished yet
 	netChanged  time.Time                    // when a request last started or ended
+	commits     int                          // main-frame commits seen (frameNavigated)
+	pending     string                       // the URL of a navigation under way when we attached, until it commits
 }
 
 // Handle returns the opaque handle that names this claim.
@@ -164,6 +166,9 @@ func (t *Tab) attach(ctx context.Context, conn *cdp.Conn) error {
 	t.logs = newLogBuffer(t.profile.m.redact)
 	t.unlisten = sess.Listen(t.onEvent)
 
+	t.mu.Lock()
+	commits := t.page.commits
+	t.mu.Unlock()
 	err = parallel(
 		func() error { _, err := cdproto.Call(ctx, sess, page.Enable, page.EnableParams{}); return err },
 		func() error {
@@ -182,6 +187,9 @@ func (t *Tab) attach(ctx context.Context, conn *cdp.Conn) error {
 		},
 	)
 	if err != nil {
+		return err
+	}
+	if err := t.notePending(ctx, commits); err != nil {
 		return err
 	}
 	go func() {
@@ -266,6 +274,8 @@ func (t *Tab) applyEvent(method string, params jsonv2.Value) bool {
 	case "Inspector.targetCrashed":
 		p.crashed, p.dialog = true, nil
 		p.crashes++
+	case "Page.frameStoppedLoading":
+		return p.onStoppedLoading(params, t.mainFrame)
 	case "Page.javascriptDialogClosed":
 		p.dialog = nil
 	case "Network.requestWillBeSent", "Network.loadingFinished", "Network.loadingFailed":
@@ -303,6 +313,8 @@ func (p *pageState) onFrameNavigated(params jsonv2.Value) bool {
 	p.url = ev.Frame.URL + ev.Frame.URLFragment
 	p.loader = ev.Frame.LoaderID
 	p.crashed = false
+	p.commits++
+	p.pending = ""
 	if ev.Type == page.NavigationTypeBackForwardCacheRestore {
 		p.restores++
 		p.lifecycle[p.loader] = map[string]bool{"init": true, "DOMContentLoaded": true, "load": true, "networkIdle": true}
