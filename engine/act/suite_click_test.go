@@ -103,9 +103,9 @@ div { width: 9ch; word-wrap: break-word; border: 1px solid; transform: rotate(30
 	{name: "page-click: should fire contextmenu event on right click",
 		page:  `<button oncontextmenu="note('menu'); return false">Menu</button>`,
 		steps: steps(right("button")), log: "menu;"},
+	// The read back races the navigation: "received" and "navigated" are both right.
 	{name: "page-click: should click links which cause navigation",
 		page:  `<a href="/suite/empty.html">away</a>`,
-		// The read back races the navigation: "received" and "navigated" are both right.
 		steps: steps(clickS("a")), verified: "click"},
 	{name: "page-click: should click the button inside an iframe",
 		page:  `<div style="width:100px;height:100px">spacer</div>` + srcdoc(`<button onclick="top.note('framed')">In</button>`),
