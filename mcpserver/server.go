@@ -48,6 +48,10 @@ type Options struct {
 	// $defs and $ref: for clients that do not resolve a $ref (browser_batch
 	// is then about 18,000 characters instead of 9,500).
 	InlineSchemas bool
+	// HideHost: the client runs elsewhere (qs's sandboxed agent), so no
+	// result names the host's files or setup: browser_observe's vision
+	// keeps its screenshot in memory (observe.Options.HideHost).
+	HideHost bool
 }
 
 // DefaultActionTimeout is the single-action tools' default timeout_ms:

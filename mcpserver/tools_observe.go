@@ -108,6 +108,7 @@ func (s *server) observeTool() tool {
 				Since:          in.Since,
 				Scope:          in.Scope,
 				Rows:           in.Rows,
+				HideHost:       s.opt.HideHost,
 			}
 			if err := frameCheck(in.Frame, in.FrameID); err != nil {
 				return nil, "", err

@@ -75,7 +75,7 @@ type browserBridge struct {
 }
 
 func (b *browserBridge) connect(ctx context.Context, m *tabs.Manager, version string) error {
-	srv, err := mcpserver.NewWithOptions(m, version, mcpserver.Options{Tools: agentBrowserTools})
+	srv, err := mcpserver.NewWithOptions(m, version, mcpserver.Options{Tools: agentBrowserTools, HideHost: true})
 	if err != nil {
 		return err
 	}

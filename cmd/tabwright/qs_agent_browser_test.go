@@ -186,3 +186,46 @@ func TestQSAgentBrowserImageLimits(t *testing.T) {
 		t.Errorf("%+v", got)
 	}
 }
+
+// Vision in the agent's browser leaves nothing in the host's temp folder
+// and tells the model nothing of the host: no path, no missing package
+// (issue 25, item 4). The image itself still comes with the result.
+func TestQSAgentBrowserVisionHidesTheHost(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp) // os.TempDir: where the engine would write
+	app := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<html><body><h1>Counter</h1><button id=inc>Increment</button></body></html>`)
+	}))
+	defer app.Close()
+	m, err := tabs.New(tabs.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	b := &browserBridge{tr: trace.New(nil), allowed: loopbackHost}
+	ctx := context.Background()
+	if err := b.connect(ctx, m, "test"); err != nil {
+		t.Fatal(err)
+	}
+	defer b.cs.Close()
+	opened := b.Call(ctx, "browser_open_tab", []byte(fmt.Sprintf(`{"url":%q}`, app.URL)))
+	h := regexp.MustCompile(`tab_handle (\S+)`).FindStringSubmatch(opened.Text)
+	if opened.IsError || h == nil {
+		t.Fatalf("open: %+v", opened)
+	}
+	r := b.Call(ctx, "browser_observe", []byte(fmt.Sprintf(`{"tab_handle":%q,"include":["vision"]}`, h[1])))
+	if r.IsError || len(r.Images) != 1 || !strings.Contains(r.Text, "screenshot attached") {
+		t.Fatalf("observe: %v images, %s", len(r.Images), r.Text)
+	}
+	for _, host := range []string{tmp, os.TempDir(), "/tmp", "shot-", ".png", "tesseract", "apt-get", "install"} {
+		if strings.Contains(r.Text, host) {
+			t.Errorf("the model's text names %q:\n%s", host, r.Text)
+		}
+	}
+	filepath.WalkDir(tmp, func(p string, d os.DirEntry, err error) error {
+		if err == nil && strings.HasPrefix(d.Name(), "shot-") {
+			t.Errorf("a screenshot stayed on the host: %s", p)
+		}
+		return nil
+	})
+}

@@ -68,6 +68,12 @@ type Options struct {
 	// ScreenshotDir is where vision screenshots are written; empty means a
 	// "tabwright" folder in the system's temporary directory.
 	ScreenshotDir string
+	// HideHost keeps the vision screenshot off the host's disk and its
+	// setup out of the result, for a client that runs elsewhere (a
+	// sandboxed agent): no file stays (OCR reads a private copy, removed at
+	// once), Screenshot is empty, and a missing OCR says nothing of what the
+	// host lacks.
+	HideHost bool
 	// Rows asks for interactive's compact form: runs of plain elements as
 	// {columns, rows} entries (see Elements). The default is one element
 	// per entry, the contract's meaning.

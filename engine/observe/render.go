@@ -152,7 +152,11 @@ func renderSections(b *strings.Builder, o *Observation) {
 		b.WriteByte('\n')
 	}
 	if v := o.Vision; v != nil {
-		fmt.Fprintf(b, "screenshot %s (%d grounded)", v.Screenshot, len(v.Groundings))
+		where := v.Screenshot
+		if where == "" {
+			where = "attached" // HideHost: the image is in the result, no file
+		}
+		fmt.Fprintf(b, "screenshot %s (%d grounded)", where, len(v.Groundings))
 		if v.OCRNote != "" {
 			b.WriteString("; " + v.OCRNote)
 		}

@@ -71,6 +71,10 @@ func vision(ctx context.Context, p Page, res *pageResult, opt Options) (*Vision,
 		v.OCRNote = "this page cannot take screenshots"
 		return v, nil
 	}
+	if opt.HideHost {
+		v.OCR, v.OCRNote = ocrPrivate(ctx, png)
+		return v, nil
+	}
 	path, err := writeShot(opt.ScreenshotDir, png)
 	if err != nil {
 		return nil, err
@@ -78,6 +82,31 @@ func vision(ctx context.Context, p Page, res *pageResult, opt Options) (*Vision,
 	v.Screenshot = path
 	v.OCR, v.OCRNote = ocr(ctx, path)
 	return v, nil
+}
+
+// noOCRHere is the OCR note under HideHost: whatever the host lacks or
+// failed at stays on the host.
+const noOCRHere = "no OCR text here; read the image"
+
+// ocrPrivate runs OCR on a copy of png in a folder of its own, removed
+// before it returns.
+func ocrPrivate(ctx context.Context, png []byte) (text, note string) {
+	if bin, _ := OCRAvailable(); bin == "" {
+		return "", noOCRHere
+	}
+	dir, err := os.MkdirTemp("", "tabwright-ocr-")
+	if err != nil {
+		return "", noOCRHere
+	}
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "shot.png")
+	if err := os.WriteFile(path, png, 0o600); err != nil {
+		return "", noOCRHere
+	}
+	if text, note = ocr(ctx, path); text == "" && strings.HasPrefix(note, "no OCR") {
+		note = noOCRHere
+	}
+	return text, note
 }
 
 func writeShot(dir string, png []byte) (string, error) {
