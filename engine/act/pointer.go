@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"strings"
 
 	"github.com/chromedp/cdproto/input"
 
@@ -139,8 +138,7 @@ func pressOnly(seen map[string]bool, target *locate.Target, expect string) strin
 // navigatedAway reports an error that means the document we read from is
 // gone: the event we dispatched started a navigation.
 func navigatedAway(err error) bool {
-	msg := strings.ToLower(err.Error())
-	return strings.Contains(msg, "navigated or closed") || strings.Contains(msg, "context was destroyed") || strings.Contains(msg, "cannot find context")
+	return errs.As(err).Fact == tabs.FactDocumentLeft
 }
 
 func describeTarget(t *locate.Target) string {

@@ -11,4 +11,5 @@ const (
 	FactNoBrowser     = "no_browser"      // no browser has the id
 	FactNoTab         = "no_tab"          // the browser has no page tab of the id
 	FactUnknownHandle = "unknown_handle"  // the owner holds no tab of the handle
+	FactDocumentLeft  = "document_left"   // the document a page call ran in went away (the frame navigated)
 )

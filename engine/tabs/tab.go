@@ -416,10 +416,13 @@ func (t *Tab) EvalIn(ctx context.Context, f *Frame, expression string, out any) 
 		})
 		if err != nil {
 			var pe *cdp.ProtocolError
-			if attempt == 0 && asProtocol(err, &pe) && t.worldLeft(f, params) {
+			if !asProtocol(err, &pe) || !t.worldLeft(ctx, f, params) {
+				return err
+			}
+			if attempt == 0 {
 				continue // the document changed under us: once more, in its new world
 			}
-			return err
+			return errs.Wrap(errs.ProtocolError, err, "the page call's document went away").WithFact(FactDocumentLeft)
 		}
 		if res.ExceptionDetails != nil {
 			msg := res.ExceptionDetails.Text
@@ -438,17 +441,26 @@ func (t *Tab) EvalIn(ctx context.Context, f *Frame, expression string, out any) 
 	}
 }
 
-// worldLeft reports whether the world params was sent to is no longer our
-// world in frame f (its context was destroyed or replaced: the events that
-// say so arrive before the answer that failed), and forgets it then.
-func (t *Tab) worldLeft(f *Frame, params runtime.EvaluateParams) bool {
+// worldLeft reports, after an evaluation in it failed, whether the world
+// params was sent to is gone: the tab's events replaced or removed it, or
+// (an awaited call is answered before the event that says its context
+// died) an empty evaluation there fails too. It forgets a world that left.
+func (t *Tab) worldLeft(ctx context.Context, f *Frame, params runtime.EvaluateParams) bool {
 	t.mu.Lock()
-	defer t.mu.Unlock()
 	w, ok := t.page.worlds[f.ID]
-	if ok && (w.uid != "" && w.uid == params.UniqueContextID || w.uid == "" && w.id == params.ContextID) {
-		return false
+	t.mu.Unlock()
+	same := ok && (w.uid != "" && w.uid == params.UniqueContextID || w.uid == "" && w.id == params.ContextID)
+	if same {
+		probe := runtime.EvaluateParams{Expression: "0", UniqueContextID: params.UniqueContextID, ContextID: params.ContextID}
+		if _, err := cdproto.Call(ctx, f.sess, runtime.Evaluate, probe); err == nil {
+			return false
+		}
 	}
-	delete(t.page.worlds, f.ID)
+	t.mu.Lock()
+	if cur, ok := t.page.worlds[f.ID]; ok && cur == w {
+		delete(t.page.worlds, f.ID)
+	}
+	t.mu.Unlock()
 	return true
 }
 
