@@ -14,6 +14,18 @@ import (
 	"github.com/tabwright/tabwright/quickstart/sandbox"
 )
 
+// usernsReport says whether the kernel's settings under root let
+// bubblewrap make its user namespace, and the exact fix when they do not.
+func usernsReport(stdout io.Writer, root, bwrap string) {
+	b, blocked := sandbox.DetectUsernsBlock(root, bwrap)
+	if !blocked {
+		fmt.Fprintln(stdout, "userns:   unprivileged user namespaces are allowed (bubblewrap needs them)")
+		return
+	}
+	fmt.Fprintf(stdout, "userns:   RESTRICTED: %s; bubblewrap is refused its user namespace\n", b.Setting)
+	fmt.Fprintf(stdout, "  fix:    %s\n", b.Fix)
+}
+
 // runDoctor reports whether this machine can run a managed browser, and the
 // exact command that fixes what is missing. Exit status 1 when it cannot.
 func runDoctor(stdout io.Writer) int {
@@ -63,6 +75,7 @@ func runDoctor(stdout io.Writer) int {
 		fmt.Fprintf(stdout, "qs:       the sandbox backend cannot enforce isolation here: %s\n", why)
 	}
 	cancel()
+	usernsReport(stdout, "/", sandbox.BwrapPath())
 	if ok {
 		fmt.Fprintln(stdout, "ready:    yes — try: tabwright observe https://example.com/")
 		return 0

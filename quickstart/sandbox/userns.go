@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 )
@@ -79,6 +80,14 @@ func appArmorAllows(root, bwrap string) bool {
 		}
 	}
 	return false
+}
+
+// BwrapPath is bubblewrap on PATH, or where distributions put it.
+func BwrapPath() string {
+	if p, err := exec.LookPath("bwrap"); err == nil {
+		return p
+	}
+	return "/usr/bin/bwrap"
 }
 
 // UsernsHint is the next step when bubblewrap failed to make the sandbox.

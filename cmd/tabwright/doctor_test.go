@@ -1,0 +1,39 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// doctor names the exact fix for AppArmor's userns restriction (Ubuntu
+// 24.04, GitHub's ubuntu-latest), read from a kernel tree written here.
+func TestDoctorNamesTheUsernsFix(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	for rel, v := range map[string]string{
+		"proc/sys/kernel/apparmor_restrict_unprivileged_userns": "1\n",
+		"sys/kernel/security/apparmor/profiles":                 "/usr/sbin/cupsd (enforce)\n",
+	} {
+		os.MkdirAll(filepath.Dir(filepath.Join(root, rel)), 0o755)
+		if err := os.WriteFile(filepath.Join(root, rel), []byte(v), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var out bytes.Buffer
+	usernsReport(&out, root, "/usr/bin/bwrap")
+	got := out.String()
+	for _, want := range []string{"userns:   RESTRICTED: kernel.apparmor_restrict_unprivileged_userns = 1", "  fix:    ", "sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0", "/etc/apparmor.d/tabwright-bwrap"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("doctor lacks %q:\n%s", want, got)
+		}
+	}
+	os.WriteFile(filepath.Join(root, "proc/sys/kernel/apparmor_restrict_unprivileged_userns"), []byte("0\n"), 0o644)
+	out.Reset()
+	usernsReport(&out, root, "/usr/bin/bwrap")
+	if got := out.String(); !strings.HasPrefix(got, "userns:   unprivileged user namespaces are allowed") {
+		t.Errorf("lifted: %s", got)
+	}
+}
