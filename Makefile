@@ -4,7 +4,7 @@ BIN     := bin/tabwright
 VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X main.version=$(VERSION)
 
-.PHONY: build demo test soak bench lint chromium fuzz fuzz-long reliability
+.PHONY: build demo test soak bench lint chromium fuzz fuzz-long reliability real-clients
 
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/tabwright
@@ -64,3 +64,10 @@ fuzz-long:
 # The reliability suite alone, with its figures (make test runs it too).
 reliability: chromium
 	$(GO) test -count=1 -v -timeout 10m -run 'Reliability|TestHTTPIdleSessionReleasesClaims|TestStdioCancelledCallIsNotAnswered|TestClaimsAcrossProcesses|TestNoOrphanBrowserAfterServerDies|TestStaleRefAndActionTimeout|TestServiceWorkerRestart|TestRefusals' ./cmd/tabwright ./hub | grep -E '^(FIGURE|--- |ok|FAIL)'
+
+# Real MCP clients against the binary, default profile and --inline-schemas:
+# the TypeScript SDK (its Ajv, and Ajv strict) lists the tools and runs a
+# browser_batch, the Inspector's CLI lists and calls it. Needs Node 20+ and
+# the npm registry (not part of make test).
+real-clients: build chromium
+	sh scripts/real-clients.sh $(BIN)

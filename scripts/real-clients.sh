@@ -1,0 +1,17 @@
+#!/bin/sh
+# Real MCP clients (the TypeScript SDK with Ajv, the Inspector's CLI)
+# against a tabwright binary: make real-clients. Needs Node 20+, npm and the
+# npm registry; the pinned packages are installed once into a cache folder
+# outside the checkout (TABWRIGHT_CLIENTS_DIR, default
+# ~/.cache/tabwright/real-clients).
+set -eu
+bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+here=$(cd "$(dirname "$0")/real-clients" && pwd)
+dir=${TABWRIGHT_CLIENTS_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/tabwright/real-clients}
+mkdir -p "$dir"
+if ! cmp -s "$here/package.json" "$dir/package.json"; then
+	cp "$here/package.json" "$dir/package.json"
+	(cd "$dir" && npm install --no-audit --no-fund --loglevel=error)
+fi
+cp "$here/check.mjs" "$dir/check.mjs"
+exec node "$dir/check.mjs" "$bin"
