@@ -12,7 +12,6 @@ import (
 
 	"github.com/tabwright/tabwright/engine/act"
 	"github.com/tabwright/tabwright/engine/errs"
-	"github.com/tabwright/tabwright/engine/observetab"
 	"github.com/tabwright/tabwright/engine/tabs"
 )
 
@@ -192,9 +191,6 @@ func (s *server) actionTool(action string) tool {
 			var res *act.Result
 			timeout := orDefault(in.Step.TimeoutMS, s.actionMS)
 			err := s.onTab(ctx, owner, in.TabHandle, &timeout, func(ctx context.Context, t *tabs.Tab) (err error) {
-				if err := frameRefs(t, &in.Step); err != nil {
-					return err
-				}
 				res, err = act.Run(ctx, t, &in.Step)
 				return err
 			})
@@ -256,20 +252,6 @@ func renderResult(r *act.Result) string {
 		fmt.Fprintf(&b, "\nobserve failed: %s", r.ObserveError.Error())
 	}
 	return b.String()
-}
-
-// frameRefs resolves the refs of child frames' elements a step names (its
-// own and a drag's target).
-func frameRefs(t *tabs.Tab, s *act.Step) error {
-	if err := observetab.FrameRef(t, &s.Locator); err != nil {
-		return err
-	}
-	if s.To != nil {
-		if err := observetab.FrameRef(t, s.To); err != nil {
-			return errs.As(err).WithPath("to.ref")
-		}
-	}
-	return nil
 }
 
 // locatorProps are the locator fields (and ref) as the action tools list

@@ -14,7 +14,6 @@ import (
 	"github.com/tabwright/tabwright/engine/errs"
 	"github.com/tabwright/tabwright/engine/locate"
 	"github.com/tabwright/tabwright/engine/observe"
-	"github.com/tabwright/tabwright/engine/observetab"
 	"github.com/tabwright/tabwright/engine/tabs"
 )
 
@@ -110,9 +109,6 @@ func (s *server) runScreenshot(ctx context.Context, owner string, args json.RawM
 	var cut bool
 	err := s.onTab(ctx, owner, in.TabHandle, in.TimeoutMS, func(ctx context.Context, t *tabs.Tab) (err error) {
 		if loc, ok := in.locator(); ok {
-			if err := observetab.FrameRef(t, &loc); err != nil {
-				return err
-			}
 			box, _, err := locate.Box(ctx, t, loc)
 			if err != nil {
 				return err

@@ -166,7 +166,7 @@ func TestActToolErrorsOverMCP(t *testing.T) {
 		{"browser_click", map[string]any{"selector": "button", "selector_type": "role", "name": "Nope", "timeout_ms": 300}, "not_found", "", []string{`role "button" name "Nope"`}},
 		{"browser_fill", map[string]any{"selector": "Phone", "selector_type": "label", "text": "1", "timeout_ms": 300}, "not_found", "", []string{`label "Phone"`}},
 		{"browser_click", map[string]any{"selector": ".dup", "nth": 5, "timeout_ms": 300}, "not_found", "", []string{"only 2"}},
-		{"browser_click", map[string]any{"ref": "e999"}, "stale_ref", "", []string{"e999", "not in the tab's current document"}},
+		{"browser_click", map[string]any{"ref": "e999"}, "stale_ref", "ref", []string{"e999", "not given by an observation of this tab"}},
 		{"browser_click", map[string]any{"selector": "#covered", "timeout_ms": 400}, "not_actionable", "", []string{"covered by <div#banner>"}},
 		{"browser_select_option", map[string]any{"selector": "#size", "value": "s", "label": "Small"}, "invalid_input", "value", []string{"exactly one of value, label and index"}},
 		{"browser_type", map[string]any{"selector": "#search", "focused": true, "text": "x"}, "invalid_input", "selector", []string{"not both"}},

@@ -47,13 +47,9 @@ func wait(ctx context.Context, t *tabs.Tab, s *Step, r *Result) error {
 		return nil
 	}
 
-	f, err := locate.FrameOf(ctx, t, s.Locator)
+	f, pl, err := locate.Query(ctx, t, s.Locator)
 	if err != nil {
 		return err
-	}
-	pl := map[string]any{"selector": s.Selector, "type": s.SelectorType, "ref": s.Ref}
-	if s.Nth != nil {
-		pl["nth"] = *s.Nth
 	}
 	if s.SelectorType == locate.Role {
 		if s.Condition == "absent" {
@@ -86,6 +82,9 @@ func wait(ctx context.Context, t *tabs.Tab, s *Step, r *Result) error {
 	if res.OK {
 		r.Verified = "condition " + s.Condition + " holds"
 		return nil
+	}
+	if res.Code == errs.StaleRef {
+		return locate.StaleRef(s.Locator)
 	}
 	if res.Code == errs.Ambiguous {
 		return errs.New(errs.Ambiguous, "%s matches %d elements", s.Locator, int(num(res.State["count"]))).

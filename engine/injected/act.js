@@ -4,7 +4,7 @@
 (() => {
   'use strict';
   const tw = globalThis.__tabwright;
-  if (tw.actVersion === 6) return;
+  if (tw.actVersion === 7) return;
   const { dom, norm, byHandle, describe, css, check, disabled, no } = tw;
 
   // --- page-side halves of actions -----------------------------------------
@@ -221,6 +221,7 @@
   // waitFor polls an element condition every frame until it holds or the
   // time is up; either way it returns the last state it saw.
   tw.waitFor = async (loc, w, timeoutMs) => {
+    if (tw.staleRef(loc)) return { ok: false, code: 'stale_ref', state: {} };
     const deadline = performance.now() + timeoutMs;
     for (;;) {
       const st = await state(loc, w.condition, deadline);
@@ -321,5 +322,5 @@
     return {rect: [r.x, r.y], selected, point, options: opts.slice(0, 20).map(info)};
   };
 
-  tw.actVersion = 6;
+  tw.actVersion = 7;
 })();

@@ -5,7 +5,7 @@
 (() => {
   'use strict';
   const tw = globalThis.__tabwright;
-  if (tw.checkVersion === 3) return;
+  if (tw.checkVersion === 4) return;
   const { dom, no } = tw;
   const NA = 'not_actionable';
 
@@ -335,9 +335,9 @@
   // its handle returned with the point to act at. Ambiguity fails at once:
   // guessing which of several elements was meant is never safe.
   tw.resolve = async (loc, need, timeoutMs) => {
-    // A ref this document never handed out (it came from an earlier page)
-    // or whose element was collected can never match: fail at once.
-    if (loc.ref && !tw.refTarget.has(loc.ref)) return { ok: false, code: 'stale_ref' };
+    // A ref of another document, or whose element was collected, can never
+    // match: fail at once.
+    if (tw.staleRef(loc)) return { ok: false, code: 'stale_ref' };
     const deadline = performance.now() + timeoutMs;
     let last = { ok: false, code: 'not_found', count: 0 };
     const st = { tries: 0 };
@@ -417,5 +417,5 @@
     };
   };
 
-  tw.checkVersion = 3;
+  tw.checkVersion = 4;
 })();

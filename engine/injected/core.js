@@ -8,7 +8,7 @@
 // state there for the life of the document.
 (() => {
   'use strict';
-  const CORE_VERSION = 3;
+  const CORE_VERSION = 4;
 
   // An element with id="__tabwright" shows up as a named property of the
   // window, in our world too; only an own property is really ours.
@@ -23,6 +23,10 @@
   tw.refOf ??= new WeakMap(); // element -> "eN"
   tw.refTarget ??= new Map(); // "eN" -> WeakRef(element), to resolve a ref later
   tw.nextRef ??= 1;
+  // doc marks this document's refs: the engine sends it back with a ref, and
+  // a ref whose mark is not this document's names nothing here (it came from
+  // another page, frame or tab). Random, so no two documents share one.
+  tw.doc ??= Array.from(crypto.getRandomValues(new Uint32Array(3)), (n) => n.toString(36)).join('');
 
   // --- DOM access that the page cannot clobber ---------------------------
   // A form's named controls shadow its properties (<input name="action"> makes
@@ -365,6 +369,10 @@
     }
     return r;
   };
+
+  // staleRef says whether a locator's ref cannot name an element of this
+  // document: marked for another one, or never handed out here.
+  tw.staleRef = (loc) => loc.ref != null && (loc.doc !== tw.doc || !tw.refTarget.has(loc.ref));
 
   // element resolves a ref to its element while it is still in the document.
   tw.element = (r) => {

@@ -4,7 +4,7 @@
 (() => {
   'use strict';
   const tw = globalThis.__tabwright;
-  if (tw.findVersion === 2) return;
+  if (tw.findVersion === 3) return;
   const { dom, norm } = tw;
 
   // --- the page contract ---------------------------------------------------
@@ -174,7 +174,7 @@
   // find returns every element the locator matches, in nth order.
   tw.find = (loc) => {
     if (loc.handle) return [byHandle(loc.handle)].filter((el) => el && el.isConnected);
-    if (loc.ref) return [tw.element(loc.ref)].filter(Boolean);
+    if (loc.ref) return tw.staleRef(loc) ? [] : [tw.element(loc.ref)].filter(Boolean);
     switch (loc.type || 'css') {
       case 'css': return css(loc.selector);
       case 'xpath': return xpath(loc.selector);
@@ -219,5 +219,5 @@
   tw.frameElements = () => everything().filter((el) => FRAME_TAGS.has(dom.tag(el))).map((el) => tw.hold(el));
   tw.frameInfo = () => ({ url: location.href, title: document.title });
 
-  tw.findVersion = 2;
+  tw.findVersion = 3;
 })();

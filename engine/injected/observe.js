@@ -3,7 +3,7 @@
 // Needs core.js first. Installs tw.observe(options) once per document.
 (() => {
   'use strict';
-  const OBSERVE_VERSION = 4;
+  const OBSERVE_VERSION = 5;
   const tw = globalThis.__tabwright;
   if (tw.observeVersion === OBSERVE_VERSION) return;
   const { dom, norm, cut, rendered } = tw;
@@ -508,7 +508,7 @@
     const roots = scope ? rootsUnder(scope) : tw.roots();
     const truncated = {};
     selectorCache = tw.selectorCache();
-    const result = { url: location.href, title: dom.title() };
+    const result = { url: location.href, title: dom.title(), doc: tw.doc };
 
     if (inc.text) {
       const text = visibleText(scope);

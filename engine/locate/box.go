@@ -13,6 +13,10 @@ import (
 // returns its border box in CSS px of the tab's viewport (frames' offsets
 // added), for a screenshot of it.
 func Box(ctx context.Context, t *tabs.Tab, loc Locator) (tabs.Rect, *Target, error) {
+	loc, err := bindRef(t, loc)
+	if err != nil {
+		return tabs.Rect{}, nil, err
+	}
 	tg, err := Resolve(ctx, t, loc, Need{Visible: true, Scroll: true})
 	if err != nil {
 		return tabs.Rect{}, nil, err

@@ -139,6 +139,14 @@ func findFrame(ctx context.Context, t *tabs.Tab, loc Locator) (*frameChain, erro
 	if loc.Frame == nil && loc.FrameID == "" {
 		return nil, nil
 	}
+	chain, err := searchFrame(ctx, t, loc)
+	if err != nil {
+		return nil, refFrameGone(loc, err)
+	}
+	return chain, nil
+}
+
+func searchFrame(ctx context.Context, t *tabs.Tab, loc Locator) (*frameChain, error) {
 	if loc.Frame != nil && len(loc.Frame.Path) > 0 {
 		chain, err := framePath(ctx, t, loc.Frame.Path)
 		if err != nil {
@@ -300,6 +308,10 @@ func framePathName(loc Locator) string {
 // FrameOf returns the frame a locator searches in (nil: the main frame),
 // for callers that run their own page-side code there.
 func FrameOf(ctx context.Context, t *tabs.Tab, loc Locator) (*tabs.Frame, error) {
+	loc, err := bindRef(t, loc)
+	if err != nil {
+		return nil, err
+	}
 	chain, err := findFrame(ctx, t, loc)
 	if err != nil {
 		return nil, err

@@ -42,6 +42,8 @@ type Locator struct {
 	Ref          string     `json:"ref,omitempty"`           // from the tab's latest observation
 	Frame        *FrameSpec `json:"frame,omitempty"`         // a child frame to search in
 	FrameID      string     `json:"frame_id,omitempty"`      // the same, by its DevTools frame id
+
+	bound *boundRef // set once Ref names its scope (see bindRef)
 }
 
 // FrameSpec names a child frame: by exact url and/or title, and/or by a path
@@ -54,6 +56,9 @@ type FrameSpec struct {
 
 // String says what was searched, for messages.
 func (l Locator) String() string {
+	if l.bound != nil {
+		return "ref " + l.bound.public
+	}
 	if l.Ref != "" {
 		return "ref " + l.Ref
 	}
@@ -126,6 +131,7 @@ type pageLocator struct {
 	Type     string `json:"type,omitempty"`
 	Nth      *int   `json:"nth,omitempty"`
 	Ref      string `json:"ref,omitempty"`
+	Doc      string `json:"doc,omitempty"` // the document a ref was read from
 	Handle   string `json:"handle,omitempty"`
 }
 
@@ -196,6 +202,10 @@ func Resolve(ctx context.Context, t *tabs.Tab, loc Locator, need Need) (*Target,
 	if !ok {
 		deadline = time.Now().Add(5 * time.Second)
 	}
+	loc, err := bindRef(t, loc)
+	if err != nil {
+		return nil, err
+	}
 	fr, err := findFrame(ctx, t, loc)
 	if err != nil {
 		return nil, err
@@ -204,8 +214,7 @@ func Resolve(ctx context.Context, t *tabs.Tab, loc Locator, need Need) (*Target,
 	if loc.SelectorType == Role {
 		target, err = resolveRole(ctx, t, fr, loc, need, deadline)
 	} else {
-		pl := pageLocator{Selector: loc.Selector, Type: loc.SelectorType, Nth: loc.Nth, Ref: loc.Ref}
-		target, err = resolvePage(ctx, t, fr, loc, pl, need, deadline)
+		target, err = resolvePage(ctx, t, fr, loc, loc.page(), need, deadline)
 	}
 	if err != nil || fr == nil {
 		return target, err
@@ -215,6 +224,30 @@ func Resolve(ctx context.Context, t *tabs.Tab, loc Locator, need Need) (*Target,
 		return nil, err
 	}
 	return target, nil
+}
+
+// page is the locator as the page-side find reads it.
+func (l Locator) page() pageLocator {
+	pl := pageLocator{Selector: l.Selector, Type: l.SelectorType, Nth: l.Nth, Ref: l.Ref}
+	if l.bound != nil {
+		pl.Doc = l.bound.doc
+	}
+	return pl
+}
+
+// Query returns the frame loc searches in (nil: the main frame) and loc as
+// page-side finds take it, for callers that run their own page-side search
+// (a wait for a condition). A ref is bound to its frame and document.
+func Query(ctx context.Context, t *tabs.Tab, loc Locator) (*tabs.Frame, any, error) {
+	loc, err := bindRef(t, loc)
+	if err != nil {
+		return nil, nil, err
+	}
+	f, err := FrameOf(ctx, t, loc)
+	if err != nil {
+		return nil, nil, err
+	}
+	return f, loc.page(), nil
 }
 
 // resolvePage runs the find-and-check loop in the page, in one round trip.
@@ -287,8 +320,7 @@ func (r *pageResult) target(ctx context.Context, loc Locator) (*Target, error) {
 	case errs.InvalidInput:
 		return nil, r.Err(loc.String())
 	case errs.StaleRef:
-		return nil, errs.New(errs.StaleRef, "ref %s is not in the tab's current document: the tab navigated or reloaded since the observation that gave it, or its element is gone", loc.Ref).
-			WithHint("observe the tab again for fresh refs, or use a selector")
+		return nil, StaleRef(loc)
 	case errs.NotFound:
 		if r.Reason != "" { // the element is there; what it holds is not
 			e := r.Err(fmt.Sprintf("%s %s", loc, describe(r.Target)))
@@ -305,7 +337,7 @@ func (r *pageResult) target(ctx context.Context, loc Locator) (*Target, error) {
 			WithHint("nth is zero-based")
 	}
 	if loc.Ref != "" {
-		return nil, errs.New(errs.NotFound, "ref %s is no longer in the page", loc.Ref).
+		return nil, errs.New(errs.NotFound, "%s is no longer in the page", loc).
 			WithHint("observe the tab again for fresh refs, or use a selector")
 	}
 	return nil, errs.New(errs.NotFound, "nothing matches %s %s within %s", loc, where, within(ctx)).

@@ -38,6 +38,7 @@ type pageResult struct {
 	Journal     *journal      `json:"journal"`
 	URL         string        `json:"url"`
 	Title       string        `json:"title"`
+	Doc         string        `json:"doc"` // the document's mark for its refs (see Scoped)
 	TextPreview string        `json:"textpreview"`
 	TextLength  int           `json:"textlength"`
 	Forms       []Form        `json:"forms"`
@@ -231,6 +232,7 @@ func readPage(ctx context.Context, p Page, opt Options, set Set, watching bool) 
 	if res == nil {
 		return nil, 0, errs.New(errs.ProtocolError, "the page returned no observation")
 	}
+	scopeRefs(p, res)
 	if res.Error != nil {
 		if res.Error.Path == "selector" {
 			return nil, 0, errs.Input(res.Error.Path, "%s", res.Error.Message).WithHint("observe again; the page replaced the element")

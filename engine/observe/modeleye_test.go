@@ -43,7 +43,7 @@ var modelEyePages = map[string][]need{
 }
 
 // refPattern finds the ref a text line starts with, or a radio option's.
-var refPattern = regexp.MustCompile(`\b(f\d+:)?e\d+\b`)
+var refPattern = regexp.MustCompile(`\b[a-z]{1,3}\d+\b`)
 
 func TestModelEyeText(t *testing.T) {
 	ctx := testCtx(t)
@@ -65,7 +65,7 @@ func TestModelEyeText(t *testing.T) {
 				t.Errorf("%s: the line naming %q gives no ref: %q", path, n.words, line)
 				continue
 			}
-			in, local := where(t, p, ref)
+			in, local := where(t, p, o, ref)
 			checkNames(t, in, path, "ref "+ref, `globalThis.__tabwright.element(`+jsString(local)+`)`, n.is)
 		}
 		for _, word := range []string{"Just text, not clickable", "Founded 1999"} {
@@ -109,9 +109,9 @@ func TestModelEyeJSON(t *testing.T) {
 				t.Errorf("%s: entry %v lacks ref, selector or role", path, found)
 				continue
 			}
-			in, local := where(t, p, ref)
+			in, local := where(t, p, o, ref)
 			if fr, ok := found["frame"].(map[string]any); ok {
-				if path0 := fr["path"].([]any)[0].(string); !strings.HasPrefix(ref, "f") || path0 == "" {
+				if path0 := fr["path"].([]any)[0].(string); refTag(t, ref) == refTag(t, o.Interactive[0].Ref) || path0 == "" {
 					t.Errorf("%s: framed entry %v", path, found)
 				}
 			}
@@ -192,18 +192,21 @@ func refOn(line, words string) string {
 	return refPattern.FindString(line)
 }
 
-// where is the page a ref's element lives in (a child frame for f1:e3)
-// and the ref there.
-func where(t *testing.T, p framedPage, ref string) (Page, string) {
-	local, path, ok := FrameRef(p, ref)
-	if !ok {
-		return p, ref
+// where is the page a ref's element lives in (a child frame for an
+// element listed with its frame) and the element's page-side ref there.
+func where(t *testing.T, p framedPage, o *Observation, ref string) (Page, string) {
+	local := "e" + strconv.Itoa(refNumber(t, ref))
+	for _, e := range o.Interactive {
+		if e.Ref != ref || e.Frame == nil {
+			continue
+		}
+		child, err := p.ChildFrame(testCtx(t), e.Frame.Path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return child, local
 	}
-	child, err := p.ChildFrame(testCtx(t), path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return child, local
+	return p, local
 }
 
 // checkNames checks that expr (a locator's element) is the one element the

@@ -286,6 +286,6 @@ type Element struct {
 	Value    string `json:"value,omitempty"` // current text; for a select, the chosen option's label
 	Href     string `json:"href,omitempty"`  // absolute
 	// Frame is the child frame the element is in (nil: the page itself);
-	// its ref then starts with the frame's prefix (f1:e3).
+	// its ref names that frame's document.
 	Frame *FramePath `json:"frame,omitempty"`
 }

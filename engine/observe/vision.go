@@ -192,9 +192,10 @@ func Ground(ctx context.Context, p Page, maxInteractive int) ([]Grounding, bool,
 	if err := p.Eval(ctx, call, &boxes); err != nil {
 		return nil, false, err
 	}
+	scopeRefs(p, res) // after the boxes: the page knows its own refs only
 	out := make([]Grounding, 0, len(boxes))
-	for _, e := range res.Interactive {
-		if b, ok := boxes[e.Ref]; ok {
+	for i, e := range res.Interactive {
+		if b, ok := boxes[refs[i]]; ok {
 			out = append(out, Grounding{Ref: e.Ref, Role: e.Role, Label: e.Label, Box: b})
 		}
 	}

@@ -7,9 +7,7 @@ package observetab
 
 import (
 	"context"
-	"strings"
 
-	"github.com/tabwright/tabwright/engine/errs"
 	"github.com/tabwright/tabwright/engine/locate"
 	"github.com/tabwright/tabwright/engine/observe"
 	"github.com/tabwright/tabwright/engine/tabs"
@@ -48,9 +46,6 @@ func pageFor(ctx context.Context, t *tabs.Tab, part Part, opt *observe.Options) 
 	switch {
 	case part.Locator != nil:
 		loc := *part.Locator
-		if err := FrameRef(t, &loc); err != nil {
-			return nil, err
-		}
 		// The element is found where the action tools would find it, then
 		// read through its handle in the same world.
 		tg, err := locate.Resolve(ctx, t, loc, locate.Attached)
@@ -59,14 +54,14 @@ func pageFor(ctx context.Context, t *tabs.Tab, part Part, opt *observe.Options) 
 		}
 		opt.ScopeHandle, opt.ScopeName = tg.Handle, loc.String()
 		if tg.Frame != nil {
-			return framePage{Tab: t, frame: tg.Frame}, nil
+			return framePage{Tab: t, frame: tg.Frame, path: pathOf(loc.Frame)}, nil
 		}
 	case part.Frame != nil || part.FrameID != "":
 		f, err := locate.FrameOf(ctx, t, locate.Locator{Frame: part.Frame, FrameID: part.FrameID})
 		if err != nil {
 			return nil, err
 		}
-		return framePage{Tab: t, frame: f}, nil
+		return framePage{Tab: t, frame: f, path: pathOf(part.Frame)}, nil
 	}
 	return Page(t), nil
 }
@@ -75,20 +70,12 @@ func pageFor(ctx context.Context, t *tabs.Tab, part Part, opt *observe.Options) 
 // and elements inline.
 func Page(t *tabs.Tab) observe.Page { return framedTab{t} }
 
-// FrameRef turns the ref of a child frame's element (f1:e3, from the tab's
-// latest observation) into the frame's own ref and the frame's path; other
-// refs are left as they are.
-func FrameRef(t *tabs.Tab, loc *locate.Locator) error {
-	if !strings.Contains(loc.Ref, ":") {
+// pathOf is the iframe path a frame spec names, when it names one.
+func pathOf(spec *locate.FrameSpec) []string {
+	if spec == nil {
 		return nil
 	}
-	local, path, ok := observe.FrameRef(t, loc.Ref)
-	if !ok {
-		return errs.New(errs.StaleRef, "ref %s names a frame the tab's latest observation did not read", loc.Ref).
-			WithPath("ref").WithHint("observe the page again and use a ref from that observation")
-	}
-	loc.Ref, loc.Frame, loc.FrameID = local, &locate.FrameSpec{Path: path}, ""
-	return nil
+	return spec.Path
 }
 
 // framePage reads a child frame of the tab: page-side calls go to the
@@ -96,11 +83,15 @@ func FrameRef(t *tabs.Tab, loc *locate.Locator) error {
 type framePage struct {
 	*tabs.Tab
 	frame *tabs.Frame
+	path  []string // how the frame was reached; nil: by its id
 }
 
 func (p framePage) Eval(ctx context.Context, expression string, out any) error {
 	return p.EvalIn(ctx, p.frame, expression, out)
 }
+
+// Refs makes the frame's refs name its own document.
+func (p framePage) Refs(doc string) func(string) string { return p.ScopeRefs(p.frame, p.path, doc) }
 
 // framedTab is a tab whose observation reads its child frames inline.
 type framedTab struct{ *tabs.Tab }
@@ -112,14 +103,17 @@ func (t framedTab) ChildFrame(ctx context.Context, path []string) (observe.Page,
 	if err != nil {
 		return nil, err
 	}
-	return childFrame{t.Tab, f}, nil
+	return childFrame{t.Tab, f, path}, nil
 }
 
 type childFrame struct {
 	t     *tabs.Tab
 	frame *tabs.Frame
+	path  []string
 }
 
 func (c childFrame) Eval(ctx context.Context, expression string, out any) error {
 	return c.t.EvalIn(ctx, c.frame, expression, out)
 }
+
+func (c childFrame) Refs(doc string) func(string) string { return c.t.ScopeRefs(c.frame, c.path, doc) }

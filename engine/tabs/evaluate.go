@@ -264,7 +264,7 @@ func (t *Tab) capture(ctx context.Context, f *Frame, obj *runtime.RemoteObject, 
 }
 
 // elementRef moves an element result into our isolated world and names it
-// with the observation's ref for it.
+// with the observation's ref for it (one the action tools take).
 func (t *Tab) elementRef(ctx context.Context, f *Frame, obj *runtime.RemoteObject) (*Evaluated, error) {
 	if obj == nil || obj.Subtype != runtime.RemoteObjectSubtypeNode || obj.ObjectID == "" {
 		typ := "undefined"
@@ -298,13 +298,15 @@ func (t *Tab) elementRef(ctx context.Context, f *Frame, obj *runtime.RemoteObjec
 	defer t.ReleaseObject(ctx, f, moved.Object.ObjectID)
 	var got struct {
 		Ref  string         `json:"ref"`
+		Doc  string         `json:"doc"`
 		Desc map[string]any `json:"desc"`
 	}
-	call := `function() { const tw = globalThis.__tabwright; return {ref: tw.ref(this), desc: {tag: this.tagName.toLowerCase(), id: this.id || undefined, role: tw.role(this) || undefined, name: tw.cut(tw.accName(this), 80) || undefined}}; }`
+	call := `function() { const tw = globalThis.__tabwright; return {ref: tw.ref(this), doc: tw.doc, desc: {tag: this.tagName.toLowerCase(), id: this.id || undefined, role: tw.role(this) || undefined, name: tw.cut(tw.accName(this), 80) || undefined}}; }`
 	if err := t.CallOnIn(ctx, f, moved.Object.ObjectID, call, &got); err != nil {
 		return nil, err
 	}
-	return &Evaluated{Type: "element", JSON: "null", Ref: got.Ref, Element: got.Desc}, nil
+	ref := t.ScopeRefs(f, nil, got.Doc)(got.Ref)
+	return &Evaluated{Type: "element", JSON: "null", Ref: ref, Element: got.Desc}, nil
 }
 
 // mainWorlds tracks the page's own (default) execution context in each

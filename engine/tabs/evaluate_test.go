@@ -63,8 +63,11 @@ func TestEvaluate(t *testing.T) {
 		t.Errorf("a throw: %v", err)
 	}
 	el, err := eval(Evaluation{Expression: "document.getElementById('b')", Element: true})
-	if err != nil || !strings.HasPrefix(el.Ref, "e") || el.Element["tag"] != "button" || el.Element["name"] != "Go" {
-		t.Errorf("element: %+v %v", el, err)
+	if err != nil || el.Element["tag"] != "button" || el.Element["name"] != "Go" {
+		t.Fatalf("element: %+v %v", el, err)
+	}
+	if scope, local, err := tab.LookupRef(el.Ref); err != nil || !scope.Main || scope.Doc == "" || !strings.HasPrefix(local, "e") {
+		t.Errorf("the element's ref %s is not one of the tab's main document: %+v %s %v", el.Ref, scope, local, err)
 	}
 	if _, err := eval(Evaluation{Expression: "42", Element: true}); errs.Code(err) != errs.ScriptError {
 		t.Errorf("element of a number: %v", err)

@@ -52,6 +52,7 @@ type Tab struct {
 	extras     map[string]any // per-tab state other packages keep (see State)
 	logs       *logBuffer     // what the tab reported since the claim (logs.go)
 	mainWorlds mainWorlds     // the page's own context in each frame (evaluate.go)
+	refs       refScopes      // the tags of the refs observations gave (refs.go)
 }
 
 // pageState is what the tab's events tell us about its main frame.
