@@ -52,6 +52,9 @@ type Options struct {
 	// result names the host's files or setup: browser_observe's vision
 	// keeps its screenshot in memory (observe.Options.HideHost).
 	HideHost bool
+	// Stop, when done, cancels every request in flight: the process is
+	// stopping (a signal) and no call may hold it up. Nil: never.
+	Stop context.Context
 }
 
 // DefaultActionTimeout is the single-action tools' default timeout_ms:
@@ -99,7 +102,22 @@ func NewWithOptions(m *tabs.Manager, version string, opt Options) (*mcp.Server, 
 		srv.AddTool(&mcp.Tool{Name: t.name, InputSchema: unlistedSchema}, s.handle(t))
 	}
 	srv.AddReceivingMiddleware(serveListed(opt.InlineSchemas))
+	if opt.Stop != nil {
+		srv.AddReceivingMiddleware(cancelOn(opt.Stop))
+	}
 	return srv, nil
+}
+
+// cancelOn cancels each request's context when stop is done.
+func cancelOn(stop context.Context) mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			ctx, cancel := context.WithCancel(ctx)
+			defer cancel()
+			defer context.AfterFunc(stop, cancel)()
+			return next(ctx, method, req)
+		}
+	}
 }
 
 // tool is one MCP tool: its name, how to build its definition and a handler
@@ -150,7 +168,7 @@ func (s *server) handle(t tool) mcp.ToolHandler {
 		}
 		result, text, err := t.run(ctx, s.owner(req.Session), req.Params.Arguments)
 		if err != nil && errors.Is(ctx.Err(), context.Canceled) {
-			err = errs.New(errs.Cancelled, "the client cancelled the call (or its session ended) before it finished").
+			err = errs.New(errs.Cancelled, "the client cancelled the call (or its session ended, or the server is stopping) before it finished").
 				WithHint("nothing was rolled back: observe the tab to see how far it got")
 		}
 		var failed *failure

@@ -170,6 +170,7 @@ func TestHTTPIdleSessionReleasesClaims(t *testing.T) {
 
 // stdioClient speaks newline-delimited JSON-RPC on a server's pipes.
 type stdioClient struct {
+	cmd   *exec.Cmd
 	in    io.WriteCloser
 	lines chan string
 }
@@ -184,7 +185,7 @@ func startStdio(t testing.TB, args ...string) *stdioClient {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { in.Close(); cmd.Process.Signal(syscall.SIGTERM); cmd.Wait() })
-	c := &stdioClient{in: in, lines: make(chan string, 64)}
+	c := &stdioClient{cmd: cmd, in: in, lines: make(chan string, 64)}
 	go func() {
 		sc := bufio.NewScanner(out)
 		sc.Buffer(nil, 4<<20)

@@ -59,7 +59,7 @@ func runMCP(ctx context.Context, args []string, stderr io.Writer) error {
 		return err
 	}
 	defer m.Close()
-	srv, err := mcpserver.NewWithOptions(m, version, mcpserver.Options{Tools: *toolsSpec, AllowEvaluate: st.allowEvaluate, ActionTimeout: *actionTimeout, InlineSchemas: *inline})
+	srv, err := mcpserver.NewWithOptions(m, version, mcpserver.Options{Tools: *toolsSpec, AllowEvaluate: st.allowEvaluate, ActionTimeout: *actionTimeout, InlineSchemas: *inline, Stop: ctx})
 	if err != nil {
 		return err
 	}
@@ -96,7 +96,7 @@ func serveHTTP(ctx context.Context, handler http.Handler, addr string, stderr io
 	if err != nil {
 		return errs.Wrap(errs.InvalidInput, err, "listening on "+addr)
 	}
-	hs := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
+	hs := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, MaxHeaderBytes: mcpserver.MaxHeaderBytes}
 	fmt.Fprintf(stderr, "tabwright: MCP over streamable HTTP at http://%s/\n", ln.Addr())
 	go func() {
 		<-ctx.Done()
