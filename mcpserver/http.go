@@ -90,9 +90,11 @@ func (tr *idleSessions) serveNew(sdk http.Handler, w http.ResponseWriter, r *htt
 		http.Error(w, fmt.Sprintf("Service Unavailable: %d sessions are open; end one (DELETE) or wait for idle ones to end", MaxSessions), http.StatusServiceUnavailable)
 		return
 	}
-	sdk.ServeHTTP(w, r)
-	if id := w.Header().Get(sessionHeader); id != "" {
-		tr.watch(id)
+	cw := &captureID{ResponseWriter: w, tr: tr}
+	sdk.ServeHTTP(cw, r)
+	cw.learn()
+	if cw.id != "" {
+		tr.done(cw.id, false)
 	}
 }
 
@@ -236,16 +238,15 @@ func (tr *idleSessions) session(id string) *liveSession {
 	return tr.live[id]
 }
 
-// watch starts tracking a session the SDK just created, until it ends
-// however it ends (DELETE, idle, a failed initialize).
-func (tr *idleSessions) watch(id string) {
+// track starts tracking a session the SDK just created, with the request
+// that created it in flight, until it ends however it ends (DELETE, idle,
+// a failed initialize).
+func (tr *idleSessions) track(id string) {
 	for ss := range tr.srv.Sessions() {
 		if ss.ID() == id {
 			tr.mu.Lock()
-			s := &liveSession{calls: map[jsonrpc.ID]*callWriter{}}
-			tr.live[id] = s
+			tr.live[id] = &liveSession{active: 1, calls: map[jsonrpc.ID]*callWriter{}}
 			tr.mu.Unlock()
-			tr.clock(id, s)
 			go func() {
 				ss.Wait()
 				tr.forget(id)
@@ -420,6 +421,36 @@ func answerTo(b []byte) (jsonrpc.ID, bool) {
 	}
 	return jsonrpc.ID{}, false
 }
+
+// captureID learns a new session's id when the SDK writes the headers of
+// the response that created it: before the client can use it.
+type captureID struct {
+	http.ResponseWriter
+	tr *idleSessions
+	id string
+}
+
+func (c *captureID) learn() {
+	if c.id == "" {
+		if id := c.Header().Get(sessionHeader); id != "" {
+			c.id = id
+			c.tr.track(id)
+		}
+	}
+}
+
+func (c *captureID) WriteHeader(code int) {
+	c.learn()
+	c.ResponseWriter.WriteHeader(code)
+}
+
+func (c *captureID) Write(b []byte) (int, error) {
+	c.learn()
+	return c.ResponseWriter.Write(b)
+}
+
+// Unwrap lets http.ResponseController reach Flush on the real writer.
+func (c *captureID) Unwrap() http.ResponseWriter { return c.ResponseWriter }
 
 // discard is the response writer of the requests the handler makes itself.
 type discard struct{}
