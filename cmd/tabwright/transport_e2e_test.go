@@ -264,7 +264,11 @@ func (c *rawHTTP) rawClaim(t testing.TB, tabID any) string {
 	_, body := c.post(t, fmt.Sprintf(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"browser_claim_tab","arguments":{"tab_id":%q}}}`, tabID))
 	_, data, _ := strings.Cut(body, "data: ")
 	var msg struct {
-		Result struct{ StructuredContent struct{ TabHandle string `json:"tab_handle"` } }
+		Result struct {
+			StructuredContent struct {
+				TabHandle string `json:"tab_handle"`
+			}
+		}
 	}
 	json.Unmarshal([]byte(strings.TrimSpace(data)), &msg)
 	if msg.Result.StructuredContent.TabHandle == "" {
