@@ -15,6 +15,7 @@ import (
 )
 
 func TestEvaluate(t *testing.T) {
+	t.Parallel()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/inner" {
 			fmt.Fprint(w, `<title>Inner</title><script>var where = "inner";</script>`)

@@ -9,6 +9,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	cdproto "github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/runtime"
 )
 
 const plantedToken = "Bearer s3cr3t-token-XYZ"
@@ -39,6 +42,7 @@ setTimeout(() => { null.boom; }, 0);
 }
 
 func TestLogs(t *testing.T) {
+	t.Parallel()
 	srv := logSite(t)
 	m, err := New(Options{Secrets: []string{configuredSecret}})
 	if err != nil {
@@ -117,13 +121,18 @@ func TestLogs(t *testing.T) {
 	}
 
 	// Eviction: the oldest entries go, and a cursor before them says so.
+	// Subscribers hear an event after the tab's log recorded it.
+	consoled := cdproto.Events(ctx, tab.sess, runtime.ConsoleAPICalled)
 	if err := tab.Eval(ctx, fmt.Sprintf("(() => { for (let i = 0; i < %d; i++) console.debug('n' + i); return true; })()", LogCapacity+50), nil); err != nil {
 		t.Fatal(err)
 	}
 	want := fmt.Sprintf("n%d", LogCapacity+49)
-	for end := time.Now().Add(10 * time.Second); !hasEntry(tab.Logs(LogQuery{AfterSeq: last}), LogConsole, want); time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(end) {
-			t.Fatal("the last debug message never arrived")
+	for _, err := range consoled {
+		if err != nil {
+			t.Fatalf("the last debug message never arrived: %v", err)
+		}
+		if hasEntry(tab.Logs(LogQuery{AfterSeq: last}), LogConsole, want) {
+			break
 		}
 	}
 	lost := tab.Logs(LogQuery{AfterSeq: last, Limit: 10})

@@ -46,6 +46,7 @@ func within(t *testing.T, what string, img *Image, longSide, pixels int) {
 }
 
 func TestCaptureFitsVisionBounds(t *testing.T) {
+	t.Parallel()
 	tab, ctx := shotTab(t)
 	vp, err := tab.Capture(ctx, Shot{})
 	if err != nil {

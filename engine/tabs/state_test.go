@@ -32,6 +32,7 @@ func stateSite(t *testing.T) *httptest.Server {
 }
 
 func TestPDFEmulationStorageDownloads(t *testing.T) {
+	t.Parallel()
 	srv := stateSite(t)
 	dir := t.TempDir()
 	m, err := New(Options{DownloadsDir: dir})

@@ -41,6 +41,7 @@ func newManager(t *testing.T) *Manager {
 }
 
 func TestOpenNavigateHistoryAndEval(t *testing.T) {
+	t.Parallel()
 	srv := fixture(t)
 	m := newManager(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -103,6 +104,7 @@ func TestOpenNavigateHistoryAndEval(t *testing.T) {
 }
 
 func TestClaimsAreExclusive(t *testing.T) {
+	t.Parallel()
 	srv := fixture(t)
 	m := newManager(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -139,6 +141,7 @@ func TestClaimsAreExclusive(t *testing.T) {
 }
 
 func TestHandlesDieOnReleaseCloseAndCrash(t *testing.T) {
+	t.Parallel()
 	srv := fixture(t)
 	m := newManager(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -176,15 +179,13 @@ func TestHandlesDieOnReleaseCloseAndCrash(t *testing.T) {
 	}
 	pid := m.profiles[0].managed.Pid()
 	syscall.Kill(pid, syscall.SIGKILL)
-	deadline := time.Now().Add(time.Second)
-	for {
-		if _, err := m.Get("s", b.Tab.Handle()); errs.Code(err) == errs.InvalidHandle {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("handle still alive 1s after the browser died")
-		}
-		time.Sleep(10 * time.Millisecond)
+	select {
+	case <-b.Tab.dead: // the tab learnt of it from the closed connection
+	case <-ctx.Done():
+		t.Fatal("handle still alive when the test's deadline ran out after the browser died")
+	}
+	if _, err := m.Get("s", b.Tab.Handle()); errs.Code(err) != errs.InvalidHandle {
+		t.Fatalf("handle of a dead browser: %v", err)
 	}
 	c, err := m.Open(ctx, OpenOptions{Owner: "s", URL: srv.URL + "/c", Active: true, Claim: true})
 	if err != nil {
@@ -200,6 +201,7 @@ func TestHandlesDieOnReleaseCloseAndCrash(t *testing.T) {
 
 // Close means gone: once CloseTab returns, discovery no longer lists the tab.
 func TestCloseMeansGone(t *testing.T) {
+	t.Parallel()
 	srv := fixture(t)
 	m := newManager(t)
 	// A guard against a hang, not a speed bound: ten tabs opened, loaded and
