@@ -52,6 +52,11 @@ const MaxSessions = 1024
 // The SDK's own SessionTimeout is not used: it counts POSTs only, so it
 // would end a live client that just holds its event stream open.
 func HTTPHandler(srv *mcp.Server, idle time.Duration) http.Handler {
+	_, h := newHTTPHandler(srv, idle)
+	return h
+}
+
+func newHTTPHandler(srv *mcp.Server, idle time.Duration) (*idleSessions, http.Handler) {
 	sdk := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil)
 	tr := &idleSessions{idle: idle, srv: srv, live: map[string]*liveSession{}}
 	tr.end = func(id string) {
@@ -62,7 +67,7 @@ func HTTPHandler(srv *mcp.Server, idle time.Duration) http.Handler {
 	tr.cancel = func(id string, call jsonrpc.ID) {
 		sdk.ServeHTTP(discard{}, cancelRequest(id, call))
 	}
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return tr, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if o := r.Header.Get("Origin"); o != "" && !loopbackOrigin(o) {
 			http.Error(w, "Forbidden: origin "+o+" is not a loopback origin", http.StatusForbidden)
 			return
