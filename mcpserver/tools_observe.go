@@ -38,13 +38,6 @@ type observeInput struct {
 	Rows           bool              `json:"rows"`
 }
 
-const (
-	minObserveChars = 100
-	maxObserveChars = 100000
-	maxScopeChars   = 1000
-	maxSinceChars   = 64
-)
-
 // observeDoc is browser_observe's description; it also says once what
 // the fields every locating tool shares mean.
 var observeDoc = fmt.Sprintf(`Read a claimed tab: url, title, digest (equal: unchanged), textpreview, forms (fields: label, type, ref, selector, value, options), interactive (visible actionable elements, at most max_interactive: ref, selector, role, label, state), child frames inline. include (default text, forms, interactive) adds a11y, reader (article Markdown), listpattern, tableshape, vision, or "all". Cuts are said. mode diffing with since (an earlier digest) adds a diff; watching returns what changed since the last watching call. scope (CSS), a locator or frame reads part of the page.
@@ -64,7 +57,7 @@ func (s *server) observeTool() tool {
 						"type":  "array",
 						"items": schema{"type": "string", "enum": observe.Sections},
 					},
-					"max_chars":       integer("reader: default 20000.", minObserveChars, maxObserveChars, observe.DefaultMaxChars),
+					"max_chars":       integer(fmt.Sprintf("reader: default %d.", observe.DefaultMaxReaderChars), observe.MinMaxChars, observe.LimitMaxChars, observe.DefaultMaxChars),
 					"max_interactive": integer("", 1, observe.LimitMaxInteractive, observe.DefaultMaxInteractive),
 					"mode":            enum("", observe.ModePassive, observe.ModePassive, observe.ModeDiffing, observe.ModeWatching),
 					"since":           str(""),
@@ -87,19 +80,6 @@ func (s *server) observeTool() tool {
 			if err := decode(args, &in); err != nil {
 				return nil, "", err
 			}
-			if err := firstErr(
-				required("tab_handle", in.TabHandle),
-				in.Include.err,
-				between("max_chars", in.MaxChars, minObserveChars, maxObserveChars),
-				between("max_interactive", in.MaxInteractive, 1, observe.LimitMaxInteractive),
-				modeCheck(in.Mode),
-				sinceCheck(in.Mode, in.Since),
-				scopeCheck(in.Scope),
-				scopeLocatorCheck(in),
-				between("timeout_ms", in.TimeoutMS, minTimeoutMS, maxTimeoutMS),
-			); err != nil {
-				return nil, "", err
-			}
 			opt := observe.Options{
 				MaxChars:       orDefault(in.MaxChars, 0),
 				MaxInteractive: orDefault(in.MaxInteractive, 0),
@@ -109,6 +89,19 @@ func (s *server) observeTool() tool {
 				Scope:          in.Scope,
 				Rows:           in.Rows,
 				HideHost:       s.opt.HideHost,
+			}
+			// An explicit 0 is out of bounds here (the engine reads 0 as
+			// its default); the engine's Check says the rest.
+			if err := firstErr(
+				required("tab_handle", in.TabHandle),
+				in.Include.err,
+				between("max_chars", in.MaxChars, observe.MinMaxChars, observe.LimitMaxChars),
+				between("max_interactive", in.MaxInteractive, 1, observe.LimitMaxInteractive),
+				opt.Check(),
+				scopeLocatorCheck(in),
+				between("timeout_ms", in.TimeoutMS, minTimeoutMS, maxTimeoutMS),
+			); err != nil {
+				return nil, "", err
 			}
 			if err := frameCheck(in.Frame, in.FrameID); err != nil {
 				return nil, "", err
@@ -178,25 +171,6 @@ func (a *includeArg) UnmarshalJSON(raw []byte) error {
 	return nil
 }
 
-func modeCheck(mode string) error {
-	if mode == "" {
-		return nil
-	}
-	return oneOf("mode", mode, observe.ModePassive, observe.ModeDiffing, observe.ModeWatching)
-}
-
-func sinceCheck(mode, since string) error {
-	switch {
-	case mode == observe.ModeDiffing && since == "":
-		return errs.Input("since", "is required with mode diffing").WithHint("pass the digest of an earlier observation of this tab")
-	case mode != observe.ModeDiffing && since != "":
-		return errs.Input("since", "is only used with mode diffing").WithHint("add \"mode\": \"diffing\", or drop since")
-	case len(since) > maxSinceChars:
-		return errs.Input("since", "is not a digest: at most %d characters", maxSinceChars)
-	}
-	return nil
-}
-
 // frameCheck applies the locator rules for frames: frame or frame_id, and a
 // frame names at least one of url, title and path.
 func frameCheck(f *locate.FrameSpec, id string) error {
@@ -238,13 +212,6 @@ func scopeLocatorCheck(in observeInput) error {
 	l := locate.Locator{Selector: in.Selector, SelectorType: in.SelectorType, Name: in.Name, Nth: in.Nth, Ref: in.Ref}
 	if v := act.ValidateLocator(l); len(v) > 0 {
 		return v[0]
-	}
-	return nil
-}
-
-func scopeCheck(scope string) error {
-	if len(scope) > maxScopeChars {
-		return errs.Input("scope", "at most %d characters, got %d", maxScopeChars, len(scope))
 	}
 	return nil
 }

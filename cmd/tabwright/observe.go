@@ -22,7 +22,7 @@ func runObserve(ctx context.Context, args []string, stdout io.Writer) error {
 	var bf browserFlags
 	bf.register(fs)
 	asJSON := fs.Bool("json", false, "print the observation as JSON")
-	maxChars := fs.Int("max-chars", 0, "cut the text preview (default 4000) and the reader's markdown (default 20000) at this many characters")
+	maxChars := fs.Int("max-chars", 0, fmt.Sprintf("cut the text preview (default %d) and the reader's markdown (default %d) at this many characters (%d to %d)", observe.DefaultMaxChars, observe.DefaultMaxReaderChars, observe.MinMaxChars, observe.LimitMaxChars))
 	include := fs.String("include", "", "comma-separated sections: text, forms, interactive, a11y, reader, listpattern, tableshape, vision, all (default text,forms,interactive)")
 	scope := fs.String("scope", "", "CSS selector: read only under the first element it matches")
 	rows := fs.Bool("rows", false, "with --json: write runs of plain interactive elements as {columns, rows}")

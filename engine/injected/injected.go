@@ -32,7 +32,7 @@ var Observe string
 // Program returns one expression that installs core and the given concern
 // scripts (each a no-op when already installed) and then evaluates call,
 // whose value is the expression's value. call is JavaScript, e.g.
-// `globalThis.__tabwright.observe({"maxChars":4000})`.
+// `globalThis.__tabwright.observe({"maxChars":2500,"maxInteractive":150})`.
 func Program(call string, concerns ...string) string {
 	var b strings.Builder
 	n := len(Core) + len(call) + 8

@@ -16,8 +16,6 @@
   // selector, role, label and state, and leaves their value to the form.
   let inForms = null;
 
-  const DEFAULT_MAX_CHARS = 4000;
-  const DEFAULT_MAX_INTERACTIVE = 150;
   const MAX_FORMS = 50;
   const MAX_FIELDS = 100;
   const MAX_OPTIONS = 50;
@@ -489,8 +487,10 @@
   // is invalid or matches nothing is returned as {error: {path, message}}.
   tw.observe = (options) => {
     const opt = options || {};
-    const maxChars = opt.maxChars > 0 ? opt.maxChars : DEFAULT_MAX_CHARS;
-    const maxInteractive = opt.maxInteractive > 0 ? opt.maxInteractive : DEFAULT_MAX_INTERACTIVE;
+    // Both bounds always come from Go (observe.Options fills in the
+    // defaults), so the numbers live in one place.
+    const maxChars = opt.maxChars;
+    const maxInteractive = opt.maxInteractive;
     const inc = opt.include || { text: true, forms: true, interactive: true };
     let scope = null;
     if (opt.scope) {

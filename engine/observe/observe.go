@@ -33,15 +33,17 @@ const (
 	ModeDiffing  = "diffing"
 )
 
-// Bounds of the options: the defaults used for zero, and the largest values
-// accepted.
+// Bounds of the options: the defaults used for zero, and the smallest and
+// largest values accepted (browser_observe lists these).
 const (
 	DefaultMaxChars       = 2500
 	DefaultMaxInteractive = 150
 	DefaultMaxReaderChars = 20000
+	MinMaxChars           = 100
 	LimitMaxChars         = 1 << 20
 	LimitMaxInteractive   = 5000
 	LimitScope            = 1000 // characters of a scope selector
+	LimitSince            = 64   // characters of a digest
 )
 
 // Options bound and select what a capture returns. Zero values mean the
@@ -86,14 +88,12 @@ type Options struct {
 // tool parameter names, since that is where bad values come from.
 func (o Options) normalise() (Options, error) {
 	switch {
-	case o.MaxChars < 0:
-		return o, errs.Input("max_chars", "must not be negative, got %d", o.MaxChars).WithHint("use 0 for the default of %d", DefaultMaxChars)
-	case o.MaxChars > LimitMaxChars:
-		return o, errs.Input("max_chars", "at most %d, got %d", LimitMaxChars, o.MaxChars)
+	case o.MaxChars < 0 || (o.MaxChars > 0 && o.MaxChars < MinMaxChars) || o.MaxChars > LimitMaxChars:
+		return o, errs.Input("max_chars", "must be between %d and %d; got %d", MinMaxChars, LimitMaxChars, o.MaxChars).WithHint("leave it out for the default of %d (%d for the reader)", DefaultMaxChars, DefaultMaxReaderChars)
 	case o.MaxInteractive < 0:
 		return o, errs.Input("max_interactive", "must not be negative, got %d", o.MaxInteractive).WithHint("use 0 for the default of %d", DefaultMaxInteractive)
 	case o.MaxInteractive > LimitMaxInteractive:
-		return o, errs.Input("max_interactive", "at most %d, got %d", LimitMaxInteractive, o.MaxInteractive)
+		return o, errs.Input("max_interactive", "must be between 1 and %d; got %d", LimitMaxInteractive, o.MaxInteractive)
 	case len(o.Scope) > LimitScope:
 		return o, errs.Input("scope", "at most %d characters, got %d", LimitScope, len(o.Scope))
 	case o.Scope != "" && o.ScopeHandle != "":
@@ -105,11 +105,14 @@ func (o Options) normalise() (Options, error) {
 	switch o.Mode {
 	case ModePassive, ModeWatching:
 		if o.Since != "" {
-			return o, errs.Input("since", "is only used with mode diffing").WithHint("add mode=diffing, or drop since")
+			return o, errs.Input("since", "is only used with mode diffing").WithHint("add \"mode\": \"diffing\", or drop since")
 		}
 	case ModeDiffing:
 		if o.Since == "" {
 			return o, errs.Input("since", "is required with mode diffing").WithHint("pass the digest of an earlier observation of this tab")
+		}
+		if len(o.Since) > LimitSince {
+			return o, errs.Input("since", "is not a digest: at most %d characters", LimitSince)
 		}
 	default:
 		return o, errs.Input("mode", "must be one of passive, diffing, watching; got %q", o.Mode)
@@ -122,6 +125,14 @@ func (o Options) normalise() (Options, error) {
 		o.fold = !o.Rows
 	}
 	return o, nil
+}
+
+// Check reports the first option that is out of bounds or that does not go
+// with the others, with the tool parameter's name as its path: what
+// Capture would refuse, for a caller to refuse it before queueing.
+func (o Options) Check() error {
+	_, err := o.normalise()
+	return err
 }
 
 // maxChars is the text preview's bound; readerChars the reader's.

@@ -484,7 +484,8 @@ func TestBoundsAndTruncation(t *testing.T) {
 	assertUniqueSelectors(t, ctx, p, o)
 
 	// Bad options are refused before touching the page.
-	for _, opt := range []Options{{MaxChars: -1}, {MaxInteractive: -5}, {MaxChars: LimitMaxChars + 1}} {
+	for _, opt := range []Options{{MaxChars: -1}, {MaxChars: MinMaxChars - 1}, {MaxInteractive: -5}, {MaxChars: LimitMaxChars + 1},
+		{Mode: ModeDiffing, Since: strings.Repeat("a", LimitSince+1)}, {Since: "abc"}} {
 		_, err := Capture(ctx, p, opt)
 		if errs.Code(err) != errs.InvalidInput {
 			t.Errorf("%+v: %v, want invalid_input", opt, err)
