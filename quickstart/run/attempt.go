@@ -132,6 +132,9 @@ func Attempt(ctx context.Context, t *task.Task, attempt int, opt Options) *Resul
 		}
 	}()
 	tr.Add(trace.Start(startEvent(t, attempt, ag.Name(), res, opt)))
+	if t.Image != "" {
+		tr.Add(checkImage(ctx, t.Image, sb).event(res.Backend))
+	}
 	if opt.ProbeAffordances && attempt == 1 && opt.Docs != nil && len(t.Route) > 0 {
 		tr.Add(trace.Affordances(t.Route[0], opt.Docs.ProbeAffordances(ctx, t.Route[0])))
 	}
@@ -233,6 +236,13 @@ func (res *Result) finish(o agent.Outcome, start time.Time) *Result {
 	}
 	f := res.Trace.Facts()
 	res.Classification = Classify(o.StopReason, o.Failure, passed, f)
+	if wrong, _ := imageMismatch(res.Trace.Events()); wrong && res.Classification == DocsGap {
+		// The docs are not to blame for a toolchain the image would have had.
+		res.Classification = InfraError
+		if res.Detail == "" {
+			res.Detail = "the check failed on this backend's toolchain, not the task's image (see the warnings)"
+		}
+	}
 	if none, why := DocsUnreadable(f); none && res.Detail == "" {
 		res.Detail = why
 	}

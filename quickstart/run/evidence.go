@@ -24,6 +24,10 @@ func StepWarnings(events []map[string]any) []string {
 	var command any
 	for _, ev := range events {
 		switch ev["type"] {
+		case ImageCheckEvent:
+			if w := imageWarning(ev); w != "" {
+				out = append(out, w)
+			}
 		case "setup":
 			if w := commandWarning("setup command", 0, ev["command"], ev); w != "" {
 				out = append(out, w)
