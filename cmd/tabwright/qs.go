@@ -295,12 +295,9 @@ func qsRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if code != 0 {
 		return code
 	}
-	endpoint := docs.ExpectServer(m)
-	defer endpoint.Close()
-
 	multi := len(tasks) > 1 || *workers > 1
 	opt := qsrun.SuiteOptions{Repeat: *repeat, Workers: *workers, Version: version, Prices: prices, MaxCostUSD: *af.maxCost, Options: qsrun.Options{
-		Docs: reader, KeepSandbox: *keep, BrowserEndpoint: endpoint.URL + "/expect", Backend: chosen, Cache: cache, Agent: ag,
+		Docs: reader, KeepSandbox: *keep, CheckBrowser: &launch.Options{}, Backend: chosen, Cache: cache, Agent: ag,
 		ProbeAffordances: df.probe, WorkspaceBytes: wsBytes,
 	}}
 	if *af.tools == "+browser" {
@@ -453,7 +450,7 @@ func qsCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 3
 	}
 	defer sb.Close(true)
-	r := qsrun.RunCheck(ctx, t, sb, "")
+	r := qsrun.RunCheck(ctx, t, sb, nil)
 	if out := strings.TrimRight(r.Output, "\n "); out != "" {
 		fmt.Fprintln(stdout, out)
 	}

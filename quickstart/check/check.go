@@ -8,6 +8,8 @@ import (
 	"net"
 	"strconv"
 	"time"
+
+	"github.com/tabwright/tabwright/quickstart/egress"
 )
 
 // SessionLogName is the file, written into the workspace after the agent
@@ -160,9 +162,14 @@ qs_browser_expect() {
   [ $# -ge 3 ] && [ "$2" = "--text" ] || qs_fail "usage: qs_browser_expect URL --text TEXT"
   [ -n "${QS_BROWSER_ENDPOINT:-}" ] || qs_fail "qs_browser_expect: this check runs without the harness's browser"
   local url=$1
-  case $url in http://*|https://*) ;; /*) url="http://127.0.0.1:$QS_PORT$url" ;; *) url="http://127.0.0.1:$QS_PORT/$url" ;; esac
+  case $url in
+    http://*|https://*) ;;
+    [A-Za-z]*:*) qs_fail "qs_browser_expect renders http(s) pages only (or a path on \$QS_PORT), not $url" ;;
+    /*) url="http://127.0.0.1:$QS_PORT$url" ;;
+    *) url="http://127.0.0.1:$QS_PORT/$url" ;;
+  esac
   local out
-  out=$(curl -sS --max-time 60 --get --data-urlencode "url=$url" --data-urlencode "text=$3" "$QS_BROWSER_ENDPOINT" 2>&1)
+  out=$(curl -sS --max-time 60 -H "` + egress.HarnessKeyHeader + `: ${QS_BROWSER_KEY:-}" --get --data-urlencode "url=$url" --data-urlencode "text=$3" "$QS_BROWSER_ENDPOINT" 2>&1)
   case $out in ok*) echo "$out"; return 0 ;; esac
   qs_fail "the page at $url, rendered, does not show \"$3\": ${out:-no answer from the harness}"
 }

@@ -17,8 +17,11 @@ import (
 
 	"github.com/tabwright/tabwright/engine/tabs"
 	"github.com/tabwright/tabwright/quickstart/docs"
+	"github.com/tabwright/tabwright/quickstart/egress"
 	"github.com/tabwright/tabwright/quickstart/sandbox"
 )
+
+const testKey = "k-test-9d2"
 
 var (
 	mgr    *tabs.Manager
@@ -33,7 +36,15 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, "qs_browser_expect tests need Chromium:", err)
 		os.Exit(1)
 	}
-	expect = docs.ExpectServer(mgr)
+	// The check's endpoint as the harness mounts it: behind the key the
+	// check's environment holds.
+	expect = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get(egress.HarnessKeyHeader) != testKey {
+			http.Error(w, "no key", http.StatusForbidden)
+			return
+		}
+		docs.ExpectHandler(func(context.Context) (*tabs.Manager, error) { return mgr, nil }).ServeHTTP(w, r)
+	}))
 	app = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/health":
@@ -243,7 +254,7 @@ func TestQSExpectOutput(t *testing.T) {
 }
 
 func TestQSBrowserExpect(t *testing.T) {
-	env := []string{appPort(t), "QS_BROWSER_ENDPOINT=" + expect.URL + "/expect"}
+	env := []string{appPort(t), "QS_BROWSER_ENDPOINT=" + expect.URL + "/expect", "QS_BROWSER_KEY=" + testKey}
 	// The text exists only after the page's script ran: a person sees it,
 	// curl would not.
 	if r, _ := runCheck(t, "browser", `qs_browser_expect /spa --text 'Rendered by script'`, env...); r.ExitCode != 0 || !strings.HasPrefix(r.Output, "ok: ") {
@@ -261,6 +272,14 @@ func TestQSBrowserExpect(t *testing.T) {
 	}
 	if r, _ := runCheck(t, "browser", `qs_browser_expect /spa`, env...); r.ExitCode != 1 || !strings.Contains(r.Output, "usage: qs_browser_expect URL --text TEXT") {
 		t.Errorf("usage: %s", r.Output)
+	}
+	// Web pages only: a file: URL is refused by the helper with the reason.
+	if r, _ := runCheck(t, "browser", `qs_browser_expect file:///etc/passwd --text root`, env...); r.ExitCode != 1 || !strings.Contains(r.Output, "renders http(s) pages only") || strings.Contains(r.Output, "root:") {
+		t.Errorf("file: URL: %s", r.Output)
+	}
+	// Without the key the endpoint refuses, and the helper says so.
+	if r, _ := runCheck(t, "browser", `qs_browser_expect /spa --text 'Rendered by script'`, env[0], env[1]); r.ExitCode != 1 || !strings.Contains(r.Output, "no key") {
+		t.Errorf("no key: %s", r.Output)
 	}
 }
 

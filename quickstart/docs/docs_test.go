@@ -174,10 +174,10 @@ func TestQSErrors(t *testing.T) {
 }
 
 func TestQSExpectHandler(t *testing.T) {
-	srv := ExpectServer(mgr)
+	srv := httptest.NewServer(ExpectHandler(func(context.Context) (*tabs.Manager, error) { return mgr, nil }))
 	defer srv.Close()
 	get := func(q url.Values) (int, string) {
-		resp, err := http.Get(srv.URL + "/expect?" + q.Encode())
+		resp, err := http.Get(srv.URL + "/?" + q.Encode())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -194,6 +194,13 @@ func TestQSExpectHandler(t *testing.T) {
 	for _, q := range []url.Values{{"url": {"example.com"}, "text": {"x"}}, {"url": {site.URL}}} {
 		if code, _ := get(q); code != 400 {
 			t.Errorf("%v: %d", q, code)
+		}
+	}
+	// Only web pages: a file: URL (or any other scheme) is refused, with
+	// the reason, before the browser sees it.
+	for _, u := range []string{"file:///etc/passwd", "FILE:///etc/hostname", "view-source:" + site.URL, "data:text/html,root", "chrome://version"} {
+		if code, body := get(url.Values{"url": {u}, "text": {"root"}}); code != 400 || !strings.Contains(body, "renders http(s) pages only") {
+			t.Errorf("%s: %d %s", u, code, body)
 		}
 	}
 }

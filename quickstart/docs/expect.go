@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
+	"net/url"
 	"strings"
 	"time"
 
@@ -13,44 +13,67 @@ import (
 )
 
 // ExpectHandler answers qs_browser_expect: GET ?url=U&text=S renders U in a
-// fresh tab of m and answers "ok: …" when the page's visible text shows S
-// (whitespace runs compared as one space), otherwise what the page shows.
-// The answer is always 200 once the request is well formed; the helper
-// reads the first word.
-func ExpectHandler(m *tabs.Manager) http.Handler {
+// fresh tab of the browser that browser returns and answers "ok: …" when
+// the page's visible text shows S (whitespace runs compared as one space),
+// otherwise what the page shows. U must be http or https: the check renders
+// web pages, never the harness's files. The answer is 200 once the request
+// is well formed; the helper reads the first word.
+//
+// The handler serves no port of its own: the harness mounts it where only
+// the running check reaches it (the egress proxy's harness host, behind the
+// check's key), and browser is a Chromium whose network obeys the task's
+// egress policy.
+func ExpectHandler(browser func(ctx context.Context) (*tabs.Manager, error)) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		u, text := r.URL.Query().Get("url"), r.URL.Query().Get("text")
-		if tabs.CheckURL("url", u) != nil || strings.TrimSpace(text) == "" {
-			http.Error(w, "give url (absolute http(s)) and a non-empty text", http.StatusBadRequest)
+		if err := CheckExpectURL(u); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		if strings.TrimSpace(text) == "" {
+			http.Error(w, "qs_browser_expect: give a non-empty text to look for", http.StatusBadRequest)
 			return
 		}
 		ctx, cancel := context.WithTimeout(r.Context(), 45*time.Second)
 		defer cancel()
-		opened, _, err := m.OpenAndLoad(ctx, tabs.OpenOptions{Owner: "qs-check", URL: u})
-		if opened != nil {
-			defer m.CloseTab(context.Background(), "qs-check", opened.Tab.Handle())
-		}
+		m, err := browser(ctx)
 		if err != nil {
-			fmt.Fprintf(w, "error: %v", err)
+			fmt.Fprintf(w, "error: the check's browser did not start: %v", err)
 			return
 		}
-		obs, err := observe.Capture(ctx, opened.Tab, observe.Options{MaxChars: observe.LimitMaxChars})
-		if err != nil {
-			fmt.Fprintf(w, "error: %v", err)
-			return
-		}
-		if strings.Contains(strings.Join(strings.Fields(obs.TextPreview), " "), strings.Join(strings.Fields(text), " ")) {
-			fmt.Fprintf(w, "ok: %s shows %q", u, text)
-			return
-		}
-		fmt.Fprintf(w, "the page (title %q) shows: %.300s", obs.Title, obs.TextPreview)
+		fmt.Fprint(w, expect(ctx, m, u, text))
 	})
 }
 
-// ExpectServer serves ExpectHandler on loopback at /expect; the URL to give
-// checks is Server.URL + "/expect".
-func ExpectServer(m *tabs.Manager) *httptest.Server {
-	mux := http.NewServeMux()
-	mux.Handle("/expect", ExpectHandler(m))
-	return httptest.NewServer(mux)
+// CheckExpectURL accepts an absolute http(s) URL with a host, and says
+// what else was given.
+func CheckExpectURL(raw string) error {
+	u, err := url.Parse(raw)
+	switch {
+	case err != nil || !u.IsAbs():
+		return fmt.Errorf("qs_browser_expect renders an absolute http(s) URL (http://127.0.0.1:$QS_PORT/...); got %q", raw)
+	case u.Scheme != "http" && u.Scheme != "https":
+		return fmt.Errorf("qs_browser_expect renders http(s) pages only, not %s: URLs (%q)", u.Scheme, raw)
+	case u.Hostname() == "":
+		return fmt.Errorf("qs_browser_expect: %q names no host", raw)
+	}
+	return nil
+}
+
+func expect(ctx context.Context, m *tabs.Manager, u, text string) string {
+	opened, _, err := m.OpenAndLoad(ctx, tabs.OpenOptions{Owner: "qs-check", URL: u})
+	if opened != nil {
+		defer m.CloseTab(context.Background(), "qs-check", opened.Tab.Handle())
+	}
+	if err != nil {
+		return fmt.Sprintf("error: %v", err)
+	}
+	obs, err := observe.Capture(ctx, opened.Tab, observe.Options{MaxChars: observe.LimitMaxChars})
+	if err != nil {
+		return fmt.Sprintf("error: %v", err)
+	}
+	if strings.Contains(strings.Join(strings.Fields(obs.TextPreview), " "), strings.Join(strings.Fields(text), " ")) {
+		return fmt.Sprintf("ok: %s shows %q", u, text)
+	}
+	return fmt.Sprintf("the page (title %q) shows: %.300s", obs.Title, obs.TextPreview)
 }

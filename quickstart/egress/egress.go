@@ -14,6 +14,11 @@
 //     allowed (allowlisted);
 //  4. anything else: refused (not_allowlisted).
 //
+// Loopback is set apart: the proxy runs on the harness's machine, so a
+// loopback host is refused (harness_machine_loopback) whatever the policy
+// says, unless Loopback carries it to the sandbox's own loopback (the
+// check's browser). The harness's own host answers only the running check.
+//
 // The proxy is not a security product: for HTTPS it sees only the CONNECT
 // host name, and a client that follows a redirect asks the proxy again for
 // the new host, which is how a redirect to a refused host is refused.
@@ -22,6 +27,7 @@ package egress
 import (
 	"bufio"
 	"context"
+	"crypto/subtle"
 	"crypto/tls"
 	"errors"
 	"fmt"
@@ -31,6 +37,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -45,8 +52,17 @@ type Proxy struct {
 	// timeout. Tests point it at loopback servers.
 	Dial func(ctx context.Context, network, addr string) (net.Conn, error)
 	// Harness answers plain HTTP requests for HarnessHost (the check's
-	// qs_browser_expect) instead of the network; nil refuses them.
+	// qs_browser_expect) instead of the network, for a request that carries
+	// HarnessKey() in HarnessKeyHeader; every other request for that host is
+	// refused and recorded (ReasonHarnessKey). nil refuses them all.
 	Harness http.Handler
+	// HarnessKey is the key of the check now running, "" when none runs.
+	HarnessKey func() string
+	// Loopback, when set, carries requests for loopback hosts (localhost,
+	// 127.0.0.0/8, ::1) to the sandbox's own loopback instead of deciding
+	// them by the policy: the check's browser, outside the sandbox, reaches
+	// the app the check served there, never the harness machine's loopback.
+	Loopback func(ctx context.Context, port int) (net.Conn, error)
 	// IdleTimeout ends a tunnel with no traffic either way (default 60 s).
 	IdleTimeout time.Duration
 	// Cache, when set, keeps immutable registry downloads (plain-HTTP
@@ -80,11 +96,62 @@ func (p *Proxy) event(typ string, fields map[string]any) {
 func (p *Proxy) dial(ctx context.Context, addr string) (net.Conn, error) {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
+	if p.Loopback != nil {
+		if host, port := splitHostPort(addr, ""); IsLoopback(host) {
+			n, err := strconv.Atoi(port)
+			if err != nil {
+				return nil, fmt.Errorf("no port in %q", addr)
+			}
+			return p.Loopback(ctx, n)
+		}
+	}
 	if p.Dial != nil {
 		return p.Dial(ctx, "tcp", addr)
 	}
-	var d net.Dialer
+	d := net.Dialer{Control: refuseHostLocal}
 	return d.DialContext(ctx, "tcp", addr)
+}
+
+// refuseHostLocal stops a dial to the harness machine's own addresses: an
+// allowed name that resolves to loopback (or to 0.0.0.0, which Linux takes
+// as loopback, or to a link-local address such as a cloud's metadata
+// service) must not lead the sandbox to the host's services.
+func refuseHostLocal(network, address string, _ syscall.RawConn) error {
+	host, _, err := net.SplitHostPort(address)
+	if err != nil {
+		return err
+	}
+	if ip := net.ParseIP(host); ip != nil && (ip.IsLoopback() || ip.IsUnspecified() || ip.IsLinkLocalUnicast()) {
+		return fmt.Errorf("%s is an address of the harness's own machine, which the sandbox never reaches", host)
+	}
+	return nil
+}
+
+// IsLoopback reports whether host names the loopback: localhost (and its
+// subdomains), 127.0.0.0/8 or ::1.
+func IsLoopback(host string) bool {
+	h := strings.Trim(strings.ToLower(host), "[].")
+	if h == "localhost" || strings.HasSuffix(h, ".localhost") {
+		return true
+	}
+	ip := net.ParseIP(h)
+	return ip != nil && ip.IsLoopback()
+}
+
+// decide is the policy's word on host, with loopback set apart. With
+// Loopback set, loopback hosts are the sandbox's and allowed; without it the
+// proxy's loopback is the harness machine's, so a loopback host the policy
+// would allow (named under network.allow, say) is refused all the same.
+func (p *Proxy) decide(host string) (bool, string) {
+	if IsLoopback(host) && p.Loopback != nil {
+		return true, ReasonSandboxLoopback
+	}
+	ok, reason := p.Policy.Decide(host)
+	ip := net.ParseIP(strings.Trim(host, "[]"))
+	if ok && (IsLoopback(host) || ip != nil && ip.IsUnspecified()) {
+		return false, ReasonHostLoopback
+	}
+	return ok, reason
 }
 
 // Serve accepts connections on ln until Close; it returns nil after Close.
@@ -182,10 +249,18 @@ func (p *Proxy) Close() error {
 // itself (Proxy.Harness); .invalid never resolves anywhere else.
 const HarnessHost = "tabwright-harness.invalid"
 
+// HarnessKeyHeader carries the running check's key to HarnessHost.
+const HarnessKeyHeader = "X-Tabwright-Check-Key"
+
 // Refusal is the body of a 403, the same words the shell's user sees.
 func Refusal(host, reason string) string {
-	if reason == ReasonDocsHost {
+	switch reason {
+	case ReasonDocsHost:
 		return fmt.Sprintf("blocked from the shell: %s is a documentation host; read its pages with read_docs, which records them\n", host)
+	case ReasonHarnessKey:
+		return fmt.Sprintf("blocked from the shell: %s answers only the success check while it runs (qs_browser_expect), with the key the harness gave it\n", host)
+	case ReasonHostLoopback:
+		return fmt.Sprintf("blocked from the shell: %s is the loopback of the harness's machine, not the sandbox's; reach your own servers directly, without the proxy\n", host)
 	}
 	return fmt.Sprintf("blocked from the shell: %s is not on this task's network allowlist (network.allow / network.only)\n", host)
 }
@@ -228,7 +303,8 @@ func (p *Proxy) refuse(c net.Conn, host, reason, method string) {
 
 func (p *Proxy) connect(c net.Conn, br *bufio.Reader, req *http.Request) {
 	host, port := splitHostPort(req.Host, "443")
-	if ok, reason := p.Policy.Decide(host); !ok {
+	ok, reason := p.decide(host)
+	if !ok {
 		p.refuse(c, host, reason, "CONNECT")
 		return
 	}
@@ -242,7 +318,7 @@ func (p *Proxy) connect(c net.Conn, br *bufio.Reader, req *http.Request) {
 	p.track(up, true)
 	defer p.track(up, false)
 	n, _ := strconv.Atoi(port)
-	p.event("egress_allowed", map[string]any{"host": host, "port": n, "method": "CONNECT"})
+	p.event("egress_allowed", map[string]any{"host": host, "port": n, "method": "CONNECT", "reason": reason})
 	io.WriteString(c, "HTTP/1.1 200 Connection established\r\n\r\n")
 	// Bytes the client sent after the request line are already buffered.
 	if k := br.Buffered(); k > 0 {
@@ -302,15 +378,16 @@ func (p *Proxy) plain(c net.Conn, req *http.Request) {
 		return
 	}
 	host, port := splitHostPort(req.URL.Host, "80")
-	if host == HarnessHost && p.Harness != nil {
+	if strings.EqualFold(strings.Trim(host, "."), HarnessHost) {
 		p.harness(c, req)
 		return
 	}
-	if ok, reason := p.Policy.Decide(host); !ok {
+	ok, reason := p.decide(host)
+	if !ok {
 		p.refuse(c, host, reason, req.Method)
 		return
 	}
-	if p.Cache != nil && (req.Method == http.MethodGet || req.Method == http.MethodHead) && Immutable(req.URL.Path) {
+	if p.Cache != nil && reason != ReasonSandboxLoopback && (req.Method == http.MethodGet || req.Method == http.MethodHead) && Immutable(req.URL.Path) {
 		p.fetch(c, req, req.URL, "", nil)
 		return
 	}
@@ -324,7 +401,7 @@ func (p *Proxy) plain(c net.Conn, req *http.Request) {
 	p.track(up, true)
 	defer p.track(up, false)
 	n, _ := strconv.Atoi(port)
-	p.event("egress_allowed", map[string]any{"host": host, "port": n, "method": req.Method, "path": req.URL.RequestURI()})
+	p.event("egress_allowed", map[string]any{"host": host, "port": n, "method": req.Method, "path": req.URL.RequestURI(), "reason": reason})
 	for _, h := range hopHeaders {
 		req.Header.Del(h)
 	}
@@ -341,13 +418,28 @@ func (p *Proxy) plain(c net.Conn, req *http.Request) {
 	io.Copy(c, up)
 }
 
-// harness answers one request with p.Harness.
+// harness answers one request with p.Harness when it carries the running
+// check's key; anything else asking for the harness is refused and
+// recorded. The key never reaches the record.
 func (p *Proxy) harness(c net.Conn, req *http.Request) {
+	if !p.keyMatches(req.Header.Get(HarnessKeyHeader)) {
+		p.refuse(c, HarnessHost, ReasonHarnessKey, req.Method)
+		return
+	}
+	p.event("egress_allowed", map[string]any{"host": HarnessHost, "method": req.Method, "path": req.URL.Path, "reason": ReasonHarness})
 	rw := &bufferedResponse{header: http.Header{}, status: http.StatusOK}
 	p.Harness.ServeHTTP(rw, req)
 	resp := &http.Response{StatusCode: rw.status, ProtoMajor: 1, ProtoMinor: 1, Header: rw.header, Close: true,
 		ContentLength: int64(len(rw.body)), Body: io.NopCloser(strings.NewReader(string(rw.body)))}
 	resp.Write(c)
+}
+
+func (p *Proxy) keyMatches(got string) bool {
+	if p.Harness == nil || p.HarnessKey == nil {
+		return false
+	}
+	want := p.HarnessKey()
+	return want != "" && subtle.ConstantTimeCompare([]byte(got), []byte(want)) == 1
 }
 
 type bufferedResponse struct {

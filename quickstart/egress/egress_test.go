@@ -112,7 +112,7 @@ func TestQSProxyPlainAndConnect(t *testing.T) {
 	if code, body := get("http://broken.test/"); code != 502 || !strings.Contains(body, "upstream connection to broken.test failed") {
 		t.Errorf("upstream error: %d %q", code, body)
 	}
-	want := "egress_allowed registry.test GET <nil>\negress_allowed registry.test CONNECT <nil>\negress_blocked evil.test GET not_allowlisted\n" +
+	want := "egress_allowed registry.test GET allowlisted\negress_allowed registry.test CONNECT allowlisted\negress_blocked evil.test GET not_allowlisted\n" +
 		"egress_blocked docs.test GET docs_host_requires_read_docs\negress_blocked evil.test CONNECT not_allowlisted\negress_error broken.test GET <nil>"
 	if got := rec.String(); got != want {
 		t.Errorf("events:\n%s\nwant:\n%s", got, want)

@@ -12,6 +12,15 @@ const (
 	ReasonDocsHost    = "docs_host_requires_read_docs"
 	ReasonAllowlisted = "allowlisted"
 	ReasonNotListed   = "not_allowlisted"
+	// The harness's own host, refused without the running check's key.
+	ReasonHarnessKey = "harness_needs_check_key"
+	// The harness's own host, answered for the check.
+	ReasonHarness = "harness_check"
+	// A loopback host where no sandbox loopback is at hand: the proxy's
+	// loopback is the harness machine's.
+	ReasonHostLoopback = "harness_machine_loopback"
+	// A loopback host carried to the sandbox's own loopback.
+	ReasonSandboxLoopback = "sandbox_loopback"
 )
 
 // DefaultNetworkAllow is the registry list the shell may reach unless the

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/tabwright/tabwright/engine/launch"
 	"github.com/tabwright/tabwright/quickstart/agent"
 	"github.com/tabwright/tabwright/quickstart/check"
 	"github.com/tabwright/tabwright/quickstart/docs"
@@ -69,9 +70,9 @@ type Result struct {
 type Options struct {
 	Docs        *docs.Reader // read_docs; nil refuses every read as an error
 	KeepSandbox bool
-	// BrowserEndpoint is the loopback URL qs_browser_expect asks; empty when
-	// there is no browser.
-	BrowserEndpoint string
+	// CheckBrowser is the Chromium qs_browser_expect starts for each check
+	// (see CheckBridge); nil: the check has no browser.
+	CheckBrowser *launch.Options
 	// OnEvent sees every trace event as it happens (progress lines).
 	OnEvent func(t *task.Task, attempt int, ev map[string]any, elapsed time.Duration)
 	// Backend is sandbox.Isolated (enforced) or sandbox.Local; empty is
@@ -120,8 +121,14 @@ func Attempt(ctx context.Context, t *task.Task, attempt int, opt Options) *Resul
 	if opt.Backend == sandbox.Isolated {
 		res.Backend, res.Enforced = sandbox.Isolated, true
 	}
-	sb, err := NewSandbox(t, SandboxOptions{Backend: opt.Backend, BrowserEndpoint: opt.BrowserEndpoint, EgressDial: opt.EgressDial,
-		Cache: opt.Cache, EgressTLS: opt.EgressTLS, WorkspaceBytes: opt.WorkspaceBytes, OnEvent: func(typ string, f map[string]any) { tr.Add(trace.Raw(typ, f)) }})
+	record := func(typ string, f map[string]any) { tr.Add(trace.Raw(typ, f)) }
+	var bridge *CheckBridge
+	if opt.CheckBrowser != nil {
+		bridge = NewCheckBridge(t, *opt.CheckBrowser, opt.EgressDial, record)
+		defer bridge.Close()
+	}
+	sb, err := NewSandbox(t, SandboxOptions{Backend: opt.Backend, Bridge: bridge, EgressDial: opt.EgressDial,
+		Cache: opt.Cache, EgressTLS: opt.EgressTLS, WorkspaceBytes: opt.WorkspaceBytes, OnEvent: record})
 	if err != nil {
 		return finish(harnessError("could not create the sandbox: " + err.Error()))
 	}
@@ -179,7 +186,7 @@ func Attempt(ctx context.Context, t *task.Task, attempt int, opt Options) *Resul
 	if err := os.WriteFile(sessionLog, []byte(bt.sessionLog()), 0o644); err != nil {
 		tr.Add(trace.LogError(err))
 	}
-	res.SuccessCheck = RunCheck(ctx, t, sb, opt.BrowserEndpoint)
+	res.SuccessCheck = RunCheck(ctx, t, sb, bridge)
 	tr.Add(trace.Check(res.SuccessCheck.ExitCode, res.SuccessCheck.full))
 	if ctx.Err() != nil {
 		o.StopReason, o.Failure, o.Detail = agent.StopError, agent.FailureHarness, "interrupted"
@@ -261,20 +268,18 @@ func (res *Result) finish(o agent.Outcome, start time.Time) *Result {
 }
 
 // RunCheck runs t's check in sb's workspace; the check's process group
-// (servers included) is killed when it ends.
-func RunCheck(ctx context.Context, t *task.Task, sb *sandbox.Sandbox, browserEndpoint string) *CheckResult {
+// (servers included) is killed when it ends. With a bridge (the one sb's
+// proxy answers for), the check alone holds a fresh key to the browser.
+func RunCheck(ctx context.Context, t *task.Task, sb *sandbox.Sandbox, bridge *CheckBridge) *CheckResult {
 	env := []string{"QS_SESSION_LOG=" + filepath.Join(sb.Workspace, check.SessionLogName)}
 	if !sb.Enforced() {
 		// In the sandbox the port is chosen inside, where the server runs.
 		env = append(env, "QS_PORT="+strconv.Itoa(check.Port(t.Name)))
 	}
-	if browserEndpoint != "" {
-		if sb.Enforced() {
-			// The harness's browser cannot see the sandbox's loopback: the
-			// check asks the proxy, which bridges the page in (bridge.go).
-			browserEndpoint = "http://" + egress.HarnessHost + "/expect"
-		}
-		env = append(env, "QS_BROWSER_ENDPOINT="+browserEndpoint)
+	if bridge != nil {
+		key, disarm := bridge.arm()
+		defer disarm()
+		env = append(env, "QS_BROWSER_ENDPOINT=http://"+egress.HarnessHost+"/expect", "QS_BROWSER_KEY="+key)
 	}
 	r := sb.Run(ctx, check.Script(t.Name, t.SuccessScript), sandbox.Options{
 		Timeout: time.Duration(t.Budgets.MaxCommandSeconds) * time.Second, MaxChars: t.Budgets.MaxOutputChars,

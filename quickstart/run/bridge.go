@@ -2,15 +2,17 @@ package run
 
 import (
 	"context"
+	"crypto/rand"
 	"crypto/tls"
+	"encoding/hex"
 	"errors"
-	"fmt"
-	"io"
 	"net"
 	"net/http"
-	"net/url"
-	"strconv"
+	"sync"
 
+	"github.com/tabwright/tabwright/engine/launch"
+	"github.com/tabwright/tabwright/engine/tabs"
+	"github.com/tabwright/tabwright/quickstart/docs"
 	"github.com/tabwright/tabwright/quickstart/egress"
 	"github.com/tabwright/tabwright/quickstart/sandbox"
 	"github.com/tabwright/tabwright/quickstart/task"
@@ -18,14 +20,14 @@ import (
 
 // SandboxOptions choose and configure an attempt's sandbox.
 type SandboxOptions struct {
-	Backend         string // sandbox.Isolated or sandbox.Local ("" is local)
-	Adopt           string // an existing workspace (qs check --sandbox), or "" for a fresh one
-	BrowserEndpoint string // the harness's qs_browser_expect endpoint, or ""
-	EgressDial      func(ctx context.Context, network, addr string) (net.Conn, error)
-	EgressTLS       *tls.Config                             // HTTPS to the mirrors' upstreams; nil: system roots
-	Cache           *egress.Cache                           // the registry cache (sandbox backend only), or nil
-	OnEvent         func(typ string, fields map[string]any) // the proxy's decisions
-	WorkspaceBytes  int64                                   // see Options.WorkspaceBytes
+	Backend        string // sandbox.Isolated or sandbox.Local ("" is local)
+	Adopt          string // an existing workspace (qs check --sandbox), or "" for a fresh one
+	Bridge         *CheckBridge
+	EgressDial     func(ctx context.Context, network, addr string) (net.Conn, error)
+	EgressTLS      *tls.Config                             // HTTPS to the mirrors' upstreams; nil: system roots
+	Cache          *egress.Cache                           // the registry cache (sandbox backend only), or nil
+	OnEvent        func(typ string, fields map[string]any) // the proxy's decisions
+	WorkspaceBytes int64                                   // see Options.WorkspaceBytes
 }
 
 // ErrCacheNeedsSandbox: the registry cache lives in the egress proxy, which
@@ -35,34 +37,37 @@ var ErrCacheNeedsSandbox = errors.New("qs.cache_needs_sandbox: --registry-cache 
 // AdvisoryNote says what the local backend's egress proxy does and does not.
 const AdvisoryNote = "egress: advisory. The shell's HTTP(S) goes through the harness's proxy, which applies the task's network policy and records every connection and refusal, but a command that ignores the proxy variables reaches the network unrecorded, and the filesystem is not isolated."
 
-// NewSandbox makes t's sandbox. Under the sandbox backend it owns an egress
-// proxy with t's policy, which also answers the check's qs_browser_expect.
+// NewSandbox makes t's sandbox, with an egress proxy applying t's policy
+// (enforced under the sandbox backend, advisory under local). With a
+// Bridge, the proxy also answers the check's qs_browser_expect.
 func NewSandbox(t *task.Task, o SandboxOptions) (*sandbox.Sandbox, error) {
 	p := &egress.Proxy{Policy: t.Policy(), Dial: o.EgressDial, OnEvent: o.OnEvent, Cache: o.Cache, UpstreamTLS: o.EgressTLS}
-	if o.Backend != sandbox.Isolated {
-		// The same proxy, advisory: it records what goes through it.
-		if o.Cache != nil {
-			return nil, ErrCacheNeedsSandbox
-		}
-		if o.Adopt != "" {
-			return sandbox.AdoptLocal(o.Adopt, p)
-		}
-		return sandbox.NewLocal(p)
+	if o.Bridge != nil {
+		p.Harness, p.HarnessKey = o.Bridge, o.Bridge.key
 	}
-	var sb *sandbox.Sandbox
-	var err error
-	if o.Adopt != "" {
-		sb, err = sandbox.AdoptIsolated(o.Adopt, p)
-	} else {
-		sb, err = sandbox.NewIsolatedBounded(p, workspaceBytes(o.WorkspaceBytes))
-	}
+	sb, err := newSandbox(p, o)
 	if err != nil {
 		return nil, err
 	}
-	if o.BrowserEndpoint != "" {
-		p.Harness = bridgeExpect(sb, o.BrowserEndpoint)
+	if o.Bridge != nil {
+		o.Bridge.sb = sb
 	}
 	return sb, nil
+}
+
+func newSandbox(p *egress.Proxy, o SandboxOptions) (*sandbox.Sandbox, error) {
+	switch {
+	case o.Backend == sandbox.Isolated && o.Adopt != "":
+		return sandbox.AdoptIsolated(o.Adopt, p)
+	case o.Backend == sandbox.Isolated:
+		return sandbox.NewIsolatedBounded(p, workspaceBytes(o.WorkspaceBytes))
+	case o.Cache != nil:
+		return nil, ErrCacheNeedsSandbox
+	case o.Adopt != "":
+		return sandbox.AdoptLocal(o.Adopt, p)
+	}
+	// The same proxy, advisory: it records what goes through it.
+	return sandbox.NewLocal(p)
 }
 
 // workspaceBytes reads Options.WorkspaceBytes: 0 the default, negative none.
@@ -76,63 +81,144 @@ func workspaceBytes(n int64) int64 {
 	return n
 }
 
-// bridgeExpect answers qs_browser_expect from inside the sandbox. The page
-// is on the sandbox's own loopback, which the harness's browser cannot see:
-// a loopback listener on the harness's side relays each connection into the
-// sandbox (DialInside), the page URL is rewritten to that listener, and the
-// harness's endpoint renders it.
-func bridgeExpect(sb *sandbox.Sandbox, endpoint string) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != "/expect" {
-			http.Error(w, "tabwright harness: only /expect is served here", http.StatusNotFound)
-			return
-		}
-		q := r.URL.Query()
-		u, err := url.Parse(q.Get("url"))
-		if err != nil || u.Hostname() != "127.0.0.1" && u.Hostname() != "localhost" {
-			http.Error(w, fmt.Sprintf("qs_browser_expect in the sandbox renders the sandbox's own pages (http://127.0.0.1:PORT/...), not %q", q.Get("url")), http.StatusBadRequest)
-			return
-		}
-		port := 80
-		if u.Port() != "" {
-			port, _ = strconv.Atoi(u.Port())
-		}
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			http.Error(w, "tabwright harness: cannot open the bridge: "+err.Error(), http.StatusBadGateway)
-			return
-		}
-		defer ln.Close()
-		go func() {
-			for {
-				c, err := ln.Accept()
-				if err != nil {
-					return
-				}
-				go func() {
-					defer c.Close()
-					in, err := sb.DialInside(port)
-					if err != nil {
-						return
-					}
-					defer in.Close()
-					go io.Copy(in, c)
-					io.Copy(c, in)
-				}()
+// CheckBridge is the success check's one way to a browser
+// (qs_browser_expect), and a capability of the check alone:
+//
+//   - it answers only at the egress proxy's harness host, and only a request
+//     carrying the key of the check now running (a fresh random key per
+//     check, in the check's environment and nowhere else); the agent's
+//     commands, replay steps and whatever they left running get a recorded
+//     refusal;
+//   - it renders http(s) URLs only;
+//   - its Chromium, started for the check and stopped with it, sends every
+//     request (navigations, redirects, subresources, workers) through an
+//     egress proxy of its own with the task's policy, which records each
+//     decision with by=check_browser. Loopback there is the sandbox's
+//     loopback, where the check's server runs: the harness machine's own
+//     loopback (its docs server, its other services) is never reached.
+//
+// No TCP port serves the bridge: the proxy answers it in process.
+type CheckBridge struct {
+	policy egress.Policy
+	launch launch.Options
+	dial   func(ctx context.Context, network, addr string) (net.Conn, error)
+	record func(typ string, fields map[string]any)
+	sb     *sandbox.Sandbox // set by NewSandbox
+	expect http.Handler
+
+	mu     sync.Mutex
+	armed  string // the running check's key; "" between checks
+	proxy  *egress.Proxy
+	m      *tabs.Manager
+	closed bool
+}
+
+// NewCheckBridge makes t's bridge. lo says which Chromium to start (its
+// proxy flags are added here); dial is how the browser's proxy reaches
+// allowed hosts (nil: the network); record receives its decisions.
+func NewCheckBridge(t *task.Task, lo launch.Options, dial func(ctx context.Context, network, addr string) (net.Conn, error), record func(typ string, fields map[string]any)) *CheckBridge {
+	b := &CheckBridge{policy: t.Policy(), launch: lo, dial: dial, record: record}
+	b.expect = docs.ExpectHandler(b.browser)
+	return b
+}
+
+// ServeHTTP answers what the proxy passed on: only /expect.
+func (b *CheckBridge) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path != "/expect" {
+		http.Error(w, "tabwright harness: only /expect is served here", http.StatusNotFound)
+		return
+	}
+	b.expect.ServeHTTP(w, r)
+}
+
+func (b *CheckBridge) key() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.armed
+}
+
+// arm makes a fresh key for one check; disarm forgets it and stops the
+// check's browser, so nothing the page started outlives the check.
+func (b *CheckBridge) arm() (key string, disarm func()) {
+	raw := make([]byte, 32)
+	rand.Read(raw) // never fails (crypto/rand)
+	key = hex.EncodeToString(raw)
+	b.mu.Lock()
+	b.armed = key
+	b.mu.Unlock()
+	return key, func() {
+		b.mu.Lock()
+		b.armed = ""
+		b.mu.Unlock()
+		b.stopBrowser()
+	}
+}
+
+// browser starts, on the check's first qs_browser_expect, the browser's
+// proxy and a Chromium that sends everything through it.
+func (b *CheckBridge) browser(ctx context.Context) (*tabs.Manager, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	switch {
+	case b.closed || b.armed == "":
+		return nil, errors.New("no check is running")
+	case b.m != nil:
+		return b.m, nil
+	case b.sb == nil:
+		return nil, errors.New("the bridge has no sandbox")
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	sb := b.sb
+	b.proxy = &egress.Proxy{Policy: b.policy, Dial: b.dial,
+		Loopback: func(ctx context.Context, port int) (net.Conn, error) { return sb.DialInside(port) },
+		OnEvent: func(typ string, f map[string]any) {
+			f["by"] = "check_browser"
+			if b.record != nil {
+				b.record(typ, f)
 			}
-		}()
-		u.Host = ln.Addr().String()
-		q.Set("url", u.String())
-		req, _ := http.NewRequestWithContext(r.Context(), http.MethodGet, endpoint+"?"+q.Encode(), nil)
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			http.Error(w, "tabwright harness: the browser endpoint did not answer: "+err.Error(), http.StatusBadGateway)
-			return
-		}
-		defer resp.Body.Close()
-		w.WriteHeader(resp.StatusCode)
-		io.Copy(w, resp.Body)
-	})
+		}}
+	go b.proxy.Serve(ln)
+	lo := b.launch
+	lo.Args = append(append([]string{}, lo.Args...),
+		"--proxy-server=http://"+ln.Addr().String(),
+		// Chromium sends loopback direct unless told otherwise; here
+		// loopback is the sandbox's, which only the proxy reaches.
+		"--proxy-bypass-list=<-loopback>",
+		// WebRTC's UDP would not go through a proxy at all.
+		"--force-webrtc-ip-handling-policy=disable_non_proxied_udp")
+	if b.m, err = tabs.New(tabs.Options{Launch: lo}); err != nil {
+		b.proxy.Close()
+		b.proxy = nil
+		return nil, err
+	}
+	return b.m, nil
+}
+
+func (b *CheckBridge) stopBrowser() {
+	b.mu.Lock()
+	m, p := b.m, b.proxy
+	b.m, b.proxy = nil, nil
+	b.mu.Unlock()
+	if m != nil {
+		m.Close()
+	}
+	if p != nil {
+		p.Close()
+	}
+}
+
+// Close ends the bridge for good.
+func (b *CheckBridge) Close() {
+	if b == nil {
+		return
+	}
+	b.mu.Lock()
+	b.closed, b.armed = true, ""
+	b.mu.Unlock()
+	b.stopBrowser()
 }
 
 // egressMode is run_start's word for the egress proxy's hold on the shell.

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tabwright/tabwright/quickstart/docs"
+	"github.com/tabwright/tabwright/engine/launch"
 	"github.com/tabwright/tabwright/quickstart/egress"
 	"github.com/tabwright/tabwright/quickstart/egress/egresstest"
 	"github.com/tabwright/tabwright/quickstart/sandbox"
@@ -91,9 +91,7 @@ success:
 
 func TestIsolatedServeAndBrowserExpect(t *testing.T) {
 	o := isolatedOpts(t)
-	srv := docs.ExpectServer(mgr)
-	defer srv.Close()
-	o.BrowserEndpoint = srv.URL + "/expect"
+	o.CheckBrowser = &launch.Options{}
 	tk := newTask(t, strings.Replace(head, "NAME", "iso-web", 1)+`replay:
   - mkdir site && printf '<title>t</title><div id=app></div><script>app.textContent="Rendered "+(1+1)</script>' > site/index.html
 success:

@@ -69,11 +69,19 @@ func (t *Trace) Add(e Event) {
 
 func (t *Trace) count(e Event) {
 	f := &t.facts
+	// The check's browser is recorded too, but what it was refused or
+	// failed to reach says nothing of the shell's allowlist or the docs.
+	byCheck := e.Fields["by"] == "check_browser"
 	switch e.Type {
 	case EgressError:
-		f.EgressErrors++
+		if !byCheck {
+			f.EgressErrors++
+		}
 	case EgressBlocked:
 		f.EgressBlocked++
+		if byCheck {
+			break
+		}
 		switch e.Fields["reason"] {
 		case ReasonNotAllowlisted:
 			f.NotAllowlisted++
