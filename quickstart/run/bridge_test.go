@@ -42,6 +42,7 @@ func checkBrowserEvents(r *Result) []string {
 // which alone holds its key. Here the page would redirect the harness's
 // browser to a service on the harness machine's loopback.
 func TestIsolatedBridgeRefusesTheAgent(t *testing.T) {
+	t.Parallel()
 	host, hits := hostService(t)
 	o := isolatedOpts(t)
 	o.CheckBrowser = &launch.Options{}
@@ -100,6 +101,7 @@ success:
 // is reached; each decision is recorded with by=check_browser, and none of
 // them counts as the agent's docs bypass.
 func TestIsolatedCheckBrowserObeysThePolicy(t *testing.T) {
+	t.Parallel()
 	host, hits := hostService(t)
 	o := isolatedOpts(t)
 	o.CheckBrowser = &launch.Options{}
@@ -155,5 +157,34 @@ success:
 	}
 	if r.DocsBypassAttempts != 0 || r.Classification != Passed {
 		t.Errorf("docs bypass %d, classification %s", r.DocsBypassAttempts, r.Classification)
+	}
+}
+
+// Under the local backend the check reaches the same bridge through the
+// local proxy, with its key; the agent's commands are refused the same way.
+func TestLocalCheckBrowserWithKey(t *testing.T) {
+	t.Parallel()
+	o := opts()
+	o.CheckBrowser = &launch.Options{}
+	tk := newTask(t, strings.Replace(head, "NAME", "local-web", 1)+`replay:
+  - mkdir site && printf '<title>t</title><div id=app></div><script>app.textContent="Rendered "+(1+1)</script>' > site/index.html
+  - curl -sS "http://tabwright-harness.invalid/expect?url=http://127.0.0.1:1/&text=x"
+success:
+  serve: python3 -m http.server "$QS_PORT" --bind 127.0.0.1 --directory site
+  wait_http: {path: /, contains: id=app, timeout: 20}
+  script: qs_browser_expect / --text "Rendered 2"
+`)
+	r := Attempt(context.Background(), tk, 1, o)
+	if r.Classification != Passed || r.Enforced {
+		t.Fatalf("%s enforced=%v: %+v", r.Classification, r.Enforced, r.SuccessCheck)
+	}
+	var agentRefused bool
+	for _, e := range r.Trace.Events() {
+		if e["type"] == "tool_result" && strings.Contains(fmt.Sprint(e["output"]), "answers only the success check") {
+			agentRefused = true
+		}
+	}
+	if !agentRefused || r.EgressBlocked != 1 {
+		t.Errorf("the agent's request to the bridge: refused %v, egress_blocked %d", agentRefused, r.EgressBlocked)
 	}
 }
