@@ -31,6 +31,7 @@ func waitLog(t testing.TB, sess *mcp.ClientSession, handle, want string) {
 }
 
 func TestActToolsOverMCP(t *testing.T) {
+	t.Parallel()
 	site := actSite(t)
 	s := startServer(t)
 	h := mustCall(t, s.sess, "browser_open_tab", map[string]any{"url": site.URL + "/mcp.html"})["tab_handle"].(string)
@@ -151,6 +152,7 @@ func TestActToolsOverMCP(t *testing.T) {
 
 // The documented errors, each with its code, path and an explanation.
 func TestActToolErrorsOverMCP(t *testing.T) {
+	t.Parallel()
 	site := actSite(t)
 	s := startServer(t)
 	h := mustCall(t, s.sess, "browser_open_tab", map[string]any{"url": site.URL + "/mcp.html"})["tab_handle"].(string)

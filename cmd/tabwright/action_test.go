@@ -16,6 +16,7 @@ import (
 // The action's inputs all reach the script it runs, by the names the script
 // reads.
 func TestActionPassesEveryInput(t *testing.T) {
+	t.Parallel()
 	b, err := os.ReadFile("../../action.yml")
 	if err != nil {
 		t.Fatal(err)
@@ -65,10 +66,8 @@ func TestActionPassesEveryInput(t *testing.T) {
 // the suite, the HTML report beside the results, the step's outputs, the
 // job summary, the exit code deferred or not.
 func TestActionScriptRunsLocally(t *testing.T) {
-	bin := filepath.Join(t.TempDir(), "tabwright")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	t.Parallel()
+	bin := binary // TestMain's build: a second one cost most of this test's time
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, "<html><body><article><h1>Docs</h1><p>Write done.txt with echo; this is the whole quickstart, and it is enough.</p></article></body></html>")
 	}))

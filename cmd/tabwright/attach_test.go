@@ -132,6 +132,7 @@ func findTab(list []any, id string) map[string]any {
 }
 
 func TestAttachToRunningBrowser(t *testing.T) {
+	t.Parallel()
 	site := fixtures(t)
 	b := startAttachedBrowser(t, "0")
 	pre := b.openTab(t, site.URL+"/pre", "Page /pre")
@@ -268,6 +269,7 @@ func childrenOf(pid int) []int {
 }
 
 func TestAttachUnreachableBrowser(t *testing.T) {
+	t.Parallel()
 	url := strings.TrimSuffix(closedPort(t), "/")
 	s := startServer(t, "--cdp-url", url)
 	list := mustCall(t, s.sess, "browser_discover", map[string]any{"kind": "browsers"})["browsers"].([]any)
@@ -294,6 +296,7 @@ func TestAttachUnreachableBrowser(t *testing.T) {
 }
 
 func TestAttachBadCDPURL(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, binary, "mcp", "--cdp-url", "localhost:9222")
@@ -488,6 +491,7 @@ func pairedProfile(t *testing.T, s *server, name string) map[string]any {
 // across the two processes, and when the first exits the second takes the
 // hub over and the extension pairs with it.
 func TestAttachModeOverMCP(t *testing.T) {
+	t.Parallel()
 	site := attachSite(t)
 	home := t.TempDir()
 	env := append(os.Environ(), "TABWRIGHT_HOME="+home)

@@ -45,6 +45,7 @@ func readValue(t testing.TB, sess *mcp.ClientSession, handle, selector string) s
 }
 
 func TestBatchOverMCP(t *testing.T) {
+	t.Parallel()
 	site := batchSite(t)
 	s := startServer(t)
 	h := mustCall(t, s.sess, "browser_open_tab", map[string]any{"url": site.URL + "/form.html"})["tab_handle"].(string)

@@ -25,6 +25,7 @@ func runCLI(t *testing.T, env []string, args ...string) (stdout, stderr string, 
 }
 
 func TestObserveCommand(t *testing.T) {
+	t.Parallel()
 	site := fixtures(t)
 	out, stderr, code := runCLI(t, nil, "observe", site.URL+"/form", "--json")
 	if code != 0 {
@@ -57,6 +58,7 @@ func TestObserveCommand(t *testing.T) {
 }
 
 func TestDoctorAndVersion(t *testing.T) {
+	t.Parallel()
 	out, _, code := runCLI(t, nil, "doctor")
 	if code != 0 || !strings.Contains(out, "browser:") || !strings.Contains(out, "ready:    yes") {
 		t.Fatalf("doctor: exit %d\n%s", code, out)

@@ -13,6 +13,7 @@ import (
 // What tools/list advertises for browser_batch is the contract in the repo's
 // schemas/ copy, description strings aside.
 func TestBatchContractOverToolsList(t *testing.T) {
+	t.Parallel()
 	s := startServer(t)
 	tools, err := s.sess.ListTools(context.Background(), nil)
 	if err != nil {

@@ -146,6 +146,7 @@ func observationSchema(t testing.TB) *jsonschema.Schema {
 }
 
 func TestDiscoverOpenNavigateObserve(t *testing.T) {
+	t.Parallel()
 	site := fixtures(t)
 	s := startServer(t, "--tools", mcpserver.DefaultProfile)
 	ctx := context.Background()
@@ -246,6 +247,7 @@ func TestDiscoverOpenNavigateObserve(t *testing.T) {
 }
 
 func TestInvalidInputsAreExplained(t *testing.T) {
+	t.Parallel()
 	site := fixtures(t)
 	s := startServer(t)
 	handle := mustCall(t, s.sess, "browser_open_tab", map[string]any{"url": site.URL + "/x"})["tab_handle"].(string)
@@ -285,6 +287,7 @@ func TestInvalidInputsAreExplained(t *testing.T) {
 }
 
 func TestHandlesDieOnReleaseAndClose(t *testing.T) {
+	t.Parallel()
 	site := fixtures(t)
 	s := startServer(t)
 	opened := mustCall(t, s.sess, "browser_open_tab", map[string]any{"url": site.URL + "/a"})
@@ -323,6 +326,7 @@ func callErr(t testing.TB, sess *mcp.ClientSession, name string, args map[string
 
 // Two MCP sessions of one server (streamable HTTP) race to claim one tab.
 func TestTwoSessionsRaceForOneTab(t *testing.T) {
+	t.Parallel()
 	site := fixtures(t)
 	cmd := exec.Command(binary, "mcp", "--http", "127.0.0.1:0")
 	stderr, _ := cmd.StderrPipe()

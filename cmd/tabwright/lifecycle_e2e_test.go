@@ -105,6 +105,7 @@ func (c *rawHTTP) init(t testing.TB) {
 }
 
 func TestHTTPRefusesForeignOrigins(t *testing.T) {
+	t.Parallel()
 	endpoint, _ := startHTTP(t)
 	for _, tc := range []struct {
 		origin string
@@ -239,6 +240,7 @@ func toolCall(id int, name string, args any) string {
 
 // A cancelled call gets no answer, ends at once, and leaves no claim.
 func TestStdioCancelledCallIsNotAnswered(t *testing.T) {
+	t.Parallel()
 	site := newHeldPage(t)
 	c := startStdio(t)
 	c.send(t, toolCall(2, "browser_open_tab", map[string]any{"url": site.URL + "/slow"}))
@@ -274,6 +276,7 @@ func figure(t testing.TB, what, format string, args ...any) {
 // A ref from an earlier document fails at once with its own code; a
 // single action's default timeout is --action-timeout, and its error names it.
 func TestStaleRefAndActionTimeout(t *testing.T) {
+	t.Parallel()
 	site := fixtures(t)
 	s := startServer(t, "--action-timeout", "700ms")
 	h := mustCall(t, s.sess, "browser_open_tab", map[string]any{"url": site.URL + "/first"})["tab_handle"].(string)
@@ -380,6 +383,7 @@ func newHeldPage(t *testing.T) *heldPage {
 
 // A call that spends its budget waiting for the tab's queue says so.
 func TestQueueWaitNamesItsBudget(t *testing.T) {
+	t.Parallel()
 	site := newHeldPage(t)
 	s := startServer(t, "--tools", "full")
 	h := mustCall(t, s.sess, "browser_open_tab", map[string]any{"url": site.URL + "/q"})["tab_handle"].(string)

@@ -9,6 +9,7 @@ import (
 )
 
 func TestParseSecrets(t *testing.T) {
+	t.Parallel()
 	got, err := parseSecrets("f", strings.NewReader("# comment\n\nAPI_KEY=abcd1234\nplain-secret\nwith space = kept whole\n"))
 	if err != nil || strings.Join(got, "|") != "abcd1234|plain-secret|with space = kept whole" {
 		t.Fatalf("%q %v", got, err)

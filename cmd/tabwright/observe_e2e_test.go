@@ -21,6 +21,7 @@ func pages(t testing.TB) *httptest.Server {
 
 // Over MCP: include, scope, diffing and watching, each payload valid.
 func TestObserveSectionsAndModesOverMCP(t *testing.T) {
+	t.Parallel()
 	site := pages(t)
 	s := startServer(t)
 	opened := mustCall(t, s.sess, "browser_open_tab", map[string]any{"url": site.URL + "/article.html"})
@@ -94,6 +95,7 @@ func TestObserveSectionsAndModesOverMCP(t *testing.T) {
 // A scope can be any strict locator the action tools take: found the same
 // way, read through its handle.
 func TestObserveScopedByLocatorOverMCP(t *testing.T) {
+	t.Parallel()
 	site := pages(t)
 	s := startServer(t)
 	opened := mustCall(t, s.sess, "browser_open_tab", map[string]any{"url": site.URL + "/article.html"})
@@ -141,6 +143,7 @@ func TestObserveScopedByLocatorOverMCP(t *testing.T) {
 }
 
 func TestObserveCommandIncludeAndDiff(t *testing.T) {
+	t.Parallel()
 	site := pages(t)
 	out, stderr, code := runCLI(t, nil, "observe", site.URL+"/table.html", "--include", "tableshape,text", "--json")
 	if code != 0 {

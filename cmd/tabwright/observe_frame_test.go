@@ -14,6 +14,7 @@ import (
 
 // browser_observe reads a child frame named by path or title.
 func TestObserveFrame(t *testing.T) {
+	t.Parallel()
 	mux := http.NewServeMux()
 	mux.HandleFunc("/top", func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, `<title>Top</title><p>outside the frame</p><iframe id="f" src="/inner"></iframe>`)
@@ -53,6 +54,7 @@ func TestObserveFrame(t *testing.T) {
 // observation: their fields and elements carry the frame path a batch takes
 // and a frame-prefixed ref the action tools accept, in both forms.
 func TestObserveFramesInline(t *testing.T) {
+	t.Parallel()
 	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, `<title>Pay</title><form id="card"><label>Card number <input name="cc" autocomplete="off"></label><button type="button" onclick="document.title='paid'">Pay now</button></form>`)
 	}))

@@ -34,6 +34,7 @@ import (
 // model also takes a screenshot and gets the image in its next request
 // (Claude on one backend, Chat Completions on the other).
 func TestQSAgentBrowserWebQuickstart(t *testing.T) {
+	t.Parallel()
 	t.Run(sandbox.Local, func(t *testing.T) { agentBrowserWebQuickstart(t, sandbox.Local, "claude") })
 	t.Run(sandbox.Isolated, func(t *testing.T) { agentBrowserWebQuickstart(t, sandbox.Isolated, "openai") })
 }
@@ -164,6 +165,7 @@ func checkScreenshotSent(t *testing.T, tr *trace.Trace, call map[string]any, nex
 // in the conversation) is not sent: the text says why, the trace has only
 // the images sent. save_path is refused: the browser is outside the sandbox.
 func TestQSAgentBrowserImageLimits(t *testing.T) {
+	t.Parallel()
 	enc := func(w, h int) []byte {
 		var b bytes.Buffer
 		png.Encode(&b, image.NewGray(image.Rect(0, 0, w, h)))

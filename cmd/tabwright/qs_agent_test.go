@@ -10,6 +10,7 @@ import (
 )
 
 func TestQSShow(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	p := filepath.Join(dir, "trace.jsonl")
 	os.WriteFile(p, []byte(`{"ts":1.0,"type":"run_start","task":"t","agent":"openai:m","backend":"sandbox","enforced":true,"attempt":1}

@@ -16,6 +16,7 @@ import (
 // proxy's mirrors, the run says where the cache is and records it; the
 // local backend and an unusable directory are refused with what to do.
 func TestQSRunCacheDir(t *testing.T) {
+	t.Parallel()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, "<html><body><article><h1>Docs</h1><p>Write done.txt with echo; this is the whole quickstart, and it is enough.</p></article></body></html>")
 	}))

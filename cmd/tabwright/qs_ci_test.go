@@ -16,6 +16,7 @@ import (
 )
 
 func TestQSSchemaPrintsTheTaskSchema(t *testing.T) {
+	t.Parallel()
 	var out, errb bytes.Buffer
 	if code := runQS(context.Background(), []string{"schema"}, &out, &errb); code != 0 {
 		t.Fatalf("exit %d %s", code, errb.String())
@@ -74,6 +75,7 @@ func TestQSGitHubSummaryAndRunReport(t *testing.T) {
 }
 
 func TestQSTyposSuggest(t *testing.T) {
+	t.Parallel()
 	var out, errb bytes.Buffer
 	if code := runQS(context.Background(), []string{"run", "--cahce-dir", "x"}, &out, &errb); code != 3 || !strings.HasSuffix(errb.String(), "did you mean --cache-dir?\n") {
 		t.Errorf("flag typo: %d %q", code, errb.String()[max(0, errb.Len()-80):])

@@ -16,6 +16,7 @@ import (
 // without asking the site; --offline reads only the cache; the registry
 // cache has its own flag.
 func TestQSRunDocsCache(t *testing.T) {
+	t.Parallel()
 	var pages atomic.Int32
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/docs/" {

@@ -13,6 +13,7 @@ import (
 // environment, is refused by qs validate and by qs run with the rule and
 // the field at fault, and nothing of the linked file is printed.
 func TestQSRefusesCheckFileOutsideFolder(t *testing.T) {
+	t.Parallel()
 	secret := filepath.Join(t.TempDir(), "host.txt")
 	os.WriteFile(secret, []byte("echo HOST-SECRET-4410\n"), 0o644)
 	for _, target := range []string{secret, "/proc/self/environ"} {

@@ -71,6 +71,7 @@ func comparable(t *testing.T, path string) ([]shardStat, int) {
 }
 
 func TestQSShardsMergeToTheUnshardedResults(t *testing.T) {
+	t.Parallel()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, "<html><body><article><h1>Docs</h1><p>Write done.txt with echo; this is the whole quickstart, and it is enough.</p></article></body></html>")
 	}))

@@ -21,6 +21,7 @@ func qsTaskDir(t *testing.T, docsURL string) string {
 }
 
 func TestQSValidateAndRun(t *testing.T) {
+	t.Parallel()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, "<html><body><article><h1>Docs</h1><p>Write done.txt with echo; this is the whole quickstart, and it is enough.</p></article></body></html>")
 	}))
@@ -84,6 +85,7 @@ func TestQSValidateAndRun(t *testing.T) {
 }
 
 func TestQSExamples(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	var out, errb bytes.Buffer
 	if code := runQS(ctx, []string{"examples"}, &out, &errb); code != 0 || !strings.Contains(out.String(), "hello ") ||

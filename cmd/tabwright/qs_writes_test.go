@@ -14,6 +14,7 @@ import (
 
 // A write that failed is never reported as done.
 func TestQSInitWriteFailureExitsNonZero(t *testing.T) {
+	t.Parallel()
 	var out, errb bytes.Buffer
 	code := runQS(context.Background(), []string{"init", "https://docs.example.com/start", "--out", "/proc/nope/x.yaml"}, &out, &errb)
 	if code == 0 || strings.Contains(out.String(), "wrote") || !strings.Contains(errb.String(), "could not write /proc/nope/x.yaml") {
@@ -22,6 +23,7 @@ func TestQSInitWriteFailureExitsNonZero(t *testing.T) {
 }
 
 func TestQSRunReportsResultsWriteFailure(t *testing.T) {
+	t.Parallel()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, "<html><body><article><h1>Docs</h1><p>Write done.txt with echo; this is the whole quickstart, and it is enough.</p></article></body></html>")
 	}))

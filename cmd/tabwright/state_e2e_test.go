@@ -98,6 +98,7 @@ func openOn(t testing.TB, sess *mcp.ClientSession, url string) string {
 }
 
 func TestScreenshotOverMCP(t *testing.T) {
+	t.Parallel()
 	site := stateSite(t)
 	s := startServer(t)
 	h := openOn(t, s.sess, site.URL+"/shot")
@@ -158,6 +159,7 @@ func TestScreenshotOverMCP(t *testing.T) {
 }
 
 func TestLogsOverMCP(t *testing.T) {
+	t.Parallel()
 	site := stateSite(t)
 	secrets := filepath.Join(t.TempDir(), "secrets")
 	if err := os.WriteFile(secrets, []byte("# test\nAPI_KEY=configured-secret-value\n"), 0o600); err != nil {
@@ -196,6 +198,7 @@ func TestLogsOverMCP(t *testing.T) {
 }
 
 func TestEvaluateOverMCP(t *testing.T) {
+	t.Parallel()
 	site := stateSite(t)
 	plain := startServer(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -264,6 +267,7 @@ func TestEvaluateOverMCP(t *testing.T) {
 }
 
 func TestPDFEmulateStorageDownloadOverMCP(t *testing.T) {
+	t.Parallel()
 	mux := http.NewServeMux()
 	mux.HandleFunc("/file.txt", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Disposition", `attachment; filename="notes.txt"`)
@@ -316,6 +320,7 @@ func TestPDFEmulateStorageDownloadOverMCP(t *testing.T) {
 }
 
 func TestMultiSelectOverMCP(t *testing.T) {
+	t.Parallel()
 	site := stateSite(t)
 	s := startServer(t)
 	h := openOn(t, s.sess, site.URL+"/multi")
