@@ -304,6 +304,21 @@ func TestToolValidation(t *testing.T) {
 		{"browser_observe", `{"tab_handle":"h","ref":"e1","frame_id":"F"}`, "ref", "alone"},
 		{"browser_observe", `{"tab_handle":"h","selector":"x","selector_type":"pixels"}`, "selector_type", "must be one of"},
 		{"browser_observe", `{"tab_handle":{"id":"h"}}`, "tab_handle", "must be a string"},
+		// the frame rules and bounds of act (the batch contract's), the same in every tool
+		{"browser_observe", `{"tab_handle":"h","frame":{}}`, "frame", "needs at least one of url, title and path"},
+		{"browser_observe", `{"tab_handle":"h","frame":{"url":"u"},"frame_id":"F"}`, "frame", "not both"},
+		{"browser_observe", `{"tab_handle":"h","frame":{"path":[""]}}`, "frame.path[0]", ""},
+		{"browser_observe", `{"tab_handle":"h","frame":{"path":["i","i","i","i","i","i","i","i","i","i","i","i","i","i","i","i","i"]}}`, "frame.path", ""},
+		// the frame rules and bounds of act (the batch contract's), the same in every tool
+		{"browser_screenshot", `{"tab_handle":"h","frame":{}}`, "frame", "needs at least one of url, title and path"},
+		{"browser_screenshot", `{"tab_handle":"h","frame":{"url":"u"},"frame_id":"F"}`, "frame", "not both"},
+		{"browser_screenshot", `{"tab_handle":"h","frame":{"path":[""]}}`, "frame.path[0]", ""},
+		{"browser_screenshot", `{"tab_handle":"h","frame":{"path":["i","i","i","i","i","i","i","i","i","i","i","i","i","i","i","i","i"]}}`, "frame.path", ""},
+		// the frame rules and bounds of act (the batch contract's), the same in every tool
+		{"browser_evaluate", `{"tab_handle":"h","expression":"1","frame":{}}`, "frame", "needs at least one of url, title and path"},
+		{"browser_evaluate", `{"tab_handle":"h","expression":"1","frame":{"url":"u"},"frame_id":"F"}`, "frame", "not both"},
+		{"browser_evaluate", `{"tab_handle":"h","expression":"1","frame":{"path":[""]}}`, "frame.path[0]", ""},
+		{"browser_evaluate", `{"tab_handle":"h","expression":"1","frame":{"path":["i","i","i","i","i","i","i","i","i","i","i","i","i","i","i","i","i"]}}`, "frame.path", ""},
 
 		// browser_batch: the first of every violation gives the error its path
 		{"browser_batch", `[]`, "arguments", "1 problem(s) in the batch; nothing ran"},

@@ -171,23 +171,11 @@ func (a *includeArg) UnmarshalJSON(raw []byte) error {
 	return nil
 }
 
-// frameCheck applies the locator rules for frames: frame or frame_id, and a
-// frame names at least one of url, title and path.
+// frameCheck applies act's frame rules and bounds (the batch contract's)
+// to a frame given on its own.
 func frameCheck(f *locate.FrameSpec, id string) error {
-	switch {
-	case f != nil && id != "":
-		return errs.Input("frame", "give frame or frame_id, not both")
-	case f != nil && f.URL == "" && f.Title == "" && len(f.Path) == 0:
-		return errs.Input("frame", "needs at least one of url, title and path")
-	case f != nil && len(f.Path) > 16:
-		return errs.Input("frame.path", "has more than 16 steps")
-	}
-	if f != nil {
-		for i, p := range f.Path {
-			if p == "" {
-				return errs.Input(fmt.Sprintf("frame.path[%d]", i), "must not be empty")
-			}
-		}
+	if v := act.ValidateFrame(f, id); len(v) > 0 {
+		return v[0]
 	}
 	return nil
 }

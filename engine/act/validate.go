@@ -195,15 +195,31 @@ func (v *violations) locator(at string, l locate.Locator) {
 	if l.Selector == "" && l.Ref == "" && hasOptions {
 		v.add(at+"selector", "selector_type, name, nth, frame and frame_id need a selector")
 	}
-	if l.Frame != nil && l.FrameID != "" {
-		v.add(at+"frame", "give frame or frame_id, not both")
-	}
-	if f := l.Frame; f != nil && f.URL == "" && f.Title == "" && f.Path == nil {
-		v.add(at+"frame", "needs at least one of url, title and path")
-	}
+	v.frame(at, l.Frame, l.FrameID)
 	if l.Name != nil && l.SelectorType != locate.Role {
 		v.add(at+"name", "is only for selector_type role")
 	}
+}
+
+// frame checks the rules of a frame: frame or frame_id, and a frame names
+// at least one of url, title and path.
+func (v *violations) frame(at string, f *locate.FrameSpec, id string) {
+	if f != nil && id != "" {
+		v.add(at+"frame", "give frame or frame_id, not both")
+	}
+	if f != nil && f.URL == "" && f.Title == "" && f.Path == nil {
+		v.add(at+"frame", "needs at least one of url, title and path")
+	}
+}
+
+// ValidateFrame checks a frame or frame_id given on its own (the frame a
+// tool reads, shoots or evaluates in): the contract's bounds of frame and
+// the frame rules, each violation with its path.
+func ValidateFrame(f *locate.FrameSpec, id string) []*errs.Error {
+	var v violations
+	v.object("", contract().locator, reflect.ValueOf(locate.Locator{Frame: f, FrameID: id}))
+	v.frame("", f, id)
+	return v.list
 }
 
 // ValidateLocator checks a locator that is not part of a step
