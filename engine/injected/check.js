@@ -330,6 +330,22 @@
     return st.cover.n >= STATIC_COVER_CHECKS;
   };
 
+  // --- the call log ------------------------------------------------------------
+  // What each check of one resolve found, a run of equal answers counted
+  // once (the newest LOG_RUNS runs), so a failure says how the page got
+  // there: "not visible (4 checks), then covered by <div#cookie> (5)".
+  const LOG_RUNS = 5;
+  const logged = (st, r) => {
+    const run = st.log.at(-1);
+    if (run && run.code === r.code && run.reason === r.reason && run.detail === r.detail) {
+      run.checks++;
+      return;
+    }
+    st.log.push({ code: r.code, reason: r.reason, detail: r.detail, checks: 1 });
+    if (st.log.length > LOG_RUNS) st.log.shift();
+  };
+  const failed = (st, r) => ({ ...r, log: st.log });
+
   // resolve finds exactly one element for loc and waits, up to timeoutMs,
   // until it passes the checks in need. On success the element is held and
   // its handle returned with the point to act at. Ambiguity fails at once:
@@ -340,7 +356,7 @@
     if (tw.staleRef(loc)) return { ok: false, code: 'stale_ref' };
     const deadline = performance.now() + timeoutMs;
     let last = { ok: false, code: 'not_found', count: 0 };
-    const st = { tries: 0 };
+    const st = { tries: 0, log: [] };
     for (;;) {
       let els;
       try {
@@ -355,20 +371,22 @@
       if (el) {
         const { hit, final, late, ...r } = await check(el, need, st, deadline);
         // Time ran out while waiting for frames: the reason seen before stands.
-        if (late && last.reason) return last;
+        if (late && last.reason) return failed(st, last);
         if (r.ok) {
           const h = tw.hold(el);
           if (need.watch) watch(r.receiver, el, h, need.watch);
           return { ok: true, handle: h, x: r.x, y: r.y, count: els.length, target: tw.describe(el) };
         }
         last = { ...r, count: els.length, target: tw.describe(el) };
-        if (final || (r.reason === 'detached' && (loc.handle || loc.ref))) return last;
+        logged(st, last);
+        if (final || (r.reason === 'detached' && (loc.handle || loc.ref))) return failed(st, last);
         if (!hit) st.cover = null;
-        else if (staticCover(st, el, hit)) return { ...last, static: true };
+        else if (staticCover(st, el, hit)) return failed(st, { ...last, static: true });
       } else {
         last = { ok: false, code: 'not_found', count: els.length };
+        logged(st, last);
       }
-      if (performance.now() >= deadline) return last;
+      if (performance.now() >= deadline) return failed(st, last);
       await nextFrame(deadline);
     }
   };

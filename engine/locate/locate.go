@@ -139,6 +139,7 @@ type pageResult struct {
 	OK bool `json:"ok"`
 	Refusal
 	Static     bool             `json:"static"` // covered, by a cover that stays put
+	Log        []logRun         `json:"log"`    // what the checks found in turn
 	Count      int              `json:"count"`
 	Candidates []map[string]any `json:"candidates"`
 	Handle     string           `json:"handle"`
@@ -303,24 +304,57 @@ func PageMargin(left time.Duration) time.Duration {
 	return min(400*time.Millisecond, left/3)
 }
 
+// logRun is a run of checks of one resolve that found the same thing.
+type logRun struct {
+	Refusal
+	Checks int `json:"checks"`
+}
+
+// callLog words the runs of checks, oldest first, when the page's answer
+// changed along the way: "; checks in turn: not visible (3), covered by
+// <div#cookie> (5)". Empty when every check found the same.
+func (r *pageResult) callLog() string {
+	if len(r.Log) < 2 {
+		return ""
+	}
+	parts := make([]string, 0, len(r.Log))
+	for _, run := range r.Log {
+		says := "nothing matched"
+		if run.Reason != "" {
+			says = run.Says()
+		}
+		parts = append(parts, fmt.Sprintf("%s (%d)", says, run.Checks))
+	}
+	return "; checks in turn: " + strings.Join(parts, ", ")
+}
+
 func (r *pageResult) target(ctx context.Context, loc Locator) (*Target, error) {
 	if r.OK {
 		return &Target{Handle: r.Handle, X: r.X, Y: r.Y, Count: r.Count, Desc: r.Target}, nil
 	}
+	e := r.failure(ctx, loc)
+	if e.Code != errs.Ambiguous {
+		e.Message += r.callLog()
+	}
+	return nil, e
+}
+
+// failure is the error of a page answer that found no actionable element.
+func (r *pageResult) failure(ctx context.Context, loc Locator) *errs.Error {
 	switch r.Code {
 	case errs.Ambiguous:
-		return nil, errs.New(errs.Ambiguous, "%s matches %d elements: %s", loc, r.Count, candidates(r.Candidates)).
+		return errs.New(errs.Ambiguous, "%s matches %d elements: %s", loc, r.Count, candidates(r.Candidates)).
 			WithHint("make the selector specific, or pick one with nth (zero-based)")
 	case errs.NotActionable:
 		e := r.Err(fmt.Sprintf("%s %s", loc, describe(r.Target)))
 		if r.Static {
 			e.Message += " (it stays there: the same element over the same place, frame after frame)"
 		}
-		return nil, e
+		return e
 	case errs.InvalidInput:
-		return nil, r.Err(loc.String())
+		return r.Err(loc.String())
 	case errs.StaleRef:
-		return nil, StaleRef(loc)
+		return errs.As(StaleRef(loc))
 	case errs.NotFound:
 		if r.Reason != "" { // the element is there; what it holds is not
 			e := r.Err(fmt.Sprintf("%s %s", loc, describe(r.Target)))
@@ -328,19 +362,19 @@ func (r *pageResult) target(ctx context.Context, loc Locator) (*Target, error) {
 			if len(r.Options) > 0 {
 				e.WithHint("options on offer: %s", OptionList(r.Options))
 			}
-			return nil, e
+			return e
 		}
 	}
 	where := "in the page"
 	if loc.Nth != nil && r.Count > 0 {
-		return nil, errs.New(errs.NotFound, "%s: nth %d asked but only %d element(s) match %s", loc, *loc.Nth, r.Count, where).
+		return errs.New(errs.NotFound, "%s: nth %d asked but only %d element(s) match %s", loc, *loc.Nth, r.Count, where).
 			WithHint("nth is zero-based")
 	}
 	if loc.Ref != "" {
-		return nil, errs.New(errs.NotFound, "%s is no longer in the page", loc).
+		return errs.New(errs.NotFound, "%s is no longer in the page", loc).
 			WithHint("observe the tab again for fresh refs, or use a selector")
 	}
-	return nil, errs.New(errs.NotFound, "nothing matches %s %s within %s", loc, where, within(ctx)).
+	return errs.New(errs.NotFound, "nothing matches %s %s within %s", loc, where, within(ctx)).
 		WithHint("check the selector against a fresh observation; raise timeout_ms if the element appears late").WithFact(FactNoMatch)
 }
 
