@@ -85,6 +85,9 @@ func jsonTags(typ reflect.Type) map[string]reflect.Type {
 			}
 			continue
 		}
+		if !f.IsExported() {
+			continue // not decoded (locate.Locator's bound ref)
+		}
 		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
 		if name == "-" {
 			continue // not read from the input (batch.Request.Steps: decoded from RawSteps)

@@ -62,6 +62,12 @@ type Options struct {
 // a locator that will never match costs little.
 const DefaultActionTimeout = act.DefaultTimeout
 
+// ActionTimeoutRange is what Options.ActionTimeout (--action-timeout) may
+// be: the bounds of a step's timeout_ms in the batch contract.
+func ActionTimeoutRange() (lo, hi time.Duration) {
+	return msDuration(stepBound("timeout_ms", "minimum")), msDuration(stepBound("timeout_ms", "maximum"))
+}
+
 // New returns an MCP server whose tools act on m's browsers, listing the
 // default profile. Claims are held per MCP session and released when the
 // session ends.

@@ -20,22 +20,18 @@ import (
 // ---- browser_observe
 
 type observeInput struct {
-	TabHandle      string            `json:"tab_handle"`
-	Include        includeArg        `json:"include"`
-	MaxChars       *int              `json:"max_chars"`
-	MaxInteractive *int              `json:"max_interactive"`
-	Mode           string            `json:"mode"`
-	Since          string            `json:"since"`
-	Scope          string            `json:"scope"`
-	Selector       string            `json:"selector"`
-	SelectorType   string            `json:"selector_type"`
-	Name           *string           `json:"name"`
-	Nth            *int              `json:"nth"`
-	Ref            string            `json:"ref"`
-	Frame          *locate.FrameSpec `json:"frame"`
-	FrameID        string            `json:"frame_id"`
-	TimeoutMS      *int              `json:"timeout_ms"`
-	Rows           bool              `json:"rows"`
+	TabHandle      string     `json:"tab_handle"`
+	Include        includeArg `json:"include"`
+	MaxChars       *int       `json:"max_chars"`
+	MaxInteractive *int       `json:"max_interactive"`
+	Mode           string     `json:"mode"`
+	Since          string     `json:"since"`
+	Scope          string     `json:"scope"`
+	// The part of the page to read: the one locator type of every tool
+	// (selector, selector_type, name, nth, ref, frame, frame_id).
+	locate.Locator
+	TimeoutMS *int `json:"timeout_ms"`
+	Rows      bool `json:"rows"`
 }
 
 // observeDoc is browser_observe's description; it also says once what
@@ -185,7 +181,7 @@ func (in observeInput) locator() (locate.Locator, bool) {
 	if in.Selector == "" && in.Ref == "" {
 		return locate.Locator{}, false
 	}
-	return locate.Locator{Selector: in.Selector, SelectorType: in.SelectorType, Name: in.Name, Nth: in.Nth, Ref: in.Ref, Frame: in.Frame, FrameID: in.FrameID}, true
+	return in.Locator, true
 }
 
 // scopeLocatorCheck applies the action tools' locator rules to the scope

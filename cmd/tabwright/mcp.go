@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tabwright/tabwright/engine/batch"
 	"github.com/tabwright/tabwright/engine/errs"
 	"github.com/tabwright/tabwright/engine/launch"
 	"github.com/tabwright/tabwright/engine/tabs"
@@ -30,7 +31,8 @@ func runMCP(ctx context.Context, args []string, stderr io.Writer) error {
 	addr := fs.String("http", "", "serve streamable HTTP on this loopback address (e.g. 127.0.0.1:8931) instead of stdio")
 	idle := fs.Duration("session-idle", mcpserver.DefaultSessionIdle, "with --http: end a session whose client has had no request in flight and no stream open this long, releasing its claims (0: never)")
 	toolsSpec := fs.String("tools", mcpserver.DefaultProfile, toolsUsage())
-	actionTimeout := fs.Duration("action-timeout", mcpserver.DefaultActionTimeout, "default timeout_ms of the single-action tools (click, fill, wait…); browser_batch keeps 30 s")
+	lo, hi := mcpserver.ActionTimeoutRange()
+	actionTimeout := fs.Duration("action-timeout", mcpserver.DefaultActionTimeout, fmt.Sprintf("default timeout_ms of the single-action tools (click, fill, wait…), %v to %v; browser_batch keeps its %v", lo, hi, time.Duration(batch.DefaultTimeoutMS)*time.Millisecond))
 	inline := fs.Bool("inline-schemas", false, "list input schemas written out in full, without $defs/$ref, for clients that cannot resolve a $ref (GitHub Copilot CLI, Gemini and Gemini CLI, Kiro, opencode have failed on them); browser_batch grows from about 9,500 to 18,000 characters")
 	attach := fs.Bool("attach", false, "also drive the user's own Chrome/Edge profiles paired through the extension (see tabwright setup): runs the hub, or joins the one another tabwright process runs; with one paired profile it is the default browser")
 	var st stateFlags
@@ -39,8 +41,8 @@ func runMCP(ctx context.Context, args []string, stderr io.Writer) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	if *actionTimeout < 100*time.Millisecond || *actionTimeout > 30*time.Second {
-		return errs.Input("--action-timeout", "must be between 100ms and 30s (a step's timeout_ms bounds); got %v", *actionTimeout)
+	if *actionTimeout < lo || *actionTimeout > hi {
+		return errs.Input("--action-timeout", "must be between %v and %v (a step's timeout_ms bounds); got %v", lo, hi, *actionTimeout)
 	}
 	opt := tabs.Options{Launch: launch.Options{Headful: bf.headful}, CDPURL: bf.cdpURL}
 	if err := st.apply(&opt); err != nil {
