@@ -4,7 +4,7 @@ BIN     := bin/tabwright
 VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X main.version=$(VERSION)
 
-.PHONY: build demo test soak bench lint chromium fuzz fuzz-long reliability real-clients
+.PHONY: build demo test soak bench lint chromium fuzz fuzz-long reliability real-clients release release-check
 
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/tabwright
@@ -71,3 +71,13 @@ reliability: chromium
 # the npm registry (not part of make test).
 real-clients: build chromium
 	sh scripts/real-clients.sh $(BIN)
+
+# The release artifacts the GitHub Action installs (DIST/tabwright-linux-
+# {amd64,arm64} and SHA256SUMS), built reproducibly; release-check builds
+# them twice in fresh caches and compares the bytes.
+DIST ?= dist
+release:
+	sh scripts/release.sh $(DIST) $(VERSION)
+
+release-check:
+	sh scripts/release.sh --check $(VERSION)

@@ -1,13 +1,88 @@
 #!/bin/sh
 # What the GitHub Action (action.yml) runs, and runs the same on any
-# machine: `qs-action.sh install` makes sure bubblewrap and a browser are
-# there; `qs-action.sh run` runs `tabwright qs run` with the action's inputs
-# (QS_* variables), writes the HTML report beside the results, and sets the
-# step's outputs. With QS_DEFER_EXIT=1 it exits 0 and leaves the suite's
-# exit code in the exit-code output, so the results can be uploaded first.
+# machine:
+#   qs-action.sh fetch    installs the release's prebuilt tabwright for this
+#                         machine (checksum checked), or says build=true
+#   qs-action.sh build    builds tabwright from the action's source instead
+#   qs-action.sh install  makes sure bubblewrap and a browser are there
+#   qs-action.sh run      runs `tabwright qs run` with the action's inputs
+#                         (QS_* variables), writes the HTML report beside the
+#                         results, and sets the step's outputs
+# With QS_DEFER_EXIT=1 run exits 0 and leaves the suite's exit code in the
+# exit-code output, so the results can be uploaded first.
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
+bin_dir=${RUNNER_TEMP:-${TMPDIR:-/tmp}}/tabwright-bin
+
+# release_tag is the tag to install: QS_VERSION, else the action's own ref
+# when it is a version tag (uses: tabwright/tabwright@v1.2.0); "" when the
+# action runs from a branch or a commit, which has no release.
+release_tag() {
+  if [ -n "${QS_VERSION:-}" ]; then
+    echo "$QS_VERSION"
+    return
+  fi
+  case "${GITHUB_ACTION_REF:-}" in
+  v[0-9]*) echo "$GITHUB_ACTION_REF" ;;
+  esac
+}
+
+machine_arch() {
+  case "$(uname -m)" in
+  x86_64 | amd64) echo amd64 ;;
+  aarch64 | arm64) echo arm64 ;;
+  esac
+}
+
+download() {
+  if command -v curl >/dev/null 2>&1; then
+    curl -fsSL --retry 3 -o "$2" "$1"
+  else
+    wget -q -O "$2" "$1"
+  fi
+}
+
+# fetch installs the release binary at $bin_dir/tabwright. A release that
+# cannot be had (no tag, another architecture, a download that failed)
+# leaves build=true in the step's outputs; a checksum that does not match
+# stops the job.
+fetch() {
+  tag=$(release_tag)
+  arch=$(machine_arch)
+  base=${QS_RELEASE_URL:-${GITHUB_SERVER_URL:-https://github.com}/${GITHUB_ACTION_REPOSITORY:-tabwright/tabwright}/releases/download}
+  if [ -z "$tag" ] || [ -z "$arch" ]; then
+    echo "no prebuilt tabwright for ref '${GITHUB_ACTION_REF:-}' on $(uname -m); building it from source" >&2
+    output "build=true"
+    return 0
+  fi
+  tmp=$(mktemp -d)
+  file="tabwright-linux-$arch"
+  if ! download "$base/$tag/$file" "$tmp/$file" || ! download "$base/$tag/SHA256SUMS" "$tmp/SHA256SUMS"; then
+    echo "warning  could not download $base/$tag/$file; building tabwright from source" >&2
+    rm -rf "$tmp"
+    output "build=true"
+    return 0
+  fi
+  want=$(awk -v f="$file" '$2 == f { print $1 }' "$tmp/SHA256SUMS")
+  got=$(sha256sum "$tmp/$file" | cut -d' ' -f1)
+  if [ -z "$want" ] || [ "$want" != "$got" ]; then
+    echo "qs.release_checksum: $base/$tag/$file has sha256 $got, but SHA256SUMS says '${want:-nothing}'; refusing to run it" >&2
+    rm -rf "$tmp"
+    exit 3
+  fi
+  mkdir -p "$bin_dir"
+  cp "$tmp/$file" "$bin_dir/tabwright" && chmod 755 "$bin_dir/tabwright" # (install is this script's own function)
+  rm -rf "$tmp"
+  echo "installed $("$bin_dir/tabwright" version) ($file, sha256 $got)" >&2
+  output "build=false"
+}
+
+# build is the fallback: tabwright built from the action's own source.
+build() {
+  mkdir -p "$bin_dir"
+  (cd "$here/.." && CGO_ENABLED=0 go build -trimpath -o "$bin_dir/tabwright" ./cmd/tabwright)
+}
 
 install() {
   if ! command -v bwrap >/dev/null 2>&1; then
@@ -29,6 +104,7 @@ output() {
 
 run() {
   bin=${TABWRIGHT:-tabwright}
+  cd "${QS_WORKING_DIRECTORY:-.}" || exit 3
   out=${QS_OUT:-qs-results}
   # The positional parameters become qs run's arguments, in order.
   # QS_TASKS and QS_ARGS are split on whitespace, as a reader types them.
@@ -42,6 +118,12 @@ run() {
   [ -n "${QS_BACKEND:-}" ] && set -- "$@" --backend "$QS_BACKEND"
   [ -n "${QS_CACHE_DIR:-}" ] && set -- "$@" --cache-dir "$QS_CACHE_DIR"
   [ -n "${QS_SHARD:-}" ] && set -- "$@" --shard "$QS_SHARD"
+  [ -n "${QS_IMAGE:-}" ] && set -- "$@" --image "$QS_IMAGE"
+  [ -n "${QS_AFFORDANCES:-}" ] && set -- "$@" --affordances "$QS_AFFORDANCES"
+  [ -n "${QS_MAX_SPEND:-}" ] && set -- "$@" --max-spend "$QS_MAX_SPEND"
+  [ -n "${QS_JUNIT:-}" ] && set -- "$@" --junit "$QS_JUNIT"
+  [ "${QS_PROBE_AFFORDANCES:-false}" = true ] && set -- "$@" --probe-affordances
+  [ "${QS_STRICT_INCONCLUSIVE:-false}" = true ] && set -- "$@" --strict-inconclusive
   [ "${QS_ALLOW_UNENFORCED:-false}" = true ] && set -- "$@" --allow-unenforced
   [ "${QS_GITHUB_SUMMARY:-false}" = true ] && set -- "$@" --github-summary
   # shellcheck disable=SC2086
@@ -49,10 +131,11 @@ run() {
   echo "+ $bin $*" >&2
   "$bin" "$@"
   code=$?
-  output "results=$out"
+  results=$(cd "$out" 2>/dev/null && pwd || echo "$PWD/$out")
+  output "results=$results"
   if [ -f "$out/results.json" ]; then
     if "$bin" qs report "$out" --out "$out/report.html"; then
-      output "report=$out/report.html"
+      output "report=$results/report.html"
     else
       echo "could not write the HTML report of $out" >&2
       [ "$code" = 0 ] && code=3
@@ -67,10 +150,12 @@ run() {
 }
 
 case "${1:-}" in
+fetch) fetch ;;
+build) build ;;
 install) install ;;
 run) run ;;
 *)
-  echo "usage: qs-action.sh install|run" >&2
+  echo "usage: qs-action.sh fetch|build|install|run" >&2
   exit 3
   ;;
 esac

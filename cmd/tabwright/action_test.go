@@ -1,90 +1,437 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
+	"sync"
 	"testing"
 
+	"github.com/tabwright/tabwright/quickstart/agent/agenttest"
 	yaml "go.yaml.in/yaml/v2"
 )
 
-// The action's inputs all reach the script it runs, by the names the script
-// reads.
-func TestActionPassesEveryInput(t *testing.T) {
-	t.Parallel()
+type actionStep struct {
+	ID               string            `yaml:"id"`
+	Name             string            `yaml:"name"`
+	If               string            `yaml:"if"`
+	Uses             string            `yaml:"uses"`
+	Run              string            `yaml:"run"`
+	Shell            string            `yaml:"shell"`
+	WorkingDirectory string            `yaml:"working-directory"`
+	Env              map[string]string `yaml:"env"`
+	With             map[string]string `yaml:"with"`
+}
+
+type actionFile struct {
+	Inputs map[string]struct {
+		Default string `yaml:"default"`
+	} `yaml:"inputs"`
+	Outputs map[string]struct {
+		Value string `yaml:"value"`
+	} `yaml:"outputs"`
+	Runs struct {
+		Using string       `yaml:"using"`
+		Steps []actionStep `yaml:"steps"`
+	} `yaml:"runs"`
+}
+
+func readAction(t *testing.T) *actionFile {
+	t.Helper()
 	b, err := os.ReadFile("../../action.yml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	var action struct {
-		Inputs map[string]any `yaml:"inputs"`
-		Runs   struct {
-			Using string `yaml:"using"`
-			Steps []struct {
-				ID  string            `yaml:"id"`
-				Run string            `yaml:"run"`
-				Env map[string]string `yaml:"env"`
-			} `yaml:"steps"`
-		} `yaml:"runs"`
-	}
-	if err := yaml.Unmarshal(b, &action); err != nil {
+	var a actionFile
+	if err := yaml.Unmarshal(b, &a); err != nil {
 		t.Fatal(err)
 	}
+	return &a
+}
+
+// quickstarted's action inputs (snehankekre/quickstarted 0.6.1's action.yml).
+var quickstartedInputs = []string{"tasks", "agent", "model", "repeat", "workers", "backend", "image", "affordances",
+	"probe-affordances", "cache-dir", "prices", "max-spend", "python-version", "working-directory", "out", "junit",
+	"github-summary", "strict-inconclusive", "allow-unenforced"}
+
+// The action's inputs are a superset of quickstarted's, and each one is
+// used by a step: an input passed to the script as QS_NAME is read there.
+func TestActionPassesEveryInput(t *testing.T) {
+	a := readAction(t)
+	if a.Runs.Using != "composite" {
+		t.Fatalf("not a composite action: %q", a.Runs.Using)
+	}
+	for _, in := range quickstartedInputs {
+		if _, ok := a.Inputs[in]; !ok {
+			t.Errorf("quickstarted's input %q is missing (GitHub would only warn, and drop it)", in)
+		}
+	}
 	script, _ := os.ReadFile("../../scripts/qs-action.sh")
-	var env map[string]string
-	for _, s := range action.Runs.Steps {
-		if s.ID == "qs" {
-			env = s.Env
-			if !strings.Contains(s.Run, "qs-action.sh\" run") {
-				t.Errorf("the qs step does not run the script: %q", s.Run)
+	b, _ := os.ReadFile("../../action.yml")
+	for in := range a.Inputs {
+		ref := "${{ inputs." + in + " }}"
+		if !strings.Contains(string(b), ref) && !strings.Contains(string(b), "inputs."+in+" ") {
+			t.Errorf("input %s is never used by a step", in)
+		}
+		for _, s := range a.Runs.Steps {
+			for k, v := range s.Env {
+				if v == ref && strings.HasPrefix(k, "QS_") && !strings.Contains(string(script), "${"+k) {
+					t.Errorf("input %s is passed as %s, which the script never reads", in, k)
+				}
 			}
-		}
-	}
-	if action.Runs.Using != "composite" || env == nil {
-		t.Fatalf("not a composite action with a qs step")
-	}
-	for in := range action.Inputs {
-		if in == "upload" || in == "artifact-name" {
-			continue // the action's own steps use these
-		}
-		v := "QS_" + strings.ToUpper(strings.ReplaceAll(in, "-", "_"))
-		if env[v] != "${{ inputs."+in+" }}" {
-			t.Errorf("input %s is not passed as %s (env has %q)", in, v, env[v])
-		}
-		if !strings.Contains(string(script), "${"+v) {
-			t.Errorf("the script never reads %s", v)
 		}
 	}
 }
 
-// The script the action calls, run here as the action runs it: a shard of
-// the suite, the HTML report beside the results, the step's outputs, the
-// job summary, the exit code deferred or not.
-func TestActionScriptRunsLocally(t *testing.T) {
-	t.Parallel()
-	bin := binary // TestMain's build: a second one cost most of this test's time
+// actionRunner runs action.yml's steps as a GitHub runner does: each run
+// step's script by its shell with the variables GitHub sets (GITHUB_*,
+// RUNNER_*, INPUT_*), expressions replaced, step outputs read from
+// $GITHUB_OUTPUT, if: conditions honoured. Steps that use another action
+// (setup-go, setup-python, upload-artifact) are recorded, not run: this
+// machine has Go, and the upload is checked by the path it would take.
+type actionRunner struct {
+	t                      *testing.T
+	action                 *actionFile
+	inputs                 map[string]string
+	env                    []string
+	workspace, temp, path  string
+	outputs                map[string]map[string]string
+	ran, used              []string
+	uploadPath, summaryLog string
+}
+
+func newActionRunner(t *testing.T, inputs map[string]string, extraEnv ...string) *actionRunner {
+	root, _ := filepath.Abs("../..")
+	r := &actionRunner{t: t, action: readAction(t), inputs: map[string]string{}, workspace: t.TempDir(), temp: t.TempDir(),
+		path: root, outputs: map[string]map[string]string{}}
+	for k, v := range r.action.Inputs {
+		r.inputs[k] = v.Default
+	}
+	for k, v := range inputs {
+		if _, ok := r.action.Inputs[k]; !ok {
+			t.Fatalf("the action has no input %q", k)
+		}
+		r.inputs[k] = v
+	}
+	r.summaryLog = filepath.Join(r.temp, "step_summary")
+	r.env = append(os.Environ(), "GITHUB_ACTIONS=true", "CI=true", "GITHUB_WORKSPACE="+r.workspace, "GITHUB_ACTION_PATH="+root,
+		"GITHUB_ACTION_REPOSITORY=tabwright/tabwright", "GITHUB_SERVER_URL=https://github.com", "GITHUB_REPOSITORY=someone/docs",
+		"GITHUB_STEP_SUMMARY="+r.summaryLog, "GITHUB_ENV="+filepath.Join(r.temp, "env"), "GITHUB_PATH="+filepath.Join(r.temp, "path"),
+		"RUNNER_TEMP="+r.temp, "RUNNER_OS=Linux", "RUNNER_ARCH=X64")
+	r.env = append(r.env, extraEnv...)
+	for k, v := range r.inputs {
+		r.env = append(r.env, "INPUT_"+strings.ToUpper(k)+"="+v)
+	}
+	return r
+}
+
+var exprRE = regexp.MustCompile(`\$\{\{\s*(.*?)\s*\}\}`)
+
+func (r *actionRunner) value(e string) string {
+	e = strings.TrimSpace(e)
+	switch {
+	case strings.HasPrefix(e, "'"):
+		return strings.Trim(e, "'")
+	case strings.HasPrefix(e, "inputs."):
+		return r.inputs[strings.TrimPrefix(e, "inputs.")]
+	case e == "runner.temp":
+		return r.temp
+	case e == "github.action_path":
+		return r.path
+	case strings.HasPrefix(e, "steps."):
+		p := strings.Split(e, ".") // steps.ID.outputs.NAME
+		return r.outputs[p[1]][p[3]]
+	}
+	r.t.Fatalf("an expression this runner does not know: %q", e)
+	return ""
+}
+
+func (r *actionRunner) subst(s string) string {
+	return exprRE.ReplaceAllStringFunc(s, func(m string) string { return r.value(exprRE.FindStringSubmatch(m)[1]) })
+}
+
+// cond evaluates the if: forms the action uses: always(), a == 'b',
+// a != 'b', joined by &&.
+func (r *actionRunner) cond(e string, failed bool) bool {
+	if e == "" {
+		return !failed
+	}
+	ok, always := true, false
+	for _, part := range strings.Split(e, "&&") {
+		part = strings.TrimSpace(part)
+		switch {
+		case part == "always()":
+			always = true
+		case strings.Contains(part, "!="):
+			p := strings.SplitN(part, "!=", 2)
+			ok = ok && r.value(p[0]) != r.value(p[1])
+		case strings.Contains(part, "=="):
+			p := strings.SplitN(part, "==", 2)
+			ok = ok && r.value(p[0]) == r.value(p[1])
+		default:
+			r.t.Fatalf("an if: this runner does not know: %q", e)
+		}
+	}
+	return ok && (always || !failed)
+}
+
+// runAll runs every step; it returns the action's outputs and whether a
+// step failed (the job's result), with the steps' combined log.
+func (r *actionRunner) runAll() (map[string]string, bool, string) {
+	var log bytes.Buffer
+	failed := false
+	for i, s := range r.action.Runs.Steps {
+		if !r.cond(s.If, failed) {
+			continue
+		}
+		if s.Uses != "" {
+			r.used = append(r.used, s.Uses)
+			if strings.HasPrefix(s.Uses, "actions/upload-artifact") {
+				r.uploadPath = r.subst(s.With["path"])
+			}
+			continue
+		}
+		r.ran = append(r.ran, s.Name)
+		outFile := filepath.Join(r.temp, fmt.Sprintf("output-%d", i))
+		script := filepath.Join(r.temp, fmt.Sprintf("step-%d.sh", i))
+		os.WriteFile(script, []byte(r.subst(s.Run)), 0o644)
+		cmd := exec.Command("bash", "--noprofile", "--norc", "-eo", "pipefail", script)
+		cmd.Dir = r.workspace
+		if s.WorkingDirectory != "" {
+			cmd.Dir = filepath.Join(r.workspace, r.subst(s.WorkingDirectory))
+		}
+		cmd.Env = append(append([]string{}, r.env...), "GITHUB_OUTPUT="+outFile, "GITHUB_ACTION="+s.ID)
+		for k, v := range s.Env {
+			cmd.Env = append(cmd.Env, k+"="+r.subst(v))
+		}
+		cmd.Stdout, cmd.Stderr = &log, &log
+		if err := cmd.Run(); err != nil {
+			fmt.Fprintf(&log, "step %q failed: %v\n", s.Name, err)
+			failed = true
+		}
+		r.outputs[s.ID] = readOutputs(outFile)
+	}
+	outs := map[string]string{}
+	for k, o := range r.action.Outputs {
+		outs[k] = r.subst(o.Value)
+	}
+	return outs, failed, log.String()
+}
+
+func readOutputs(path string) map[string]string {
+	m := map[string]string{}
+	b, _ := os.ReadFile(path)
+	for _, line := range strings.Split(string(b), "\n") {
+		if k, v, ok := strings.Cut(line, "="); ok {
+			m[k] = v
+		}
+	}
+	return m
+}
+
+var release struct {
+	once sync.Once
+	dir  string
+	err  error
+}
+
+const releaseTag = "v0.0.0-actiontest"
+
+// releaseDir builds the release artifacts for this machine once, with the
+// script `make release` runs.
+func releaseDir(t *testing.T) string {
+	release.once.Do(func() {
+		release.dir, release.err = os.MkdirTemp("", "tabwright-release")
+		if release.err == nil {
+			release.err = buildRelease(release.dir)
+		}
+	})
+	if release.err != nil {
+		t.Fatal(release.err)
+	}
+	return release.dir
+}
+
+func buildRelease(dist string) error {
+	cmd := exec.Command("sh", "../../scripts/release.sh", dist, releaseTag)
+	cmd.Env = append(os.Environ(), "ARCHES=amd64", "SOURCE_DATE_EPOCH=1700000000")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("release build: %v\n%s", err, out)
+	}
+	return nil
+}
+
+// serveRelease serves dist as a releases/download tree: TAG/FILE.
+func serveRelease(t *testing.T, dist string, tamper bool) *httptest.Server {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		tag, file, _ := strings.Cut(strings.TrimPrefix(req.URL.Path, "/"), "/")
+		b, err := os.ReadFile(filepath.Join(dist, file))
+		if tag != releaseTag || err != nil {
+			http.NotFound(w, req)
+			return
+		}
+		if tamper && file == "SHA256SUMS" {
+			b = bytes.Replace(b, b[:8], []byte("00000000"), 1)
+		}
+		w.Write(b)
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// The release artifacts are reproducible: two builds are byte-identical.
+func TestReleaseBuildIsReproducible(t *testing.T) {
+	first := releaseDir(t)
+	second := t.TempDir()
+	if err := buildRelease(second); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"tabwright-linux-amd64", "SHA256SUMS"} {
+		a, _ := os.ReadFile(filepath.Join(first, f))
+		b, _ := os.ReadFile(filepath.Join(second, f))
+		if len(a) == 0 || !bytes.Equal(a, b) {
+			t.Errorf("%s differs between two builds (%d and %d bytes)", f, len(a), len(b))
+		}
+	}
+	if b, _ := os.ReadFile(filepath.Join(first, "SHA256SUMS")); !strings.HasSuffix(string(b), "  tabwright-linux-amd64\n") {
+		t.Errorf("SHA256SUMS: %q", b)
+	}
+}
+
+func actionTasks(t *testing.T, dir, docsURL string) {
+	os.MkdirAll(filepath.Join(dir, "tasks"), 0o755)
+	os.WriteFile(filepath.Join(dir, "tasks", "a.yaml"), []byte(fmt.Sprintf("name: a\ngoal: Create done.txt.\ndocs:\n  entrypoint: %s/docs/\nreplay: ['echo done > done.txt']\nsuccess:\n  script: test -f done.txt || qs_fail \"no done.txt\"\n", docsURL)), 0o644)
+}
+
+func docsServer(t *testing.T) *httptest.Server {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, "<html><body><article><h1>Docs</h1><p>Write done.txt with echo; this is the whole quickstart, and it is enough.</p></article></body></html>")
 	}))
-	defer srv.Close()
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// A quickstarted workflow's step, unchanged but for `uses:`, runs the
+// action end to end: the prebuilt release is downloaded (from a loopback
+// release server) and its checksum checked, quickstarted's inputs reach
+// qs run (backend docker, junit, working-directory, strict-inconclusive,
+// model ignored by replay), the report, summary, outputs and upload path
+// are as GitHub would see them.
+func TestActionRunsAQuickstartedWorkflow(t *testing.T) {
+	dist := releaseDir(t)
+	rel := serveRelease(t, dist, false)
+	docs := docsServer(t)
+	r := newActionRunner(t, map[string]string{"agent": "replay", "model": "claude-opus-5", "repeat": "2", "backend": "docker",
+		"junit": "junit.xml", "working-directory": "site", "strict-inconclusive": "true", "image": "python:3.12-slim",
+		"release-url": rel.URL}, "GITHUB_ACTION_REF="+releaseTag)
+	actionTasks(t, filepath.Join(r.workspace, "site"), docs.URL)
+	outs, failed, log := r.runAll()
+	if failed || outs["exit-code"] != "0" {
+		t.Fatalf("the job failed (exit-code %q):\n%s", outs["exit-code"], log)
+	}
+	if r.outputs["fetch"]["build"] != "false" || strings.Contains(strings.Join(r.used, " "), "setup-go") || !strings.Contains(log, "installed tabwright "+releaseTag) {
+		t.Errorf("the release was not installed (fetch outputs %v, used %v):\n%s", r.outputs["fetch"], r.used, log)
+	}
+	if got, _ := exec.Command(filepath.Join(r.temp, "tabwright-bin", "tabwright"), "version").Output(); string(got) != "tabwright "+releaseTag+"\n" {
+		t.Errorf("installed binary says %q", got)
+	}
+	results := filepath.Join(r.workspace, "site", "qs-results")
+	if outs["results"] != results || r.uploadPath != results || outs["report"] != results+"/report.html" {
+		t.Errorf("outputs %v, upload path %q", outs, r.uploadPath)
+	}
+	for _, f := range []string{"qs-results/results.json", "qs-results/report.html", "junit.xml"} {
+		if _, err := os.Stat(filepath.Join(r.workspace, "site", f)); err != nil {
+			t.Error(err)
+		}
+	}
+	for _, want := range []string{"--backend sandbox", "--model claude-opus-5 is ignored", "--junit junit.xml", "--strict-inconclusive", "a (replay): pass rate 100%"} {
+		if !strings.Contains(log, want) {
+			t.Errorf("the log lacks %q:\n%s", want, log)
+		}
+	}
+	if b, _ := os.ReadFile(r.summaryLog); !strings.Contains(string(b), "# tabwright qs results") {
+		t.Errorf("job summary: %q", b)
+	}
+}
+
+// The model input works for model agents: --agent openai --model M asks
+// the server for M (an honest fake of Chat Completions on loopback).
+func TestActionModelInputReachesTheAgent(t *testing.T) {
+	dist := releaseDir(t)
+	rel := serveRelease(t, dist, false)
+	docs := docsServer(t)
+	fake := agenttest.OpenAI(
+		agenttest.Turn{Calls: []agenttest.Call{{Name: "read_docs", Input: map[string]any{"url": docs.URL + "/docs/"}}}},
+		agenttest.Turn{Calls: []agenttest.Call{{Name: "bash", Input: map[string]any{"command": "echo done > done.txt"}}}},
+		agenttest.Turn{Text: "Created done.txt as the docs say."},
+	)
+	defer fake.Close()
+	r := newActionRunner(t, map[string]string{"agent": "openai", "model": "gpt-test", "args": "--base-url " + fake.BaseURL(),
+		"release-url": rel.URL}, "GITHUB_ACTION_REF="+releaseTag)
+	actionTasks(t, r.workspace, docs.URL)
+	outs, failed, log := r.runAll()
+	if failed || outs["exit-code"] != "0" || !strings.Contains(log, "a (openai:gpt-test): pass rate 100%") {
+		t.Fatalf("exit-code %q:\n%s", outs["exit-code"], log)
+	}
+	reqs := fake.Requests()
+	if len(reqs) != 3 || reqs[0].Body["model"] != "gpt-test" {
+		t.Errorf("%d requests; first asked for %v", len(reqs), reqs[0].Body["model"])
+	}
+	if errs := fake.Errs(); len(errs) > 0 {
+		t.Errorf("the fake saw protocol errors: %v", errs)
+	}
+}
+
+// A release whose checksum does not match stops the job before anything
+// runs; a ref with no release builds from source.
+func TestActionReleaseChecksumAndFallback(t *testing.T) {
+	dist := releaseDir(t)
+	bad := serveRelease(t, dist, true)
+	r := newActionRunner(t, map[string]string{"release-url": bad.URL}, "GITHUB_ACTION_REF="+releaseTag)
+	_, failed, log := r.runAll()
+	if !failed || !strings.Contains(log, "qs.release_checksum") || strings.Contains(strings.Join(r.ran, "|"), "Run the quickstart tasks") {
+		t.Errorf("a tampered SHA256SUMS: failed %v, steps run %v:\n%s", failed, r.ran, log)
+	}
+	if _, err := os.Stat(filepath.Join(r.temp, "tabwright-bin", "tabwright")); err == nil {
+		t.Error("the binary was installed despite its checksum")
+	}
+
+	docs := docsServer(t)
+	r = newActionRunner(t, map[string]string{"release-url": bad.URL, "tasks": "tasks/a.yaml"}, "GITHUB_ACTION_REF=main")
+	actionTasks(t, r.workspace, docs.URL)
+	outs, failed, log := r.runAll()
+	used := strings.Join(r.used, " ")
+	if failed || outs["exit-code"] != "0" || r.outputs["fetch"]["build"] != "true" || !strings.Contains(used, "actions/setup-go") {
+		t.Errorf("ref main: exit-code %q, fetch %v, used %v:\n%s", outs["exit-code"], r.outputs["fetch"], used, log)
+	}
+	if !strings.Contains(strings.Join(r.ran, "|"), "Build tabwright from source") {
+		t.Errorf("the build step did not run: %v", r.ran)
+	}
+}
+
+// The script the action calls, run as a shard of a matrix: the HTML report
+// beside the results, the exit code deferred or not, shards merged.
+func TestActionScriptRunsShards(t *testing.T) {
+	bin := filepath.Join(releaseDir(t), "tabwright-linux-amd64")
+	srv := docsServer(t)
 	tasks := t.TempDir()
 	os.WriteFile(filepath.Join(tasks, "a.yaml"), []byte(fmt.Sprintf("name: a\ngoal: g\ndocs:\n  entrypoint: %s/docs/\nreplay: ['echo done > done.txt']\nsuccess:\n  script: test -f done.txt\n", srv.URL)), 0o644)
 	os.WriteFile(filepath.Join(tasks, "b.yaml"), []byte(fmt.Sprintf("name: b\ngoal: g\ndocs:\n  entrypoint: %s/docs/\nreplay: ['true']\nsuccess:\n  script: test -f done.txt || qs_fail \"no done.txt\"\n", srv.URL)), 0o644)
 	work := t.TempDir()
 	script, _ := filepath.Abs("../../scripts/qs-action.sh")
-	run := func(shard, deferExit string) (int, string, string) {
+	run := func(shard, deferExit string) (int, map[string]string, string) {
 		outputs := filepath.Join(work, "outputs-"+strings.ReplaceAll(shard, "/", "-"))
-		summary := filepath.Join(work, "summary.md")
 		cmd := exec.Command("sh", script, "run")
 		cmd.Dir = work
 		cmd.Env = append(os.Environ(), "TABWRIGHT="+bin, "QS_TASKS="+tasks, "QS_BACKEND=local", "QS_ALLOW_UNENFORCED=true",
-			"QS_REPEAT=1", "QS_WORKERS=1", "QS_SHARD="+shard, "QS_OUT=res-"+strings.ReplaceAll(shard, "/", "-"), "QS_GITHUB_SUMMARY=true",
-			"QS_ARGS=--quiet", "QS_DEFER_EXIT="+deferExit, "GITHUB_OUTPUT="+outputs, "GITHUB_STEP_SUMMARY="+summary, "GITHUB_ACTIONS=")
+			"QS_SHARD="+shard, "QS_OUT=res-"+strings.ReplaceAll(shard, "/", "-"), "QS_GITHUB_SUMMARY=true",
+			"QS_ARGS=--quiet", "QS_DEFER_EXIT="+deferExit, "GITHUB_OUTPUT="+outputs, "GITHUB_STEP_SUMMARY="+filepath.Join(work, "summary.md"), "GITHUB_ACTIONS=")
 		out, err := cmd.CombinedOutput()
 		code := 0
 		if ee, ok := err.(*exec.ExitError); ok {
@@ -92,16 +439,15 @@ func TestActionScriptRunsLocally(t *testing.T) {
 		} else if err != nil {
 			t.Fatal(err)
 		}
-		o, _ := os.ReadFile(outputs)
-		return code, string(o), string(out)
+		return code, readOutputs(outputs), string(out)
 	}
 	code, outputs, log := run("1/2", "1")
-	if code != 0 || !strings.Contains(outputs, "exit-code=0\n") || !strings.Contains(outputs, "report=res-1-2/report.html") {
-		t.Errorf("shard 1/2 (deferred): exit %d, outputs %q\n%s", code, outputs, log)
+	if code != 0 || outputs["exit-code"] != "0" || outputs["report"] != filepath.Join(work, "res-1-2", "report.html") {
+		t.Errorf("shard 1/2 (deferred): exit %d, outputs %v\n%s", code, outputs, log)
 	}
 	code, outputs, log = run("2/2", "")
-	if code != 1 || !strings.Contains(outputs, "exit-code=1\n") || !strings.Contains(log, "--shard 2/2") || !strings.Contains(log, "--github-summary") {
-		t.Errorf("shard 2/2: exit %d, outputs %q\n%s", code, outputs, log)
+	if code != 1 || outputs["exit-code"] != "1" || !strings.Contains(log, "--shard 2/2") || !strings.Contains(log, "--github-summary") {
+		t.Errorf("shard 2/2: exit %d, outputs %v\n%s", code, outputs, log)
 	}
 	for _, f := range []string{"res-1-2/report.html", "res-2-2/results.json", "res-2-2/b/report.md"} {
 		if _, err := os.Stat(filepath.Join(work, f)); err != nil {

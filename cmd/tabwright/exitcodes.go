@@ -1,15 +1,22 @@
 package main
 
-import "strings"
+import (
+	"strings"
 
-// Exit codes, one table for every tabwright command (qs included). Usage is
-// 3 everywhere, as quickstarted's qs has it, because 2 means "no evidence".
+	qsrun "github.com/tabwright/tabwright/quickstart/run"
+)
+
+// exitCode is the exit code type of every tabwright command, the one qs
+// run's suite computes its verdict in (qsrun.Suite.Exit). Usage is 3
+// everywhere, as quickstarted's qs has it, because 2 means "no evidence".
+type exitCode = qsrun.ExitCode
+
 const (
-	exitOK         = 0   // done; for qs run, every task with evidence passed
-	exitFailed     = 1   // the command ran and what it checked failed (a docs gap, an invalid task in validate, a failing check, a regression, a browser error)
-	exitNoEvidence = 2   // qs run: no gap was seen, but some task gave no evidence, or every task was skipped
-	exitUsage      = 3   // bad usage or input: an unknown command or flag, an invalid argument, a task file run refuses, a refused backend
-	exitInterrupt  = 130 // interrupted (Ctrl-C, SIGTERM); qs keeps and writes the runs that finished
+	exitOK         = qsrun.ExitOK
+	exitFailed     = qsrun.ExitFailed
+	exitNoEvidence = qsrun.ExitNoEvidence
+	exitUsage      = qsrun.ExitUsage
+	exitInterrupt  = qsrun.ExitInterrupted
 )
 
 // exitTable is the table as the usage texts and README show it.

@@ -40,10 +40,10 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
-	os.Exit(code)
+	os.Exit(int(code))
 }
 
-func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) exitCode {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
 		return exitUsage
@@ -57,26 +57,26 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	case "setup":
 		err = runSetup(ctx, args[1:], stdout)
 	case "qs":
-		return runQS(ctx, args[1:], stdout, stderr)
+		return exitCode(runQS(ctx, args[1:], stdout, stderr))
 	case "batch":
 		err = runBatch(ctx, args[1:], stdout)
 	case "demo":
 		err = runDemo(ctx, args[1:], stdout)
 	case "doctor":
-		return runDoctor(stdout)
+		return exitCode(runDoctor(stdout))
 	case "version", "--version", "-v":
 		fmt.Fprintln(stdout, "tabwright", version)
-		return 0
+		return exitOK
 	case "help", "--help", "-h":
 		fmt.Fprint(stdout, usage)
-		return 0
+		return exitOK
 	default:
 		fmt.Fprintf(stderr, "tabwright: unknown command %q\n\n%s", args[0], usage)
 		return exitUsage
 	}
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			return 0
+			return exitOK
 		}
 		if isFlagError(err) {
 			return exitUsage // the flag package has printed what was wrong

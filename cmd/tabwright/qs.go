@@ -39,7 +39,7 @@ Usage:
   tabwright qs check TASK (--sandbox DIR | --show)        re-run only the success check in a kept workspace
   tabwright qs examples                                   list the bundled examples (qs run --example NAME)
   tabwright qs report RESULTS [--out PATH] [--markdown]   an HTML page (or Markdown) from results.json or its directory
-  tabwright qs report --merge DIR... [--out DIR]          join the results of qs run --shard I/N into one results directory
+  tabwright qs report --merge DIR... --out DIR          join the results of qs run --shard I/N into one results directory
   tabwright qs diff BEFORE AFTER [--fail-on-regression]   per-task change between two results, with Fisher's exact test
   tabwright qs show TRACE [--verbose]                     a run's story from its trace.jsonl (or its directory)
   tabwright qs init DOCS-URL [--name N] [--out PATH] [--force]
@@ -51,11 +51,16 @@ parent) gives tasks: defaults merged under every task.
 
 ` + exitTable
 
-// runQS is `tabwright qs SUBCOMMAND ...`.
+// runQS is `tabwright qs SUBCOMMAND ...`; it returns the process's exit
+// code.
 func runQS(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	return int(dispatchQS(ctx, args, stdout, stderr))
+}
+
+func dispatchQS(ctx context.Context, args []string, stdout, stderr io.Writer) exitCode {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, qsUsage)
-		return 3
+		return exitUsage
 	}
 	switch args[0] {
 	case "validate":
@@ -78,14 +83,14 @@ func runQS(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return qsSchema(stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, qsUsage)
-		return 0
+		return exitOK
 	}
 	hint := ""
 	if n := task.Nearest(args[0], []string{"validate", "run", "check", "examples", "report", "diff", "init", "schema", "show"}); n != "" {
 		hint = fmt.Sprintf("; did you mean %q?", n)
 	}
 	fmt.Fprintf(stderr, "tabwright qs: unknown subcommand %q%s\n\n%s", args[0], hint, qsUsage)
-	return 3
+	return exitUsage
 }
 
 // parseInterspersed parses flags anywhere among the positional arguments.
@@ -109,17 +114,17 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 // loads every task; invalid ones are printed. With example (a comma list of
 // bundled examples) the paths must be empty, and the examples' docs are at
 // docsURL.
-func loadTasks(paths []string, example, docsURL string, stdout, stderr io.Writer) (tasks []*task.Task, invalid int, code int) {
+func loadTasks(paths []string, example, docsURL string, stdout, stderr io.Writer) (tasks []*task.Task, invalid int, code exitCode) {
 	if example != "" {
 		if len(paths) > 0 {
 			fmt.Fprintln(stderr, "give either --example or task files, not both")
-			return nil, 0, 3
+			return nil, 0, exitUsage
 		}
 		for _, name := range strings.Split(example, ",") {
 			t, err := examples.Load(strings.TrimSpace(name), docsURL)
 			if err != nil {
-				fmt.Fprintln(stderr, err)
-				return nil, 0, 3
+				fmt.Fprintln(stderr, exampleError(strings.TrimSpace(name), err))
+				return nil, 0, exitUsage
 			}
 			tasks = append(tasks, t)
 		}
@@ -128,14 +133,14 @@ func loadTasks(paths []string, example, docsURL string, stdout, stderr io.Writer
 	cfg, err := task.FindConfig(".")
 	if err != nil {
 		fmt.Fprintf(stderr, "config: %v\n", err)
-		return nil, 0, 3
+		return nil, 0, exitUsage
 	}
 	if len(paths) == 0 {
 		paths = task.Discover(".")
 		if len(paths) == 0 {
 			fmt.Fprintln(stderr, "no task files given, and none found in tasks/ or the current directory.")
 			fmt.Fprintln(stderr, "Write one with `tabwright qs init DOCS-URL`, or try `tabwright qs run --example hello --allow-unenforced`.")
-			return nil, 0, 3
+			return nil, 0, exitUsage
 		}
 	} else {
 		var warns []string
@@ -144,7 +149,7 @@ func loadTasks(paths []string, example, docsURL string, stdout, stderr io.Writer
 			fmt.Fprintf(stderr, "warning  %s\n", w)
 		}
 		if len(paths) == 0 {
-			return nil, 0, 3
+			return nil, 0, exitUsage
 		}
 	}
 	var defaults map[string]any
@@ -165,14 +170,14 @@ func loadTasks(paths []string, example, docsURL string, stdout, stderr io.Writer
 	return tasks, invalid, 0
 }
 
-func qsValidate(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+func qsValidate(ctx context.Context, args []string, stdout, stderr io.Writer) exitCode {
 	fs := newFlags("qs validate")
 	fs.SetOutput(stderr)
 	checkURLs := fs.Bool("check-urls", false, "read every route page through read_docs and report what cannot be read")
 	example := fs.String("example", "", "validate a bundled example (see qs examples)")
 	paths, err := parseInterspersed(fs, args)
 	if err != nil {
-		return 3
+		return flagExit(err)
 	}
 	docsURL := ""
 	if *example != "" && *checkURLs {
@@ -189,7 +194,7 @@ func qsValidate(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		m, err := tabs.New(tabs.Options{})
 		if err != nil {
 			fmt.Fprintf(stderr, "--check-urls needs a browser: %v\n", err)
-			return 3
+			return exitUsage
 		}
 		defer m.Close()
 		reader = &docs.Reader{Manager: m, RateLimit: time.Second} // robots.txt obeyed, no cache
@@ -218,115 +223,80 @@ func qsValidate(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		}
 	}
 	if invalid > 0 {
-		return 1
+		return exitFailed
 	}
-	return 0
+	return exitOK
 }
 
-func qsRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("qs run")
-	fs.SetOutput(stderr)
-	af := addAgentFlags(fs)
-	backend := fs.String("backend", "auto", "execution backend: auto (sandbox when this machine can enforce, else local), sandbox (bubblewrap, enforced) or local (unenforced)")
-	allow := fs.Bool("allow-unenforced", false, "permit the local backend, which enforces no network policy")
-	out := fs.String("out", "", "write results.json and per-run files here")
-	junit := fs.String("junit", "", "write JUnit XML here (with or without --out)")
-	repeat := fs.Int("repeat", 1, "attempts per task")
-	workers := fs.Int("workers", 1, "attempts run at once")
-	keep := fs.Bool("keep-sandbox", false, "keep each workspace and print its path")
-	wsSize := fs.String("workspace-size", sandbox.HumanBytes(sandbox.DefaultWorkspaceBytes), "sandbox backend: the bound on each workspace with its $HOME and $TMPDIR (a tmpfs; needs root), e.g. 512M or 4G; 0 for none")
-	quiet := fs.Bool("quiet", false, "no progress lines")
-	verbose := fs.Bool("verbose", false, "progress lines also show every command")
-	strict := fs.Bool("strict-inconclusive", false, "exit 1 instead of 2 when a task produced no evidence")
-	example := fs.String("example", "", "run bundled examples (comma-separated; see qs examples), their docs served locally")
-	df := addDocsFlags(fs)
-	ci := addCIFlags(fs)
-	paths, err := parseInterspersed(fs, args)
-	if err != nil {
-		return 3
-	}
-	if code := df.check(stderr); code != 0 {
+func qsRun(ctx context.Context, args []string, stdout, stderr io.Writer) exitCode {
+	f := newRunFlags(stderr)
+	if code, goOn := f.parse(args, stdout, stderr); !goOn {
 		return code
 	}
-	ag, prices, ok := af.build(stderr)
-	switch {
-	case !ok:
-		return 3
-	case *backend != "auto" && *backend != sandbox.Isolated && *backend != sandbox.Local:
-		fmt.Fprintf(stderr, "unknown backend %q: auto, sandbox or local\n", *backend)
-		return 3
-	case *repeat < 1 || *workers < 1:
-		fmt.Fprintln(stderr, "--repeat and --workers must be at least 1")
-		return 3
-	}
-	wsBytes, err := sandbox.ParseSize(*wsSize)
-	if err != nil {
-		fmt.Fprintf(stderr, "--workspace-size: %v\n", err)
-		return 3
-	}
-	if wsBytes == 0 {
-		wsBytes = -1 // Options: negative is no bound
+	ag, prices, ok := f.agent.build(stderr)
+	if !ok {
+		return exitUsage
 	}
 	docsURL := ""
-	if *example != "" {
+	if f.example != "" {
 		srv := examples.Server()
 		defer srv.Close()
 		docsURL = srv.URL
 	}
-	tasks, invalid, code := loadTasks(paths, *example, docsURL, stdout, stderr)
+	tasks, invalid, code := loadTasks(f.paths, f.example, docsURL, stdout, stderr)
 	if code != 0 {
 		return code
 	}
-	tasks, shard, code := ci.selectShard(tasks, stdout, stderr)
+	f.compat.applyImage(tasks)
+	tasks, shard, code := f.ci.selectShard(tasks, stdout, stderr)
 	if code != 0 || len(tasks) == 0 && shard == nil {
-		return 3
+		return exitUsage
 	}
-	chosen, code := chooseBackend(ctx, *backend, *allow, stdout, stderr)
+	chosen, code := chooseBackend(ctx, f.backend, f.allow, stdout, stderr)
 	if code != 0 {
 		return code
 	}
 	m, err := tabs.New(tabs.Options{Launch: launch.Options{}})
 	if err != nil {
 		fmt.Fprintf(stderr, "read_docs needs a browser: %v\n", err)
-		return 3
+		return exitUsage
 	}
 	defer m.Close()
-	reader, cache, code := df.open(m, chosen, stdout, stderr)
+	reader, cache, code := f.docs.open(m, chosen, stdout, stderr)
 	if code != 0 {
 		return code
 	}
-	multi := len(tasks) > 1 || *workers > 1
-	opt := qsrun.SuiteOptions{Repeat: *repeat, Workers: *workers, Version: version, Prices: prices, MaxCostUSD: *af.maxCost, Options: qsrun.Options{
-		Docs: reader, KeepSandbox: *keep, CheckBrowser: &launch.Options{}, Backend: chosen, Cache: cache, Agent: ag,
-		ProbeAffordances: df.probe, WorkspaceBytes: wsBytes,
+	multi := len(tasks) > 1 || f.workers > 1
+	opt := qsrun.SuiteOptions{Repeat: f.repeat, Workers: f.workers, Version: version, Prices: prices, MaxCostUSD: *f.agent.maxCost, Options: qsrun.Options{
+		Docs: reader, KeepSandbox: f.keep, CheckBrowser: &launch.Options{}, Backend: chosen, Cache: cache, Agent: ag,
+		ProbeAffordances: f.docs.probe, WorkspaceBytes: f.workspaceBytes,
 	}}
-	if *af.tools == "+browser" {
+	if *f.agent.tools == "+browser" {
 		opt.AgentTools = browserTools(version)
 	}
-	if !*quiet {
-		opt.OnEvent = progressPrinter(stdout, multi, *verbose)
+	if !f.quiet {
+		opt.OnEvent = progressPrinter(stdout, multi, f.verbose)
 	}
 	suite := qsrun.RunSuite(ctx, tasks, opt, func(r *qsrun.Result) { qsrun.PrintRun(stdout, r) })
 	qsrun.PrintSummary(stdout, suite, len(tasks))
 	suite.Shard = shard
-	code = suite.Exit(*strict)
-	if shard != nil && len(tasks) == 0 {
-		code = 0 // an empty shard (more shards than tasks) is not a failure
+	code = runExit(suite, f.strict, shard != nil && len(tasks) == 0, invalid, stderr)
+	if c := f.ci.after(suite, stdout, stderr); c != exitOK {
+		code = c
 	}
+	// The results are written last, once the code the process exits with
+	// is known, so results.json says that code.
 	suite.ExitCode = code
-	if c := writeResults(suite, *out, *junit, stdout, stderr); c != 0 {
+	if c := writeResults(suite, f.out, f.junit, stdout, stderr); c != exitOK {
 		return c
 	}
-	if c := ci.after(suite, stdout, stderr); c != 0 {
-		return c
-	}
-	return runExit(suite, code, invalid, stderr)
+	return code
 }
 
 // chooseBackend resolves --backend: auto is the sandbox when this machine
 // can enforce (Probe), else local; local needs --allow-unenforced. It says
 // which backend runs and whether it is enforced.
-func chooseBackend(ctx context.Context, want string, allow bool, stdout, stderr io.Writer) (string, int) {
+func chooseBackend(ctx context.Context, want string, allow bool, stdout, stderr io.Writer) (string, exitCode) {
 	ok, why := false, ""
 	if want != sandbox.Local {
 		ok, why = sandbox.Probe(ctx)
@@ -337,14 +307,14 @@ func chooseBackend(ctx context.Context, want string, allow bool, stdout, stderr 
 		return sandbox.Isolated, 0
 	case want == sandbox.Isolated:
 		fmt.Fprintf(stderr, "the sandbox backend cannot run here: %s\n", why)
-		return "", 3
+		return "", exitUsage
 	case !allow:
 		if why != "" {
 			fmt.Fprintf(stderr, "no enforced backend on this machine: %s\n", why)
 		}
 		fmt.Fprintln(stderr, "REFUSING: the local backend enforces no network policy, so the docs allowlist and the page-read record cannot be guaranteed.")
 		fmt.Fprintln(stderr, "Pass --allow-unenforced if you wrote the tasks and the project under test yourself.")
-		return "", 3
+		return "", exitUsage
 	}
 	if why != "" {
 		fmt.Fprintf(stdout, "backend: local (UNENFORCED; the sandbox cannot run here: %s)\n", why)
@@ -392,8 +362,8 @@ func progressLine(ev map[string]any, verbose bool) string {
 	case "docs_read_error":
 		return fmt.Sprintf("READ ERROR %v: %v", ev["url"], ev["error"])
 	case "tool_call":
-		if verbose && ev["tool"] == "bash" {
-			c := strings.Join(strings.Fields(fmt.Sprint(ev["command"])), " ")
+		if c, ok := ev["command"].(string); ok && verbose && ev["tool"] == "bash" {
+			c = strings.Join(strings.Fields(c), " ")
 			if len(c) > 90 {
 				c = c[:90]
 			}
@@ -405,20 +375,23 @@ func progressLine(ev map[string]any, verbose bool) string {
 	return ""
 }
 
-func qsCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+func qsCheck(ctx context.Context, args []string, stdout, stderr io.Writer) exitCode {
 	fs := newFlags("qs check")
 	fs.SetOutput(stderr)
 	dir := fs.String("sandbox", "", "the kept workspace (printed by qs run --keep-sandbox)")
 	show := fs.Bool("show", false, "print the full check script and exit")
 	paths, err := parseInterspersed(fs, args)
-	if err != nil || len(paths) != 1 {
+	if err != nil {
+		return flagExit(err)
+	}
+	if len(paths) != 1 {
 		fmt.Fprintln(stderr, "usage: tabwright qs check TASK (--sandbox DIR | --show)")
-		return 3
+		return exitUsage
 	}
 	cfg, err := task.FindConfig(".")
 	if err != nil {
 		fmt.Fprintf(stderr, "config: %v\n", err)
-		return 3
+		return exitUsage
 	}
 	var defaults map[string]any
 	if cfg != nil {
@@ -427,11 +400,11 @@ func qsCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	t, err := task.Load(paths[0], defaults)
 	if err != nil {
 		fmt.Fprintf(stderr, "INVALID  %v\n", err)
-		return 3
+		return exitUsage
 	}
 	if *show {
 		fmt.Fprint(stdout, check.Script(t.Name, t.SuccessScript))
-		return 0
+		return exitOK
 	}
 	backend := sandbox.Local
 	if ok, _ := sandbox.Probe(ctx); ok {
@@ -447,7 +420,7 @@ func qsCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	if *dir == "" || err != nil {
 		fmt.Fprintf(stderr, "no such workspace: %s\nRun qs run with --keep-sandbox first; the path is printed after the run.\n", *dir)
-		return 3
+		return exitUsage
 	}
 	defer sb.Close(true)
 	r := qsrun.RunCheck(ctx, t, sb, nil)
@@ -456,13 +429,13 @@ func qsCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	if r.ExitCode == 0 {
 		fmt.Fprintf(stdout, "[PASS] %s check exited 0 (%s)\n", t.Name, sb.BackendName())
-		return 0
+		return exitOK
 	}
 	fmt.Fprintf(stdout, "[FAIL] %s check exited %d (%s)\n", t.Name, r.ExitCode, sb.BackendName())
-	return 1
+	return exitFailed
 }
 
-func qsExamples(stdout io.Writer) int {
+func qsExamples(stdout io.Writer) exitCode {
 	fmt.Fprintln(stdout, "Example tasks bundled with tabwright, their docs served by the harness on loopback (no network needed):")
 	for _, name := range examples.Names() {
 		t, err := examples.Load(name, "")
@@ -477,28 +450,31 @@ func qsExamples(stdout io.Writer) int {
 		fmt.Fprintf(stdout, "  %-13s goal: %s\n", "", t.Goal)
 	}
 	fmt.Fprintln(stdout, "\n  tabwright qs run --example hello --allow-unenforced")
-	return 0
+	return exitOK
 }
 
-func qsReport(args []string, stdout, stderr io.Writer) int {
+func qsReport(args []string, stdout, stderr io.Writer) exitCode {
 	fs := newFlags("qs report")
 	fs.SetOutput(stderr)
 	out := fs.String("out", "", "the page to write (default: the results path with .html, or .md with --markdown)")
 	md := fs.Bool("markdown", false, "write Markdown instead of HTML")
-	merge := fs.Bool("merge", false, "join the results directories of qs run --shard into one (--out DIR, default results)")
+	merge := fs.Bool("merge", false, "join the results directories of qs run --shard into one (--out DIR)")
 	strict := fs.Bool("strict-inconclusive", false, "with --merge: exit 1 instead of 2 when a task produced no evidence")
 	paths, err := parseInterspersed(fs, args)
-	if err == nil && *merge && len(paths) > 0 {
+	if err != nil {
+		return flagExit(err)
+	}
+	if *merge && len(paths) > 0 {
 		return qsMerge(paths, *out, *strict, stdout, stderr)
 	}
-	if err != nil || len(paths) != 1 {
-		fmt.Fprintln(stderr, "usage: tabwright qs report RESULTS [--out PATH] [--markdown] | qs report --merge DIR... [--out DIR]")
-		return 3
+	if len(paths) != 1 {
+		fmt.Fprintln(stderr, "usage: tabwright qs report RESULTS [--out PATH] [--markdown] | qs report --merge DIR... --out DIR")
+		return exitUsage
 	}
 	s, resultsPath, err := report.Load(paths[0])
 	if err != nil {
 		fmt.Fprintln(stderr, err)
-		return 3
+		return exitUsage
 	}
 	ext := ".html"
 	if *md {
@@ -517,55 +493,61 @@ func qsReport(args []string, stdout, stderr io.Writer) int {
 	}
 	if err := qsrun.WriteFileAtomic(dest, data); err != nil {
 		fmt.Fprintf(stderr, "could not write %s: %v\n", dest, err)
-		return 3
+		return exitUsage
 	}
 	fmt.Fprintf(stdout, "wrote %s\n", dest)
-	return 0
+	return exitOK
 }
 
-func qsDiff(args []string, stdout, stderr io.Writer) int {
+func qsDiff(args []string, stdout, stderr io.Writer) exitCode {
 	fs := newFlags("qs diff")
 	fs.SetOutput(stderr)
 	failOn := fs.Bool("fail-on-regression", false, "exit 1 when a task regressed significantly (p < 0.05)")
 	paths, err := parseInterspersed(fs, args)
-	if err != nil || len(paths) != 2 {
+	if err != nil {
+		return flagExit(err)
+	}
+	if len(paths) != 2 {
 		fmt.Fprintln(stderr, "usage: tabwright qs diff BEFORE AFTER [--fail-on-regression]")
-		return 3
+		return exitUsage
 	}
 	before, _, err := report.Load(paths[0])
 	if err != nil {
 		fmt.Fprintln(stderr, err)
-		return 3
+		return exitUsage
 	}
 	after, _, err := report.Load(paths[1])
 	if err != nil {
 		fmt.Fprintln(stderr, err)
-		return 3
+		return exitUsage
 	}
 	d := report.Compare(before, after)
 	d.Print(stdout)
 	if *failOn && len(d.Regressions) > 0 {
 		fmt.Fprintf(stderr, "regression: %s\n", strings.Join(d.Regressions, ", "))
-		return 1
+		return exitFailed
 	}
-	return 0
+	return exitOK
 }
 
-func qsInit(args []string, stdout, stderr io.Writer) int {
+func qsInit(args []string, stdout, stderr io.Writer) exitCode {
 	fs := newFlags("qs init")
 	fs.SetOutput(stderr)
 	name := fs.String("name", "", "the task name (default: from the docs host)")
 	out := fs.String("out", "", "the file to write (default: tasks/NAME.yaml)")
 	force := fs.Bool("force", false, "overwrite an existing file")
 	paths, err := parseInterspersed(fs, args)
-	if err != nil || len(paths) != 1 {
+	if err != nil {
+		return flagExit(err)
+	}
+	if len(paths) != 1 {
 		fmt.Fprintln(stderr, "usage: tabwright qs init DOCS-URL [--name N] [--out PATH] [--force]")
-		return 3
+		return exitUsage
 	}
 	n, text, err := task.Scaffold(paths[0], *name)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
-		return 3
+		return exitUsage
 	}
 	dest := *out
 	if dest == "" {
@@ -573,12 +555,12 @@ func qsInit(args []string, stdout, stderr io.Writer) int {
 	}
 	if _, err := os.Stat(dest); err == nil && !*force {
 		fmt.Fprintf(stderr, "%s already exists; pass --force to overwrite\n", dest)
-		return 3
+		return exitUsage
 	}
 	if err := qsrun.WriteFileAtomic(dest, []byte(text)); err != nil {
 		fmt.Fprintf(stderr, "could not write %s: %v\n", dest, err)
-		return 3
+		return exitUsage
 	}
 	fmt.Fprintf(stdout, "wrote %s\nNext: write the goal, the replay commands and the success check, then\n  tabwright qs validate %s --check-urls\n", dest, dest)
-	return 0
+	return exitOK
 }

@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/tabwright/tabwright/quickstart/agent"
 	qsrun "github.com/tabwright/tabwright/quickstart/run"
@@ -74,9 +75,31 @@ func agentProgressLine(ev map[string]any, verbose bool) string {
 	case trace.BrowserRefused:
 		return fmt.Sprintf("browser blocked from %v", ev["host"])
 	case trace.AgentTurn:
-		if verbose {
-			return fmt.Sprintf("turn %v (%v): %v in / %v out tokens, %v", ev["turn"], ev["model"], ev["input_tokens"], ev["output_tokens"], ev["stop_reason"])
-		}
+		return turnProgress(ev, verbose)
 	}
 	return ""
+}
+
+// turnProgress is one line per model turn: the tools it called (or that it
+// answered in words), how long the call took and the tokens it used; with
+// verbose also the model and its stop reason.
+func turnProgress(ev map[string]any, verbose bool) string {
+	var tools []string
+	switch calls := ev["tool_calls"].(type) {
+	case []string: // as traced
+		tools = calls
+	case []any: // as read back from trace.jsonl
+		for _, c := range calls {
+			tools = append(tools, fmt.Sprint(c))
+		}
+	}
+	did := "answered, no tool"
+	if len(tools) > 0 {
+		did = strings.Join(tools, ", ")
+	}
+	line := fmt.Sprintf("turn %v: %s (%vs, %v in / %v out tokens)", ev["turn"], did, ev["duration"], ev["input_tokens"], ev["output_tokens"])
+	if verbose {
+		line += fmt.Sprintf(" [%v, stop %v]", ev["model"], ev["stop_reason"])
+	}
+	return line
 }

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/tabwright/tabwright/quickstart/agent/agenttest"
 )
 
 func TestQSShow(t *testing.T) {
@@ -61,6 +63,46 @@ func TestQSRunAgentFlags(t *testing.T) {
 		code := runQS(context.Background(), append([]string{"run", "--example", "hello"}, args...), &out, &errb)
 		if code != 3 || !strings.Contains(errb.String(), want) || strings.Contains(out.String(), "started") {
 			t.Errorf("%v: exit %d, stderr %q, stdout %q", args, code, errb.String(), out.String())
+		}
+	}
+}
+
+// A model run prints one line per turn without --verbose (turn, tools,
+// seconds, tokens), and a bash call whose input does not fit ({"command":
+// 42}) is shown as the model sent it: no "<nil>" in the console, qs show,
+// the report or the warnings.
+func TestQSRunTurnLinesAndNoNil(t *testing.T) {
+	docs := docsServer(t)
+	fake := agenttest.OpenAI(
+		agenttest.Turn{Calls: []agenttest.Call{{Name: "bash", Input: map[string]any{"command": 42}}}, Usage: agenttest.Usage{Input: 120, Output: 7}},
+		agenttest.Turn{Calls: []agenttest.Call{{Name: "read_docs", Input: map[string]any{"url": docs.URL + "/docs/"}}, {Name: "bash", Input: map[string]any{"command": "echo done > done.txt"}}}},
+		agenttest.Turn{Text: "Created done.txt."},
+	)
+	defer fake.Close()
+	dir := t.TempDir()
+	actionTasks(t, dir, docs.URL)
+	res := filepath.Join(dir, "res")
+	code, out, stderr := qsCmd(t, "run", filepath.Join(dir, "tasks", "a.yaml"), "--agent", "openai:gpt-test", "--base-url", fake.BaseURL(),
+		"--backend", "local", "--allow-unenforced", "--out", res)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s%s", code, out, stderr)
+	}
+	for _, want := range []string{"turn 1: bash (", "s, 120 in / 7 out tokens)", "turn 2: read_docs, bash (", "turn 3: answered, no tool ("} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the console lacks %q:\n%s", want, out)
+		}
+	}
+	_, shown, _ := qsCmd(t, "show", filepath.Join(res, "a"))
+	if !strings.Contains(shown, `bash {"command":42}`) {
+		t.Errorf("qs show does not show the refused input:\n%s", shown)
+	}
+	report := filepath.Join(dir, "report.html")
+	qsCmd(t, "report", res, "--out", report)
+	page, _ := os.ReadFile(report)
+	results, _ := os.ReadFile(filepath.Join(res, "results.json"))
+	for what, text := range map[string]string{"console": out, "qs show": shown, "report": string(page), "results.json": string(results)} {
+		if strings.Contains(text, "<nil>") || strings.Contains(text, "&lt;nil&gt;") {
+			t.Errorf("%s says <nil>:\n%s", what, text)
 		}
 	}
 }

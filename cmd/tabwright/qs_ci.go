@@ -31,7 +31,7 @@ func addCIFlags(fs *flag.FlagSet) *ciFlags {
 }
 
 // selectShard narrows tasks to the shard asked for.
-func (f *ciFlags) selectShard(tasks []*task.Task, stdout, stderr io.Writer) ([]*task.Task, *qsrun.ShardInfo, int) {
+func (f *ciFlags) selectShard(tasks []*task.Task, stdout, stderr io.Writer) ([]*task.Task, *qsrun.ShardInfo, exitCode) {
 	if f.shard == "" {
 		return tasks, nil, 0
 	}
@@ -48,17 +48,17 @@ func (f *ciFlags) selectShard(tasks []*task.Task, stdout, stderr io.Writer) ([]*
 // after reports the finished suite to GitHub: the step summary (asked
 // for) and, inside GitHub Actions, an error annotation per task with a
 // documentation gap.
-func (f *ciFlags) after(s *qsrun.Suite, stdout, stderr io.Writer) int {
+func (f *ciFlags) after(s *qsrun.Suite, stdout, stderr io.Writer) exitCode {
 	if os.Getenv("GITHUB_ACTIONS") == "true" {
 		annotate(s, stdout)
 	}
 	if !f.githubSummary {
-		return 0
+		return exitOK
 	}
 	path := os.Getenv("GITHUB_STEP_SUMMARY")
 	if path == "" {
 		fmt.Fprintln(stderr, "warning  --github-summary was given but GITHUB_STEP_SUMMARY is not set, so there is nowhere to write it")
-		return 0
+		return exitOK
 	}
 	fh, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 	if err == nil {
@@ -71,7 +71,7 @@ func (f *ciFlags) after(s *qsrun.Suite, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "could not write the GitHub step summary %s: %v\n", path, err)
 		return exitUsage
 	}
-	return 0
+	return exitOK
 }
 
 // annotate prints a workflow command per task with a documentation gap:
@@ -122,7 +122,7 @@ func lastLine(s string) string {
 }
 
 // qsSchema prints the task file's JSON Schema.
-func qsSchema(stdout, stderr io.Writer) int {
+func qsSchema(stdout, stderr io.Writer) exitCode {
 	var b bytes.Buffer
 	if err := json.Indent(&b, schemas.Task, "", "  "); err != nil {
 		fmt.Fprintf(stderr, "the embedded task schema: %v\n", err)
@@ -137,7 +137,11 @@ func qsSchema(stdout, stderr io.Writer) int {
 // results directory (results.json, suite.md, every run's files), as an
 // unsharded run would have written it. It exits with the merged suite's
 // code, so a CI job can fail on the whole suite.
-func qsMerge(dirs []string, out string, strict bool, stdout, stderr io.Writer) int {
+func qsMerge(dirs []string, out string, strict bool, stdout, stderr io.Writer) exitCode {
+	if out == "" {
+		fmt.Fprintln(stderr, "qs.merge: qs report --merge needs --out DIR, the directory the merged results are written to")
+		return exitUsage
+	}
 	var shards []*qsrun.Suite
 	for _, d := range dirs {
 		s, _, err := report.Load(d)
@@ -151,9 +155,6 @@ func qsMerge(dirs []string, out string, strict bool, stdout, stderr io.Writer) i
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return exitUsage
-	}
-	if out == "" {
-		out = "results"
 	}
 	for _, d := range dirs {
 		if err := copyRunFiles(resultsDir(d), out); err != nil {

@@ -35,7 +35,7 @@ func addDocsFlags(fs *flag.FlagSet) *docsFlags {
 }
 
 // check refuses contradictory or malformed values before anything runs.
-func (f *docsFlags) check(stderr io.Writer) int {
+func (f *docsFlags) check(stderr io.Writer) exitCode {
 	switch {
 	case f.affordances != docs.AffordancesAll && f.affordances != docs.AffordancesNone:
 		fmt.Fprintf(stderr, "--affordances %q: all or none\n", f.affordances)
@@ -46,20 +46,20 @@ func (f *docsFlags) check(stderr io.Writer) int {
 	case f.rateLimit < 0:
 		fmt.Fprintln(stderr, "--rate-limit must be 0 or more seconds")
 	default:
-		return 0
+		return exitOK
 	}
-	return 3
+	return exitUsage
 }
 
 // open makes the reader and opens the caches, saying where they are.
-func (f *docsFlags) open(m *tabs.Manager, backend string, stdout, stderr io.Writer) (*docs.Reader, *egress.Cache, int) {
+func (f *docsFlags) open(m *tabs.Manager, backend string, stdout, stderr io.Writer) (*docs.Reader, *egress.Cache, exitCode) {
 	reader := &docs.Reader{Manager: m, Refresh: f.refresh, Offline: f.offline, IgnoreRobots: f.ignoreRobots,
 		Affordances: f.affordances, RateLimit: time.Duration(f.rateLimit * float64(time.Second))}
 	if f.cacheDir != "" {
 		c, err := docs.OpenCache(f.cacheDir)
 		if err != nil {
 			fmt.Fprintln(stderr, err)
-			return nil, nil, 3
+			return nil, nil, exitUsage
 		}
 		reader.Cache = c
 		mode := "pages read before are served from it"
@@ -75,12 +75,12 @@ func (f *docsFlags) open(m *tabs.Manager, backend string, stdout, stderr io.Writ
 	if f.registryCache != "" {
 		if backend != sandbox.Isolated {
 			fmt.Fprintln(stderr, qsrun.ErrCacheNeedsSandbox)
-			return nil, nil, 3
+			return nil, nil, exitUsage
 		}
 		var err error
 		if reg, err = egress.OpenCache(f.registryCache); err != nil {
 			fmt.Fprintln(stderr, err)
-			return nil, nil, 3
+			return nil, nil, exitUsage
 		}
 		fmt.Fprintf(stdout, "registry cache: %s (immutable downloads kept; npm, pip, uv and go use the proxy's mirrors)\n", reg.Dir())
 	}

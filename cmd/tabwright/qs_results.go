@@ -27,45 +27,51 @@ func progressPrinter(stdout io.Writer, multi, verbose bool) func(*task.Task, int
 	}
 }
 
-// writeResults writes the results directory (results.json, suite.md, each
-// run's files and report.md) and the JUnit file, when asked; a write that
-// failed is said and exits 3.
-func writeResults(s *qsrun.Suite, out, junit string, stdout, stderr io.Writer) int {
-	if out != "" {
-		err := os.MkdirAll(out, 0o755)
-		if err == nil {
-			err = s.WriteFiles(out)
-		}
-		if err == nil {
-			err = report.WriteMarkdown(out, s)
-		}
-		if err != nil {
-			fmt.Fprintf(stderr, "could not write results: %v\n", err)
-			return exitUsage
-		}
-		fmt.Fprintf(stdout, "  results written to %s/\n", strings.TrimRight(out, "/"))
-	}
+// writeResults writes the JUnit file and the results directory (suite.md,
+// each run's files and report.md, then results.json last, so a
+// results.json is never beside a write that failed), when asked; a write
+// that failed is said and exits 3.
+func writeResults(s *qsrun.Suite, out, junit string, stdout, stderr io.Writer) exitCode {
 	if junit != "" {
 		if err := qsrun.WriteFileAtomic(junit, report.JUnit(s)); err != nil {
 			fmt.Fprintf(stderr, "could not write %s: %v\n", junit, err)
 			return exitUsage
 		}
 	}
-	return 0
+	if out == "" {
+		return exitOK
+	}
+	err := os.MkdirAll(out, 0o755)
+	if err == nil {
+		err = report.WriteMarkdown(out, s)
+	}
+	if err == nil {
+		err = s.WriteFiles(out)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "could not write results: %v\n", err)
+		return exitUsage
+	}
+	fmt.Fprintf(stdout, "  results written to %s/\n", strings.TrimRight(out, "/"))
+	return exitOK
 }
 
-// runExit is qs run's exit code once the results are written: interrupted,
-// then an invalid task file, then the suite's own code; it says why when
-// the suite stopped at its cost cap or every task was skipped.
-func runExit(suite *qsrun.Suite, code, invalid int, stderr io.Writer) int {
+// runExit is qs run's exit code: interrupted (or stopped at the cost cap),
+// then an invalid task file, then an empty shard (more shards than tasks,
+// not a failure), then the suite's own verdict; it says why when the suite
+// stopped at its cost cap or every task was skipped.
+func runExit(suite *qsrun.Suite, strict, emptyShard bool, invalid int, stderr io.Writer) exitCode {
+	code := suite.Exit(strict)
 	if suite.StoppedAtCost {
 		fmt.Fprintf(stderr, "stopped at --max-cost-usd $%.2f; $%.4f estimated over %d run(s)\n", suite.MaxCostUSD, *suite.Totals.EstimatedCost, suite.Totals.Runs)
 	}
-	if code == 130 {
-		return 130
-	}
-	if invalid > 0 {
-		return 3
+	switch {
+	case code == exitInterrupt:
+		return code
+	case invalid > 0:
+		return exitUsage
+	case emptyShard:
+		return exitOK
 	}
 	allSkipped := true
 	for _, st := range suite.Tasks {

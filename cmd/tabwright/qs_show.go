@@ -13,22 +13,25 @@ import (
 )
 
 // qsShow is `tabwright qs show TRACE [--verbose]`: a run's story.
-func qsShow(args []string, stdout, stderr io.Writer) int {
+func qsShow(args []string, stdout, stderr io.Writer) exitCode {
 	fs := newFlags("qs show")
 	fs.SetOutput(stderr)
 	verbose := fs.Bool("verbose", false, "longer text, and the output of commands that succeeded")
 	paths, err := parseInterspersed(fs, args)
-	if err != nil || len(paths) != 1 {
+	if err != nil {
+		return flagExit(err)
+	}
+	if len(paths) != 1 {
 		fmt.Fprintln(stderr, "usage: tabwright qs show TRACE [--verbose]  (a trace.jsonl, or the run directory holding one)")
-		return 3
+		return exitUsage
 	}
 	events, err := readTrace(paths[0])
 	if err != nil {
 		fmt.Fprintln(stderr, err)
-		return 3
+		return exitUsage
 	}
 	fmt.Fprint(stdout, qsrun.Transcript(events, *verbose))
-	return 0
+	return exitOK
 }
 
 // readTrace reads a trace.jsonl (or DIR/trace.jsonl): one JSON object per

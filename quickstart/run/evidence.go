@@ -33,12 +33,12 @@ func StepWarnings(events []map[string]any) []string {
 				out = append(out, w)
 			}
 		case "tool_call":
-			if ev["tool"] == "bash" {
+			if c, ok := ev["command"].(string); ok && ev["tool"] == "bash" {
 				step++
-				command = ev["command"]
+				command = c
 			}
 		case "tool_result":
-			if ev["tool"] == "bash" {
+			if ranBash(ev) {
 				if w := commandWarning("step", step, command, ev); w != "" {
 					out = append(out, w)
 				}

@@ -45,12 +45,12 @@ type Suite struct {
 	Interrupted     bool    `json:"interrupted"`
 	// MaxCostUSD is --max-cost-usd (0: none); StoppedAtCost says the suite
 	// stopped starting attempts because the estimate reached it.
-	MaxCostUSD    float64 `json:"max_cost_usd,omitempty"`
-	StoppedAtCost bool    `json:"stopped_at_cost"`
-	Totals        Totals  `json:"totals"`
-	Tasks         []*Stat `json:"tasks"`
-	AllPassed     bool    `json:"all_passed"`
-	ExitCode      int     `json:"exit_code"`
+	MaxCostUSD    float64  `json:"max_cost_usd,omitempty"`
+	StoppedAtCost bool     `json:"stopped_at_cost"`
+	Totals        Totals   `json:"totals"`
+	Tasks         []*Stat  `json:"tasks"`
+	AllPassed     bool     `json:"all_passed"`
+	ExitCode      ExitCode `json:"exit_code"`
 	// Shard is set when qs run --shard ran part of the suite.
 	Shard *ShardInfo `json:"shard,omitempty"`
 }
@@ -288,9 +288,9 @@ func contains(l []string, s string) bool {
 // So a suite where one task passed and another only hit budgets exits 2 (the
 // reference said 1, "a documentation gap", though none was seen). strict
 // turns that 2 into 1.
-func (s *Suite) Exit(strict bool) int {
+func (s *Suite) Exit(strict bool) ExitCode {
 	if s.Interrupted || s.StoppedAtCost {
-		return 130
+		return ExitInterrupted
 	}
 	gap, noEvidence, ran := false, false, false
 	for _, st := range s.Tasks {
@@ -307,14 +307,14 @@ func (s *Suite) Exit(strict bool) int {
 	s.AllPassed = ran && !gap && !noEvidence
 	switch {
 	case gap:
-		return 1
+		return ExitFailed
 	case !ran || noEvidence:
 		if strict {
-			return 1
+			return ExitFailed
 		}
-		return 2
+		return ExitNoEvidence
 	}
-	return 0
+	return ExitOK
 }
 
 // WriteFiles writes results.json and, per run, trace.jsonl, transcript.txt

@@ -59,7 +59,7 @@ func eventLine(ev map[string]any, verbose bool) string {
 	case trace.ToolCall:
 		return callLine(ev)
 	case trace.ToolResult:
-		if ev["tool"] == trace.ToolBash {
+		if ranBash(ev) {
 			line := fmt.Sprintf("  exit %v", ev["exit_code"])
 			if ev["timed_out"] == true {
 				line += " (timed out)"
@@ -145,14 +145,23 @@ func turnLine(ev map[string]any, verbose bool) string {
 	return line
 }
 
+// callLine is a tool call: the command or URL when the input fitted the
+// tool, else the input as the model sent it (the harness refused it).
 func callLine(ev map[string]any) string {
-	switch ev["tool"] {
-	case trace.ToolBash:
-		return fmt.Sprintf("$ %v", ev["command"])
-	case trace.ToolReadDocs:
-		return fmt.Sprintf("read_docs %v", ev["url"])
+	if c, ok := ev["command"].(string); ok && ev["tool"] == trace.ToolBash {
+		return "$ " + c
+	}
+	if u, ok := ev["url"].(string); ok && ev["tool"] == trace.ToolReadDocs {
+		return "read_docs " + u
 	}
 	return fmt.Sprintf("%v %s", ev["tool"], clipText(str(ev["input"]), 200))
+}
+
+// ranBash reports whether ev is the result of a bash command that ran (a
+// call whose input did not fit was answered with an error, and ran nothing).
+func ranBash(ev map[string]any) bool {
+	_, ran := ev["exit_code"]
+	return ev["tool"] == trace.ToolBash && ran
 }
 
 func resultWord(ev map[string]any) string {

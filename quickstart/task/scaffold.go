@@ -2,6 +2,7 @@ package task
 
 import (
 	"fmt"
+	"net"
 	"net/url"
 	"regexp"
 	"strings"
@@ -23,6 +24,9 @@ var nonName = lazyRegexp(`[^a-z0-9]+`)
 // fastapi), then "-quickstart".
 func ScaffoldName(host string) string {
 	host = strings.Trim(strings.ToLower(host), ".")
+	if net.ParseIP(host) != nil {
+		return "docs-quickstart" // an address names no project (127.0.0.1 is not "127")
+	}
 	labels := strings.Split(host, ".")
 	name := labels[0]
 	if etld1, err := publicsuffix.EffectiveTLDPlusOne(host); err == nil {

@@ -17,6 +17,8 @@ func TestQSScaffold(t *testing.T) {
 		"docs.foo.co.uk":       "foo-quickstart",
 		"vite.dev":             "vite-quickstart",
 		"localhost":            "localhost-quickstart",
+		"127.0.0.1":            "docs-quickstart",
+		"::1":                  "docs-quickstart",
 	} {
 		if got := ScaffoldName(host); got != want {
 			t.Errorf("%s: %s, want %s", host, got, want)
