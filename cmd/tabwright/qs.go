@@ -419,7 +419,11 @@ func qsCheck(ctx context.Context, args []string, stdout, stderr io.Writer) exitC
 		}})
 	}
 	if *dir == "" || err != nil {
-		fmt.Fprintf(stderr, "no such workspace: %s\nRun qs run with --keep-sandbox first; the path is printed after the run.\n", *dir)
+		why := ""
+		if err != nil {
+			why = fmt.Sprintf(" (%v)", err)
+		}
+		fmt.Fprintf(stderr, "no such workspace: %s%s\nRun qs run with --keep-sandbox first; the path is printed after the run.\n", *dir, why)
 		return exitUsage
 	}
 	defer sb.Close(true)
