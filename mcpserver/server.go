@@ -163,7 +163,7 @@ func (s *server) releaseOnEnd(ss *mcp.ServerSession) {
 	s.mu.Lock()
 	delete(s.owners, ss)
 	s.mu.Unlock()
-	s.m.ReleaseAll(context.Background(), owner)
+	s.m.EndSession(context.Background(), owner)
 }
 
 func (s *server) handle(t tool) mcp.ToolHandler {

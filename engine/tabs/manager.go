@@ -74,11 +74,20 @@ func New(opt Options) (*Manager, error) {
 	return m, nil
 }
 
-// Close releases every claim and stops the managed browser.
+// Close closes the tabs opened through this manager on browsers it does
+// not own (a managed browser goes with them all), releases every claim and
+// stops the managed browser.
 func (m *Manager) Close() {
 	m.mu.Lock()
 	m.closed = true
+	var opened []*Tab
+	for _, t := range m.handles {
+		if t.opened && t.profile.kind != KindManaged {
+			opened = append(opened, t)
+		}
+	}
 	m.mu.Unlock()
+	m.closeAll(opened, "the server closed")
 	for _, p := range m.profiles {
 		p.close()
 	}
@@ -229,7 +238,7 @@ func (m *Manager) Open(ctx context.Context, opt OpenOptions) (*OpenResult, error
 	if !opt.Claim {
 		return res, nil
 	}
-	t, err := m.claim(ctx, opt.Owner, p, conn, gen, created.TargetID)
+	t, err := m.claim(ctx, opt.Owner, p, conn, gen, created.TargetID, true)
 	if err != nil {
 		// Nobody holds the tab we made: close it rather than leave it behind.
 		closeCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), closeWait)
@@ -300,14 +309,15 @@ func (m *Manager) Claim(ctx context.Context, opt ClaimOptions) (*Tab, error) {
 		return nil, errs.New(errs.TabMismatch, "tab %s shows title %q, expected %q", tabID, ti.Title, opt.ExpectedTitle).
 			WithHint("discover the tabs again and claim the one you meant")
 	}
-	return m.claim(ctx, opt.Owner, p, conn, gen, ti.TargetID)
+	return m.claim(ctx, opt.Owner, p, conn, gen, ti.TargetID, false)
 }
 
 // claim reserves the tab first, so that of two racing sessions exactly one
-// attaches, then attaches and prepares the page.
-func (m *Manager) claim(ctx context.Context, owner string, p *profile, conn *cdp.Conn, gen int, id target.ID) (*Tab, error) {
+// attaches, then attaches and prepares the page. opened says the tab was
+// made for owner (Open).
+func (m *Manager) claim(ctx context.Context, owner string, p *profile, conn *cdp.Conn, gen int, id target.ID, opened bool) (*Tab, error) {
 	t := &Tab{
-		handle: newHandle(), owner: owner, profile: p, gen: gen,
+		handle: newHandle(), owner: owner, profile: p, gen: gen, opened: opened,
 		TargetID: id, queue: make(chan struct{}, 1), dead: make(chan struct{}),
 	}
 	m.mu.Lock()
@@ -428,20 +438,46 @@ func (m *Manager) Activate(ctx context.Context, owner, handle string) error {
 	return err
 }
 
-// ReleaseAll ends every claim of owner, as when its MCP session ends.
-func (m *Manager) ReleaseAll(ctx context.Context, owner string) {
+// EndSession ends every claim of owner, as when its MCP session ends: the
+// tabs opened for it (Open) are closed, the tabs it
+// claimed (a user's own, in attach mode) are released and left open.
+func (m *Manager) EndSession(ctx context.Context, owner string) {
 	m.mu.Lock()
-	var mine []*Tab
+	var opened, claimed []*Tab
 	for _, t := range m.handles {
-		if t.owner == owner {
-			mine = append(mine, t)
+		switch {
+		case t.owner != owner:
+		case t.opened:
+			opened = append(opened, t)
+		default:
+			claimed = append(claimed, t)
 		}
 	}
 	m.mu.Unlock()
-	for _, t := range mine {
+	for _, t := range claimed {
 		m.forget(t, deadHandle("the session that held tab handle %q ended", t.handle))
 		t.detach(ctx)
 	}
+	m.closeAll(opened, "the session that opened it ended")
+}
+
+// closeAll closes tabs at once, for why, each within closeWait; their
+// handles die.
+func (m *Manager) closeAll(list []*Tab, why string) {
+	var wg sync.WaitGroup
+	for _, t := range list {
+		m.forget(t, deadHandle("tab handle %q belongs to a closed tab: %s", t.handle, why).WithHint("open or claim another tab"))
+		browser := t.profile.browserOf(t.gen)
+		if browser == nil {
+			continue // its browser is gone, and the tab with it
+		}
+		wg.Go(func() {
+			ctx, cancel := context.WithTimeout(context.Background(), closeWait)
+			defer cancel()
+			cdproto.Call(ctx, browser, target.CloseTarget, target.CloseTargetParams{TargetID: t.TargetID})
+		})
+	}
+	wg.Wait()
 }
 
 // forget removes a claim and kills its handle with why.

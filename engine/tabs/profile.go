@@ -175,3 +175,14 @@ func (p *profile) close() {
 		conn.Close()
 	}
 }
+
+// browserOf returns the browser session of connection generation gen, or
+// nil once that connection is gone.
+func (p *profile) browserOf(gen int) *cdp.Session {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.conn == nil || p.gen != gen || p.conn.Err() != nil {
+		return nil
+	}
+	return p.conn.Browser()
+}

@@ -35,6 +35,7 @@ type Tab struct {
 	owner   string
 	profile *profile
 	gen     int
+	opened  bool // made by Open for its owner: closed when the owner's session ends
 	sess    *cdp.Session
 	xlock   *claimlock.Lock // the claim as other processes see it (--cdp-url only)
 
