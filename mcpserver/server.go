@@ -27,6 +27,9 @@ const instructions = `tabwright drives real Chromium tabs. Typical flow: browser
 type server struct {
 	m        *tabs.Manager
 	opt      Options
+	files    sync.Once // sets outputs and uploads from opt
+	outputs  func() (*folder, error)
+	uploads  func() (*folder, error)
 	actionMS int // default timeout_ms of the single-action tools
 
 	mu     sync.Mutex
@@ -52,6 +55,14 @@ type Options struct {
 	// result names the host's files or setup: browser_observe's vision
 	// keeps its screenshot in memory (observe.Options.HideHost).
 	HideHost bool
+	// OutputDir is the one folder the file tools write and read
+	// (screenshot save_path, browser_pdf, storage state); empty means
+	// DefaultOutputDir. Paths resolve inside it, links followed, or are
+	// refused.
+	OutputDir string
+	// UploadRoot is the one folder browser_upload may send files from;
+	// empty means the output folder.
+	UploadRoot string
 	// Stop, when done, cancels every request in flight: the process is
 	// stopping (a signal) and no call may hold it up. Nil: never.
 	Stop context.Context

@@ -37,7 +37,7 @@ var fieldDocs = map[string]string{
 	"previous":       "For text: wait until the text differs from this.",
 	"key":            "Key or chord: Enter, Tab, ArrowDown, a, Control+A, Shift+Tab.",
 	"to":             "Drop target: a locator object.",
-	"files":          "Paths of local files on the machine running tabwright.",
+	"files":          "Paths of files inside the upload folder (--upload-root; relative paths are taken from it).",
 }
 
 // summarised are the nested objects listed by their description alone.
@@ -54,7 +54,7 @@ var actionDocs = map[string]string{
 	act.Wait:         `Wait until a condition holds on one element or the page (url, network_idle for idle_ms). On timeout the error shows the last state seen.`,
 	act.PressKey:     `Press a key or chord with trusted keyboard events where focus is; with a locator, only if that element has focus.`,
 	act.Drag:         `Drag one element with a real pointer onto to, or by dx, dy pixels.`,
-	act.Upload:       `Put local files into a file input (even a hidden one), as the file dialog would.`,
+	act.Upload:       `Put files from the upload folder (--upload-root) into a file input (even a hidden one), as the file dialog would.`,
 }
 
 // actionErrors ends every action tool's description.
@@ -191,6 +191,11 @@ func (s *server) actionTool(action string) tool {
 			var res *act.Result
 			timeout := orDefault(in.Step.TimeoutMS, s.actionMS)
 			err := s.onTab(ctx, owner, in.TabHandle, &timeout, func(ctx context.Context, t *tabs.Tab) (err error) {
+				if action == act.Upload {
+					if err := s.uploadFiles(in.Step.Files); err != nil {
+						return err
+					}
+				}
 				res, err = act.Run(ctx, t, &in.Step)
 				return err
 			})

@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"os"
-	"path/filepath"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -82,7 +80,7 @@ func (s *server) screenshotTool() tool {
 		name: "browser_screenshot",
 		def: func() *mcp.Tool {
 			return &mcp.Tool{
-				Description: `Screenshot a claimed tab (image content; png, or jpeg at quality): viewport, full_page, or the element a locator names. Scaled to fit max_long_side and max_megapixels; returns size and scale (image/CSS px). save_path also writes a file; groundings: interactive elements' boxes [x,y,w,h] in image px.
+				Description: `Screenshot a claimed tab (image content; png, or jpeg at quality): viewport, full_page, or the element a locator names. Scaled to fit max_long_side and max_megapixels; returns size and scale (image/CSS px). save_path also writes a file in the output folder (--output-dir); groundings: interactive elements' boxes [x,y,w,h] in image px.
 Errors: see browser_observe.`,
 				InputSchema: screenshotSchema(),
 				Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true},
@@ -132,10 +130,11 @@ func (s *server) runScreenshot(ctx context.Context, owner string, args json.RawM
 		out.Groundings = inImage(ground, img)
 	}
 	if in.SavePath != "" {
-		if err := os.WriteFile(in.SavePath, img.Data, 0o644); err != nil {
-			return nil, "", errs.Input("save_path", "cannot write the image: %v", err).WithHint("give an absolute path in a folder that exists and is writable")
+		saved, err := s.writeOutput("save_path", in.SavePath, img.Data, 0o644)
+		if err != nil {
+			return nil, "", err
 		}
-		out.Saved = in.SavePath
+		out.Saved = saved
 	}
 	text := fmt.Sprintf("%s %dx%d (%d bytes, %.3g image px per CSS px) of CSS region %.0f,%.0f %.0fx%.0f", img.MIME, img.Width, img.Height, len(img.Data), out.Scale, img.Region.X, img.Region.Y, img.Region.W, img.Region.H)
 	if out.Saved != "" {
@@ -174,8 +173,6 @@ func screenshotCheck(in screenshotInput) error {
 		return errs.Input("selector", "frame, selector_type, name and nth go with a selector")
 	case in.Ref != "" && (in.Frame != nil || in.FrameID != ""):
 		return errs.Input("ref", "a ref names the element alone: drop frame and frame_id")
-	case in.SavePath != "" && !filepath.IsAbs(in.SavePath):
-		return errs.Input("save_path", "must be an absolute path; got %q", in.SavePath)
 	}
 	if loc, ok := in.locator(); ok {
 		loc.Frame, loc.FrameID = nil, ""

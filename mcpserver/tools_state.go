@@ -3,9 +3,8 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strconv"
 	"time"
 
@@ -16,23 +15,6 @@ import (
 )
 
 // ---- browser_pdf, browser_emulate, browser_storage_state
-
-// absPath checks an optional absolute file path argument.
-func absPath(field, p string) error {
-	if p != "" && !filepath.IsAbs(p) {
-		return errs.Input(field, "must be an absolute path; got %q", p)
-	}
-	return nil
-}
-
-// writeFile writes data, reporting a failure against the field that named
-// the path.
-func writeFile(field, path string, data []byte, mode os.FileMode) error {
-	if err := os.WriteFile(path, data, mode); err != nil {
-		return errs.Input(field, "cannot write %s: %v", path, err).WithHint("give an absolute path in a folder that exists and is writable")
-	}
-	return nil
-}
 
 type pdfInput struct {
 	TabHandle       string   `json:"tab_handle"`
@@ -53,11 +35,11 @@ func (s *server) pdfTool() tool {
 		name: "browser_pdf",
 		def: func() *mcp.Tool {
 			return &mcp.Tool{
-				Description: `Print a claimed tab's page to a PDF file (print media; the managed headless browser) and return its path and size; options landscape, print_background, scale, paper, page_ranges. Default path: the downloads folder.
+				Description: `Print a claimed tab's page to a PDF file (print media; the managed headless browser) and return its path and size; options landscape, print_background, scale, paper, page_ranges. Default path: a new file in the output folder (--output-dir).
 Errors: unsupported (this browser cannot print), invalid_input, invalid_handle, timeout.`,
 				InputSchema: object([]string{"tab_handle"}, map[string]schema{
 					"tab_handle":       tabHandleField,
-					"path":             str("Absolute path of the PDF file to write."),
+					"path":             str("Path of the PDF file to write, inside the output folder (--output-dir; relative paths are taken from it)."),
 					"landscape":        boolean("", false),
 					"print_background": boolean("", false),
 					"scale":            schema{"type": "number", "minimum": 0.1, "maximum": 2, "default": 1},
@@ -76,7 +58,7 @@ func (s *server) runPDF(ctx context.Context, owner string, args json.RawMessage)
 	if err := decode(args, &in); err != nil {
 		return nil, "", err
 	}
-	if err := firstErr(required("tab_handle", in.TabHandle), absPath("path", in.Path), between("timeout_ms", in.TimeoutMS, minTimeoutMS, maxTimeoutMS)); err != nil {
+	if err := firstErr(required("tab_handle", in.TabHandle), between("timeout_ms", in.TimeoutMS, minTimeoutMS, maxTimeoutMS)); err != nil {
 		return nil, "", err
 	}
 	paper, ok := papers[in.Paper]
@@ -103,13 +85,10 @@ func (s *server) runPDF(ctx context.Context, owner string, args json.RawMessage)
 	}
 	path := in.Path
 	if path == "" {
-		dir := s.m.DownloadsDir()
-		if dir == "" {
-			dir = os.TempDir()
-		}
-		path = filepath.Join(dir, "page-"+strconv.FormatInt(time.Now().UnixMilli(), 10)+".pdf")
+		path = "page-" + strconv.FormatInt(time.Now().UnixMilli(), 10) + ".pdf"
 	}
-	if err := writeFile("path", path, data, 0o644); err != nil {
+	path, err = s.writeOutput("path", path, data, 0o644)
+	if err != nil {
 		return nil, "", err
 	}
 	return map[string]any{"path": path, "bytes": len(data)}, fmt.Sprintf("PDF written to %s (%d bytes)", path, len(data)), nil
@@ -230,7 +209,7 @@ Errors: unsupported (not the managed browser), invalid_input, invalid_handle, ti
 				InputSchema: object([]string{"tab_handle", "action", "path"}, map[string]schema{
 					"tab_handle": tabHandleField,
 					"action":     enum("", "", "export", "import"),
-					"path":       str("Absolute path of the state file."),
+					"path":       str("Path of the state file, inside the output folder (--output-dir; relative paths are taken from it)."),
 					"timeout_ms": timeoutField,
 				}),
 			}
@@ -245,20 +224,18 @@ func (s *server) runStorageState(ctx context.Context, owner string, args json.Ra
 		return nil, "", err
 	}
 	if err := firstErr(required("tab_handle", in.TabHandle), required("action", in.Action), oneOf("action", in.Action, "export", "import"),
-		required("path", in.Path), absPath("path", in.Path), between("timeout_ms", in.TimeoutMS, minTimeoutMS, maxTimeoutMS)); err != nil {
+		required("path", in.Path), between("timeout_ms", in.TimeoutMS, minTimeoutMS, maxTimeoutMS)); err != nil {
 		return nil, "", err
 	}
 	var state tabs.StorageState
 	if in.Action == "import" {
-		raw, err := os.ReadFile(in.Path)
-		if err == nil && len(raw) > maxStateFile {
-			err = fmt.Errorf("larger than %d bytes", maxStateFile)
-		}
+		raw, err := s.readOutput("path", in.Path, maxStateFile)
 		if err != nil {
-			return nil, "", errs.Input("path", "cannot read %s: %v", in.Path, err)
+			return nil, "", err
 		}
 		if err := json.Unmarshal(raw, &state); err != nil {
-			return nil, "", errs.Input("path", "%s is not a storage state file: %v", in.Path, err).WithHint("export one first with action export")
+			// The decoder's words quote the file's bytes: say where, not what.
+			return nil, "", errs.Input("path", "%s is not a storage state file (%s)", in.Path, jsonWhere(err)).WithHint("export one first with action export")
 		}
 	}
 	var out any
@@ -277,9 +254,11 @@ func (s *server) runStorageState(ctx context.Context, owner string, args json.Ra
 			return err
 		}
 		raw, _ := json.MarshalIndent(st, "", "  ")
-		if err := writeFile("path", in.Path, raw, 0o600); err != nil {
+		saved, err := s.writeOutput("path", in.Path, raw, 0o600)
+		if err != nil {
 			return err
 		}
+		in.Path = saved
 		items := 0
 		for _, o := range st.Origins {
 			items += len(o.LocalStorage)
@@ -292,4 +271,17 @@ func (s *server) runStorageState(ctx context.Context, owner string, args json.Ra
 		return nil, "", err
 	}
 	return out, text, nil
+}
+
+// jsonWhere says where a file failed to decode, quoting none of it.
+func jsonWhere(err error) string {
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &syn):
+		return fmt.Sprintf("not JSON at byte %d", syn.Offset)
+	case errors.As(err, &typ):
+		return fmt.Sprintf("field %q has the wrong type", typ.Field)
+	}
+	return "not of that shape"
 }

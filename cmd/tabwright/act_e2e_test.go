@@ -33,7 +33,8 @@ func waitLog(t testing.TB, sess *mcp.ClientSession, handle, want string) {
 func TestActToolsOverMCP(t *testing.T) {
 	t.Parallel()
 	site := actSite(t)
-	s := startServer(t)
+	uploads := t.TempDir()
+	s := startServer(t, "--upload-root", uploads)
 	h := mustCall(t, s.sess, "browser_open_tab", map[string]any{"url": site.URL + "/mcp.html"})["tab_handle"].(string)
 
 	// fill by label, read back
@@ -102,7 +103,7 @@ func TestActToolsOverMCP(t *testing.T) {
 	waitLog(t, s.sess, h, "hovered menu")
 
 	// upload a temp file
-	file := filepath.Join(t.TempDir(), "notes.txt")
+	file := filepath.Join(uploads, "notes.txt")
 	if err := os.WriteFile(file, []byte("twelve bytes"), 0o644); err != nil {
 		t.Fatal(err)
 	}

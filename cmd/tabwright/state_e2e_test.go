@@ -100,7 +100,8 @@ func openOn(t testing.TB, sess *mcp.ClientSession, url string) string {
 func TestScreenshotOverMCP(t *testing.T) {
 	t.Parallel()
 	site := stateSite(t)
-	s := startServer(t)
+	outDir := t.TempDir()
+	s := startServer(t, "--output-dir", outDir)
 	h := openOn(t, s.sess, site.URL+"/shot")
 
 	res, out := callFull(t, s.sess, "browser_screenshot", map[string]any{"tab_handle": h})
@@ -109,7 +110,7 @@ func TestScreenshotOverMCP(t *testing.T) {
 		t.Fatalf("viewport image %dx%d, result %v", cfg.Width, cfg.Height, out)
 	}
 
-	save := filepath.Join(t.TempDir(), "full.jpg")
+	save := filepath.Join(outDir, "full.jpg")
 	res, out = callFull(t, s.sess, "browser_screenshot", map[string]any{"tab_handle": h, "full_page": true, "format": "jpeg", "quality": 60, "save_path": save, "max_long_side": 1000})
 	cfg, format, data := imageOf(t, res)
 	if format != "jpeg" || cfg.Height > 1000 || cfg.Height < 990 {
@@ -279,7 +280,7 @@ func TestPDFEmulateStorageDownloadOverMCP(t *testing.T) {
 	site := httptest.NewServer(mux)
 	t.Cleanup(site.Close)
 	dir := t.TempDir()
-	s := startServer(t, "--downloads-dir", dir)
+	s := startServer(t, "--downloads-dir", dir, "--output-dir", dir)
 	h := openOn(t, s.sess, site.URL+"/")
 
 	out := mustCall(t, s.sess, "browser_pdf", map[string]any{"tab_handle": h, "paper": "a4"})
@@ -292,7 +293,7 @@ func TestPDFEmulateStorageDownloadOverMCP(t *testing.T) {
 		t.Fatalf("emulate: %v", out)
 	}
 
-	state := filepath.Join(t.TempDir(), "state.json")
+	state := filepath.Join(dir, "state.json")
 	out = mustCall(t, s.sess, "browser_storage_state", map[string]any{"tab_handle": h, "action": "export", "path": state})
 	if out["cookies"] == nil || out["path"] != state {
 		t.Fatalf("export: %v", out)
@@ -360,7 +361,7 @@ func relayedStateTools(t *testing.T, sess *mcp.ClientSession, h string) {
 		t.Fatalf("emulate through the relay: %v", em)
 	}
 	mustCall(t, sess, "browser_emulate", map[string]any{"tab_handle": h, "reset": true})
-	if code, _, _ := callErr(t, sess, "browser_storage_state", map[string]any{"tab_handle": h, "action": "export", "path": filepath.Join(t.TempDir(), "s.json")}); code != "unsupported" {
+	if code, _, _ := callErr(t, sess, "browser_storage_state", map[string]any{"tab_handle": h, "action": "export", "path": "s.json"}); code != "unsupported" {
 		t.Fatalf("storage state of the user's browser: %s", code)
 	}
 }
