@@ -325,7 +325,9 @@ func TestDeadlineExhaustion(t *testing.T) {
 	if !strings.Contains(e.Hint, "timeout_ms") {
 		t.Fatalf("hint: %q", e.Hint)
 	}
-	if took > 3*time.Second {
+	// Generous, as a loaded 2-core machine is slow, and still far short of
+	// what the step asked: the code and message say which budget ended it.
+	if took > 10*time.Second {
 		t.Fatalf("took %v: the deadline was not kept", took)
 	}
 	if !r.Steps[0].OK || evalString(t, tab, "document.getElementById('count').textContent") != "Count" {
@@ -334,7 +336,7 @@ func TestDeadlineExhaustion(t *testing.T) {
 	// A step's own timeout_ms is capped by what remains: 20 s asked, 400 ms given.
 	start = time.Now()
 	r = runBatch(t, request(tab, `[{"action":"wait","condition":"visible","selector":"#nowhere","timeout_ms":20000}]`, `"timeout_ms":400`))
-	if r.OK || r.Error.Code != errs.Timeout || !strings.Contains(r.Error.Message, "the batch's timeout_ms (400 ms) ran out") || time.Since(start) > 3*time.Second {
+	if r.OK || r.Error.Code != errs.Timeout || !strings.Contains(r.Error.Message, "the batch's timeout_ms (400 ms) ran out") || time.Since(start) > 10*time.Second { // generous: half the 20 s asked
 		t.Fatalf("capped step: %+v after %v", r.Error, time.Since(start))
 	}
 	// A step that times out on its own shorter timeout_ms reports its own

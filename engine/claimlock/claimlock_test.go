@@ -74,8 +74,10 @@ func TestClaimAcrossProcessesAndDeath(t *testing.T) {
 		if l, err = d.Lock(id); err == nil {
 			break
 		}
-		if time.Since(killed) > 2*time.Second {
-			t.Fatalf("claim of a dead process still held after 2s: %v", err)
+		// Generous: the kernel frees the lock with the process; a loaded
+		// machine may take a while to reap it. The log line says how long.
+		if time.Since(killed) > 15*time.Second {
+			t.Fatalf("claim of a dead process still held after 15s: %v", err)
 		}
 		time.Sleep(5 * time.Millisecond)
 	}

@@ -86,7 +86,8 @@ func TestAttachUnreachable(t *testing.T) {
 		if !strings.Contains(e.Hint, c.hint) || !strings.Contains(e.Message, addr) {
 			t.Fatalf("Attach(%s): %+v; want the address in the message and a hint about %q", c.raw, e, c.hint)
 		}
-		if d := time.Since(start); d > 2*time.Second {
+		// Generous (a loaded machine is slow): it catches retrying, not speed.
+		if d := time.Since(start); d > 10*time.Second {
 			t.Fatalf("Attach(%s) took %v to find nothing listening", c.raw, d)
 		}
 	}
