@@ -71,8 +71,18 @@ func TestQSValidateAndRun(t *testing.T) {
 	}
 	ws := t.TempDir()
 	out.Reset()
+	// The sandbox's user (uid 65534 when the harness is root) must pass
+	// through the folders above an adopted workspace; t.TempDir's are 0700.
+	if code := runQS(context.Background(), []string{"check", good, "--sandbox", ws}, &out, &errb); os.Geteuid() == 0 && (code != 3 || !strings.Contains(errb.String(), "chmod o+x")) {
+		t.Errorf("check through a closed folder: %d %s", code, errb.String())
+	}
+	if err := os.Chmod(filepath.Dir(ws), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	out.Reset()
+	errb.Reset()
 	if code := runQS(context.Background(), []string{"check", good, "--sandbox", ws}, &out, &errb); code != 1 || !strings.Contains(out.String(), "done.txt was never created") {
-		t.Errorf("check fail: %d %s", code, out.String())
+		t.Errorf("check fail: %d %s %s", code, out.String(), errb.String())
 	}
 	os.WriteFile(filepath.Join(ws, "done.txt"), nil, 0o644)
 	out.Reset()

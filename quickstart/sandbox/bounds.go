@@ -190,6 +190,9 @@ func (s *Sandbox) handOverDirs() error {
 		}
 		return handOver(false, s.Base, s.Workspace, filepath.Dir(s.Home), s.Home, s.Tmp)
 	}
+	if err := reachable(s.Workspace); err != nil {
+		return err
+	}
 	if err := handOver(true, s.Workspace); err != nil {
 		return err
 	}
@@ -283,4 +286,18 @@ func copyFile(src, dst string, mode os.FileMode) error {
 		return err
 	}
 	return out.Close()
+}
+
+// reachable says which folder above an adopted workspace the sandbox's
+// user cannot pass through: bubblewrap, running as that user, could not
+// bind the workspace, and the folders above are the user's own to open.
+func reachable(workspace string) error {
+	for dir := filepath.Dir(workspace); ; dir = filepath.Dir(dir) {
+		if st, err := os.Stat(dir); err == nil && st.Mode().Perm()&0o001 == 0 {
+			return fmt.Errorf("sandbox.unreachable: the sandbox runs as uid %d, which cannot pass through %s (mode %v) to reach %s; make it searchable (chmod o+x %s) or check a workspace kept by qs run --keep-sandbox", SandboxUID, dir, st.Mode().Perm(), workspace, dir)
+		}
+		if dir == filepath.Dir(dir) {
+			return nil
+		}
+	}
 }

@@ -97,7 +97,7 @@ func TestQSIsolatedNetwork(t *testing.T) {
 	if r := run(`curl -fsS http://registry.test/simple/pkg/`); r.ExitCode != 0 || r.Output != "served registry.test/simple/pkg/\n" {
 		t.Errorf("registry: %d %q", r.ExitCode, r.Output)
 	}
-	if !ev.has("egress_allowed registry.test <nil>") {
+	if !ev.has("egress_allowed registry.test allowlisted") {
 		t.Errorf("no egress_allowed event: %v", ev.evs)
 	}
 	// A host on no list is refused, with the reason, and recorded.
