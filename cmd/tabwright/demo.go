@@ -86,7 +86,8 @@ func runDemo(ctx context.Context, args []string, stdout io.Writer) error {
 		args map[string]any
 	}{
 		{"browser_fill", map[string]any{"tab_handle": o.TabHandle, "selector": "Email address", "selector_type": "label", "text": "reader@example.com"}},
-		{"browser_select_option", map[string]any{"tab_handle": o.TabHandle, "selector": "#branch", "label": "Old Mill"}},
+		// The default profile does the other step kinds through browser_batch.
+		{"browser_batch", map[string]any{"tab_handle": o.TabHandle, "steps": []any{map[string]any{"action": "select_option", "selector": "#branch", "label": "Old Mill"}}}},
 		{"browser_click", map[string]any{"tab_handle": o.TabHandle, "selector": "button", "selector_type": "role", "name": "Sign in"}},
 	}
 	for _, st := range steps {
