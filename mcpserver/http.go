@@ -80,6 +80,11 @@ func newHTTPHandler(srv *mcp.Server, idle time.Duration) (*idleSessions, http.Ha
 			sdk.ServeHTTP(w, r) // not a session of ours: the SDK's 404
 		case r.Method == http.MethodPost:
 			tr.done(id, tr.servePOST(sdk, id, w, r))
+		case r.Method == http.MethodDelete:
+			// Forgotten as the DELETE is answered, so a client that ends one
+			// session and opens the next is never refused by MaxSessions.
+			sdk.ServeHTTP(w, r)
+			tr.forget(id)
 		default:
 			sdk.ServeHTTP(w, r)
 			tr.done(id, false)
