@@ -3,7 +3,7 @@
 // Needs core.js first. Installs tw.observe(options) once per document.
 (() => {
   'use strict';
-  const OBSERVE_VERSION = 5;
+  const OBSERVE_VERSION = 6;
   const tw = globalThis.__tabwright;
   if (tw.observeVersion === OBSERVE_VERSION) return;
   const { dom, norm, cut, rendered } = tw;
@@ -107,14 +107,13 @@
   };
 
   // fieldSelector names a control by its name attribute, [name=email], when
-  // that alone is unique, as a form submits it; the field's name is then not
-  // written twice.
+  // that alone is unique, as a form submits it: the shortest stable selector.
   const fieldSelector = (el, name) => {
     if (name && name.length <= 100 && dom.root(el) === document) {
       const s = `[name=${tw.cssString(name)}]`;
-      if (tw.uniqueIn(document, s, el)) return { selector: s, spelled: true };
+      if (tw.uniqueIn(document, s, el)) return s;
     }
-    return { selector: sel(el), spelled: false };
+    return sel(el);
   };
 
   const describeField = (el) => {
@@ -122,12 +121,13 @@
     const f = {};
     const label = cut(tw.accName(el), 120);
     if (label) f.label = label;
-    // Types and methods that are HTML's defaults (text, get) are left out.
+    // The contract's forms say each field's label, type and name (a
+    // consumer of forms alone reads them there, text included).
     const type = fieldType(el);
-    if (type !== 'text') f.type = type;
+    f.type = type;
     const name = dom.attr(el, 'name');
-    const { selector, spelled } = fieldSelector(el, name);
-    if (name && !spelled) f.name = name;
+    if (name) f.name = name;
+    const selector = fieldSelector(el, name);
     f.selector = selector;
     if (rendered(el)) {
       f.ref = tw.ref(el);

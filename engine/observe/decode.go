@@ -132,7 +132,6 @@ func Decode(raw []byte) (*Observation, error) {
 	if o.Interactive == nil {
 		o.Interactive = []Element{}
 	}
-	o.restoreFields()
 	o.typeReserved()
 	for k, v := range unknown {
 		if o.Reserved == nil {

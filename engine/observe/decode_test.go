@@ -138,19 +138,12 @@ func FuzzDecodeObservation(f *testing.F) {
 	})
 }
 
-// A form field whose interactive entry names it is written by ref alone
-// (its label and selector said once, there); Decode and json.Unmarshal
-// give back the whole field.
-func TestFieldsSaidOnce(t *testing.T) {
+// Decode and json.Unmarshal give back each form field as it was captured,
+// and the same digest.
+func TestFormsRoundTrip(t *testing.T) {
 	ctx := testCtx(t)
 	p := open(t, ctx, "/signup.html")
 	o, raw := observeOK(t, ctx, p, Options{})
-	if strings.Count(string(raw), `"[name=email]"`) != 1 || strings.Count(string(raw), `"Email address"`) != 1 {
-		t.Errorf("the email field's selector or label written twice: %s", raw)
-	}
-	if !strings.Contains(string(raw), `"selector":"fieldset"`) {
-		t.Errorf("the radio group, not an interactive entry, lost its selector: %s", raw)
-	}
 	back, err := Decode(raw)
 	if err != nil {
 		t.Fatal(err)

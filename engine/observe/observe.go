@@ -243,10 +243,11 @@ type Form struct {
 // Field is one control of a form; a radio group is one field whose options
 // are its radios.
 type Field struct {
-	// Label and Selector are left out of the JSON when the control's
-	// interactive entry (under Ref) says the same (see compactForms).
+	// A field says its own label, type and name (the contract's forms),
+	// even when interactive lists the control too: a consumer may read
+	// either section alone.
 	Label    string `json:"label,omitempty"`
-	Type     string `json:"type,omitempty"` // input type, "select", "select-multiple", "textarea", "submit"...; left out for text, HTML's default
+	Type     string `json:"type,omitempty"` // input type, "select", "select-multiple", "textarea", "submit"...
 	Name     string `json:"name,omitempty"`
 	Selector string `json:"selector,omitempty"`
 	// Ref is the control's ref in interactive, where a drawn control is

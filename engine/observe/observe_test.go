@@ -192,7 +192,7 @@ func findForm(t *testing.T, o *Observation, selector string) *Form {
 func fieldNamed(t *testing.T, f *Form, name string) *Field {
 	t.Helper()
 	for i := range f.Fields {
-		if f.Fields[i].FieldName() == name {
+		if f.Fields[i].Name == name {
 			return &f.Fields[i]
 		}
 	}
@@ -225,7 +225,7 @@ func TestForms(t *testing.T) {
 		t.Errorf("signin: want email, password, remember, submit (hidden inputs left out), got %+v", signin.Fields)
 	}
 	email := fieldNamed(t, signin, "email")
-	if email.Label != "Email address" || email.Type != "email" || !email.Required || email.Value != "ada@example.test" || email.Selector != "[name=email]" || email.Name != "" {
+	if email.Label != "Email address" || email.Type != "email" || !email.Required || email.Value != "ada@example.test" || email.Selector != "[name=email]" || email.Name != "email" {
 		t.Errorf("email: %+v", email)
 	}
 	pw := fieldNamed(t, signin, "password")
@@ -671,3 +671,52 @@ func BenchmarkCapture(b *testing.B) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// TestFormFieldsSayTheirOwnFacts reads the JSON as a consumer of forms
+// alone would: every field carries its label, type, name and selector (and
+// its ref when drawn), whatever interactive also lists.
+func TestFormFieldsSayTheirOwnFacts(t *testing.T) {
+	ctx := testCtx(t)
+	p := open(t, ctx, "/signup.html")
+	_, raw := capture(t, ctx, p, Options{})
+	var payload struct {
+		Forms []struct {
+			Fields []map[string]any `json:"fields"`
+		} `json:"forms"`
+		Interactive []map[string]any `json:"interactive"`
+	}
+	if err := json.Unmarshal(raw, &payload); err != nil || len(payload.Forms) != 1 {
+		t.Fatalf("forms: %v %s", err, raw)
+	}
+	fields := payload.Forms[0].Fields
+	if len(fields) != 10 {
+		t.Fatalf("%d fields: %s", len(fields), raw)
+	}
+	for i, f := range fields {
+		keys := []string{"type", "selector", "ref"}
+		if f["type"] == "radio" { // a group: its radios carry the refs
+			keys = keys[:2]
+		}
+		if f["type"] != "submit" {
+			keys = append(keys, "label", "name")
+		}
+		for _, k := range keys {
+			if s, _ := f[k].(string); s == "" {
+				t.Errorf("forms[0].fields[%d] has no %s: %v", i, k, f)
+			}
+		}
+	}
+	if fields[0]["type"] != "text" || fields[0]["label"] != "Full name" || fields[0]["name"] != "name" {
+		t.Errorf("first field: %v", fields[0])
+	}
+	if country := fields[5]; country["label"] != "Country" || len(country["options"].([]any)) != 4 {
+		t.Errorf("country: %v", country)
+	}
+	for i, e := range payload.Interactive {
+		for _, k := range []string{"ref", "selector", "role"} {
+			if s, _ := e[k].(string); s == "" {
+				t.Errorf("interactive[%d] has no %s: %v", i, k, e)
+			}
+		}
+	}
+}

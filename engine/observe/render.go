@@ -236,7 +236,7 @@ func renderField(b *strings.Builder, fd *Field, shown map[string]bool) {
 	}
 	typ := fd.Type
 	if typ == "" {
-		typ = "text" // HTML's default, left out of the JSON
+		typ = "text" // a decoded payload of another producer may leave it out
 	}
 	b.WriteString("[" + typ)
 	if len(fd.Options) > 0 {

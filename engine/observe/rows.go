@@ -3,7 +3,6 @@ package observe
 import (
 	"encoding/json"
 	"fmt"
-	"strings"
 )
 
 // Elements is the interactive list: one element per entry, each with its
@@ -85,7 +84,6 @@ func runOf(run []Element) rowEntry {
 // (Options.Rows), interactive in its compact form.
 func (o Observation) MarshalJSON() ([]byte, error) {
 	type fields Observation // the same fields, without this method
-	o.Forms = compactForms(o.Forms, o.Interactive)
 	if !o.rows {
 		return json.Marshal(fields(o))
 	}
@@ -157,39 +155,4 @@ func (es *Elements) UnmarshalJSON(raw []byte) error {
 	}
 	*es = out
 	return nil
-}
-
-// FieldName is the name the control submits under: Name, or the one its
-// selector spells ([name=email], [name='a b']), since the name is left out
-// of the JSON when the selector already says it.
-func (f Field) FieldName() string {
-	if f.Name != "" {
-		return f.Name
-	}
-	s, ok := strings.CutPrefix(f.Selector, "[name=")
-	if !ok || !strings.HasSuffix(s, "]") {
-		return ""
-	}
-	s = s[:len(s)-1]
-	if len(s) < 2 || s[0] != '\'' || s[len(s)-1] != '\'' {
-		return s // a bare CSS identifier
-	}
-	var b strings.Builder
-	for i := 1; i < len(s)-1; i++ {
-		if s[i] == '\\' && i+1 < len(s)-1 {
-			i++
-			switch s[i] {
-			case 'a':
-				b.WriteByte('\n')
-				i++ // the space that ends the escape
-				continue
-			case 'd':
-				b.WriteByte('\r')
-				i++
-				continue
-			}
-		}
-		b.WriteByte(s[i])
-	}
-	return b.String()
 }

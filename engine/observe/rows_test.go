@@ -3,7 +3,6 @@ package observe
 import (
 	"encoding/json"
 	"reflect"
-	"strings"
 	"testing"
 )
 
@@ -111,29 +110,6 @@ func TestLinksPageRowsWhenAsked(t *testing.T) {
 		t.Errorf("rows: %d characters, one element per entry %d", len(raw), len(plainRaw))
 	}
 	t.Logf("links page: %d characters with rows, %d without", len(raw), len(plainRaw))
-}
-
-func TestFieldName(t *testing.T) {
-	for sel, want := range map[string]string{
-		"[name=email]":         "email",
-		"[name='a b']":         "a b",
-		`[name='it\'s']`:       "it's",
-		`[name='back\\slash']`: `back\slash`,
-		`[name='two\a lines']`: "two\nlines",
-		"#email":               "",
-		"input[name=email]":    "",
-		"[name=":               "",
-	} {
-		if got := (Field{Selector: sel}).FieldName(); got != want {
-			t.Errorf("%s: %q, want %q", sel, got, want)
-		}
-	}
-	if got := (Field{Name: "n", Selector: "#x"}).FieldName(); got != "n" {
-		t.Errorf("named field: %q", got)
-	}
-	if !strings.Contains(string(must(json.Marshal(Field{Selector: "[name=q]"}))), `"selector":"[name=q]"`) {
-		t.Error("field JSON")
-	}
 }
 
 func must[T any](v T, err error) T {
