@@ -60,7 +60,7 @@ func (s *server) logsTool() tool {
 		name: "browser_logs",
 		def: func() *mcp.Tool {
 			return &mcp.Tool{
-				Description: `Read what a claimed tab reported since the claim: console messages (level, text, source url:line:col, stack for errors; the browser's own messages too), page errors (uncaught exceptions), network requests once finished or failed (method, url, status, resource type, mime, duration_ms, bytes, error = Chromium's net error), navigations, downloads (path, bytes, url). Oldest first, each with a seq; pass next_seq as after_seq to read only newer ones. The tab keeps the last 1000 entries: data_loss and lost say entries after your cursor were evicted. pending lists requests still in flight. Answers even while the page is busy or hung. Authorization, Cookie and Set-Cookie values and the server's configured secrets are replaced by [redacted].
+				Description: `Read what a claimed tab reported since the claim: console messages (level, text, source url:line:col, stack for errors; the browser's own messages too), page errors (uncaught exceptions), network requests once finished or failed (method, url, status, resource type, mime, duration_ms, bytes, error = Chromium's net error), navigations (type popup: a window the page opened, tab_id names it; popup_closed: windows over the server's popup bound, closed at once, count says how many), downloads (path, bytes, url). Oldest first, each with a seq; pass next_seq as after_seq to read only newer ones. The tab keeps the last 1000 entries: data_loss and lost say entries after your cursor were evicted. pending lists requests still in flight. Answers even while the page is busy or hung. Authorization, Cookie and Set-Cookie values and the server's configured secrets are replaced by [redacted].
 Errors: invalid_input, invalid_handle.`,
 				InputSchema: object([]string{"tab_handle"}, map[string]schema{
 					"tab_handle":     tabHandleField,
@@ -192,6 +192,12 @@ func renderLogs(r logsResult) string {
 			}
 		case tabs.LogNavigation:
 			fmt.Fprintf(&b, " %s %s", e.Type, e.URL)
+			if e.TabID != "" {
+				b.WriteString(" tab " + e.TabID)
+			}
+			if e.Text != "" {
+				b.WriteString(": " + e.Text)
+			}
 		case tabs.LogDownload:
 			fmt.Fprintf(&b, " %s %dB from %s", e.Path, e.Bytes, e.URL)
 		default:

@@ -82,6 +82,10 @@ func (t *Tab) adoptChild(id target.SessionID, frame cdproto.FrameID) {
 	t.children[frame] = child
 	t.mu.Unlock()
 	child.Listen(func(method string, params jsonv2.Value) {
+		if method == "Page.windowOpen" {
+			t.popups.nudge() // the frame's popups are the tab's
+			return
+		}
 		if method != "Page.frameNavigated" && method != "Page.navigatedWithinDocument" {
 			t.logs.record(method, params) // the frame's console and requests; navigations are the main frame's
 		}

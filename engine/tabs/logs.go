@@ -59,7 +59,9 @@ type LogEntry struct {
 	RequestHeaders  map[string]string `json:"request_headers,omitempty"`
 	ResponseHeaders map[string]string `json:"response_headers,omitempty"`
 	RequestID       string            `json:"request_id,omitempty"`
-	Path            string            `json:"path,omitempty"` // a download's file
+	Path            string            `json:"path,omitempty"`   // a download's file
+	TabID           string            `json:"tab_id,omitempty"` // a popup's tab (navigation type popup)
+	Count           int               `json:"count,omitempty"`  // how many popups one popup_closed entry stands for
 }
 
 // LogQuery selects entries; zero values select everything.
@@ -90,6 +92,7 @@ type logBuffer struct {
 	seq     int64 // seq of the newest entry
 	pending map[network.RequestID]*inflight
 	redact  *Redactor
+	read    int64 // the newest seq a query has gone past: entries up to it may have been seen
 }
 
 type inflight struct {
@@ -138,6 +141,22 @@ func (b *logBuffer) record(method string, params jsonv2.Value) {
 		}
 		b.locked(LogEntry{Kind: LogNavigation, URL: ev.URL, Type: "same_document"})
 	}
+}
+
+// addClosedPopups adds e's count to the newest entry when that one tells
+// of closed popups too and no query has gone past it (so no reader ever
+// sees a count change), else adds e.
+func (b *logBuffer) addClosedPopups(e LogEntry) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if n := len(b.ring); n > 0 {
+		last := &b.ring[(b.start+n-1)%n]
+		if last.Kind == e.Kind && last.Type == e.Type && last.Seq > b.read {
+			last.Count += e.Count
+			return
+		}
+	}
+	b.add(e)
 }
 
 func (b *logBuffer) locked(e LogEntry) {
@@ -361,6 +380,7 @@ func (b *logBuffer) query(q LogQuery) LogPage {
 			break
 		}
 		out.Next = e.Seq
+		b.read = max(b.read, e.Seq)
 		if q.matches(e) {
 			out.Entries = append(out.Entries, e)
 		}

@@ -7,6 +7,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -41,6 +42,10 @@ type Options struct {
 	// DownloadsDir is where the managed browser saves downloads; empty
 	// means a folder in the system's temporary directory (downloads.go).
 	DownloadsDir string
+
+	// MaxPopups bounds the live popups of one claimed tab (popups.go):
+	// 0 is DefaultMaxPopups, NoPopups closes every one.
+	MaxPopups int
 }
 
 // Manager holds the browsers and every claim on their tabs.
@@ -170,6 +175,7 @@ type TabInfo struct {
 	Title     string `json:"title"`
 	Claimed   bool   `json:"claimed"`
 	ClaimedBy string `json:"claimed_by,omitempty"` // "you", "another session" (of this process, or through the attach hub) or "another process"
+	OpenerID  string `json:"opener_id,omitempty"`  // the tab whose page opened this one, for a popup
 }
 
 // Tabs lists a browser's page tabs, starting the browser if needed.
@@ -178,18 +184,15 @@ func (m *Manager) Tabs(ctx context.Context, owner, browserID string) ([]TabInfo,
 	if err != nil {
 		return nil, err
 	}
-	res, err := cdproto.Call(ctx, conn.Browser(), target.GetTargets, target.GetTargetsParams{})
+	pages, err := m.policePopups(ctx, p, conn.Browser()) // pages only, without popups over a bound
 	if err != nil {
 		return nil, err
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	out := []TabInfo{}
-	for _, ti := range res.TargetInfos {
-		if ti.Type != "page" {
-			continue
-		}
-		info := TabInfo{TabID: string(ti.TargetID), BrowserID: p.id, URL: ti.URL, Title: ti.Title}
+	for _, ti := range pages {
+		info := TabInfo{TabID: string(ti.TargetID), BrowserID: p.id, URL: ti.URL, Title: ti.Title, OpenerID: string(ti.OpenerID)}
 		if c := m.claims[p.id][ti.TargetID]; c != nil {
 			info.Claimed = true
 			info.ClaimedBy = "another session"
@@ -318,7 +321,7 @@ func (m *Manager) Claim(ctx context.Context, opt ClaimOptions) (*Tab, error) {
 func (m *Manager) claim(ctx context.Context, owner string, p *profile, conn *cdp.Conn, gen int, id target.ID, opened bool) (*Tab, error) {
 	t := &Tab{
 		handle: newHandle(), owner: owner, profile: p, gen: gen, opened: opened,
-		TargetID: id, queue: make(chan struct{}, 1), dead: make(chan struct{}),
+		TargetID: id, queue: make(chan struct{}, 1), dead: make(chan struct{}), popups: newPopupLedger(opened),
 	}
 	m.mu.Lock()
 	if m.closed {
@@ -348,6 +351,12 @@ func (m *Manager) claim(ctx context.Context, owner string, p *profile, conn *cdp
 	if err := t.attach(ctx, conn); err != nil {
 		m.forget(t, errs.As(err))
 		return nil, err
+	}
+	if !opened {
+		if err := m.adoptPopups(ctx, t); err != nil {
+			m.forget(t, errs.As(err))
+			return nil, err
+		}
 	}
 	return t, nil
 }
@@ -439,7 +448,7 @@ func (m *Manager) Activate(ctx context.Context, owner, handle string) error {
 }
 
 // EndSession ends every claim of owner, as when its MCP session ends: the
-// tabs opened for it (Open) are closed, the tabs it
+// tabs opened for it (Open) are closed with their popups, the tabs it
 // claimed (a user's own, in attach mode) are released and left open.
 func (m *Manager) EndSession(ctx context.Context, owner string) {
 	m.mu.Lock()
@@ -461,10 +470,14 @@ func (m *Manager) EndSession(ctx context.Context, owner string) {
 	m.closeAll(opened, "the session that opened it ended")
 }
 
-// closeAll closes tabs at once, for why, each within closeWait; their
-// handles die.
+// closeAll closes tabs and their popups at once, for why, each within
+// closeWait; their handles die.
 func (m *Manager) closeAll(list []*Tab, why string) {
+	popups := m.popupsOf(list)
 	var wg sync.WaitGroup
+	for browser, ids := range popups {
+		wg.Go(func() { closeTargets(browser, ids) })
+	}
 	for _, t := range list {
 		m.forget(t, deadHandle("tab handle %q belongs to a closed tab: %s", t.handle, why).WithHint("open or claim another tab"))
 		browser := t.profile.browserOf(t.gen)
@@ -478,6 +491,47 @@ func (m *Manager) closeAll(list []*Tab, why string) {
 		})
 	}
 	wg.Wait()
+}
+
+// popupsOf lists, per browser, the popups under the tabs (at any depth)
+// that no one else holds: a popup another claim holds stays, with its own.
+func (m *Manager) popupsOf(list []*Tab) map[*cdp.Session][]target.ID {
+	roots := map[*cdp.Session]map[target.ID]bool{}
+	for _, t := range list {
+		if browser := t.profile.browserOf(t.gen); browser != nil {
+			if roots[browser] == nil {
+				roots[browser] = map[target.ID]bool{}
+			}
+			roots[browser][t.TargetID] = true
+		}
+	}
+	out := map[*cdp.Session][]target.ID{}
+	for browser, ids := range roots {
+		ctx, cancel := context.WithTimeout(context.Background(), closeWait)
+		tree, err := listTargets(ctx, browser)
+		cancel()
+		if err != nil {
+			continue // the browser is going: its tabs go with it
+		}
+		for _, id := range tree.below(ids) {
+			if !m.heldElsewhere(id, list) {
+				out[browser] = append(out[browser], id)
+			}
+		}
+	}
+	return out
+}
+
+// heldElsewhere says whether a claim other than those in list holds target id.
+func (m *Manager) heldElsewhere(id target.ID, list []*Tab) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, claims := range m.claims {
+		if c := claims[id]; c != nil && !slices.Contains(list, c) {
+			return true
+		}
+	}
+	return false
 }
 
 // forget removes a claim and kills its handle with why.

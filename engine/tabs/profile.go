@@ -30,6 +30,7 @@ type profile struct {
 
 	lock    chan struct{} // held while connecting; a context-aware mutex
 	mu      sync.Mutex
+	popupMu sync.Mutex // one look at the popups at a time (popups.go)
 	conn    *cdp.Conn
 	managed *launch.Browser
 	version string

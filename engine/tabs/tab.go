@@ -54,6 +54,7 @@ type Tab struct {
 	logs       *logBuffer     // what the tab reported since the claim (logs.go)
 	mainWorlds mainWorlds     // the page's own context in each frame (evaluate.go)
 	refs       refScopes      // the tags of the refs observations gave (refs.go)
+	popups     popupLedger    // what became of the windows its pages opened (popups.go)
 }
 
 // pageState is what the tab's events tell us about its main frame.
@@ -194,6 +195,7 @@ func (t *Tab) attach(ctx context.Context, conn *cdp.Conn) error {
 	if err := t.notePending(ctx, commits); err != nil {
 		return err
 	}
+	go t.watchPopups()
 	go func() {
 		select {
 		case <-sess.Done():
@@ -227,6 +229,10 @@ func (t *Tab) detach(ctx context.Context) error {
 func (t *Tab) onEvent(method string, params jsonv2.Value) {
 	t.logs.record(method, params)
 	t.mainWorlds.track(method, params)
+	if method == "Page.windowOpen" {
+		t.popups.nudge()
+		return
+	}
 	if method == "Target.attachedToTarget" {
 		var ev target.EventAttachedToTarget
 		if jsonv2.Unmarshal(params, &ev) == nil && ev.TargetInfo != nil && ev.TargetInfo.Type == "iframe" {
