@@ -63,4 +63,12 @@ func firstErr(checks ...error) error {
 	return nil
 }
 
+// firstViolation is the first of a validator's violations, or nil.
+func firstViolation(v []*errs.Error) error {
+	if len(v) == 0 {
+		return nil
+	}
+	return v[0]
+}
+
 func errInput(path, msg string) error { return errs.Input(path, "%s", msg) }

@@ -410,3 +410,36 @@ func TestDecodeOptionalStrings(t *testing.T) {
 	inputError(t, decode(json.RawMessage(`{"text":null}`), &in), "text")
 	inputError(t, decode(json.RawMessage(`{"text":3}`), &in), "text")
 }
+
+// A locator is checked by one set of rules in every tool that takes one:
+// the same bad locator gets the same error (path and words) from an action,
+// browser_observe and browser_screenshot.
+func TestLocatorRulesAreOneSet(t *testing.T) {
+	tools := toolsByName(t)
+	for _, loc := range []string{
+		`"ref":"e1","frame_id":"F"`,
+		`"ref":"e1","frame":{"url":"u"}`,
+		`"ref":"e1","selector":"#a"`,
+		`"selector":"#a","name":"n"`,
+		`"selector":"#a","frame":{"url":"u"},"frame_id":"F"`,
+		`"selector":"#a","frame":{}`,
+	} {
+		t.Run(loc, func(t *testing.T) {
+			var first *errs.Error
+			for _, name := range []string{"browser_hover", "browser_observe", "browser_screenshot"} {
+				err, touched := runNoManager(t, tools[name], `{"tab_handle":"h",`+loc+`}`)
+				if touched {
+					t.Fatalf("%s accepted {%s}", name, loc)
+				}
+				e := errs.As(err)
+				if first == nil {
+					first = e
+					continue
+				}
+				if e.Code != first.Code || e.Path != first.Path || e.Message != first.Message {
+					t.Errorf("%s: %s at %s: %q; browser_hover: %s at %s: %q", name, e.Code, e.Path, e.Message, first.Code, first.Path, first.Message)
+				}
+			}
+		})
+	}
+}

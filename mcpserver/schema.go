@@ -1,5 +1,7 @@
 package mcpserver
 
+import "github.com/tabwright/tabwright/engine/batch"
+
 // Input schemas are written out here, not inferred from structs, so that
 // enums, bounds and descriptions are exactly what an agent reads.
 
@@ -48,8 +50,10 @@ var (
 	timeoutField   = integer("", minTimeoutMS, maxTimeoutMS, defaultTimeoutMS)
 )
 
+// A call's timeout_ms has the bounds and default of a batch's (the
+// contract's).
 const (
-	minTimeoutMS     = 100
-	maxTimeoutMS     = 120000
-	defaultTimeoutMS = 30000
+	minTimeoutMS     = batch.MinTimeoutMS
+	maxTimeoutMS     = batch.MaxTimeoutMS
+	defaultTimeoutMS = batch.DefaultTimeoutMS
 )

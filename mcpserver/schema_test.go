@@ -211,10 +211,12 @@ func TestToolSchemasMatchInputStructs(t *testing.T) {
 						t.Errorf("%s: default %v is not one of %v", name, def, values)
 					}
 				}
-				if _, contract := prevalidated[tl.name]; stepTool || contract {
+				_, locatorField := locatorProps()[name]
+				if _, contract := prevalidated[tl.name]; stepTool || contract || locatorField {
 					// Built from (or beside) the batch contract, whose bounds
 					// carry no default for every field: the structure test in
-					// tools_act_test.go pins them to the contract instead.
+					// tools_act_test.go pins them to the contract instead (the
+					// locator fields of every tool are the click step's).
 					// timeout_ms's bounds, the same for every action, are said
 					// once in browser_observe's description.
 					if _, ok := p["minimum"].(float64); p["type"] == "integer" && !ok && name != "timeout_ms" {
@@ -226,9 +228,6 @@ func TestToolSchemasMatchInputStructs(t *testing.T) {
 					lo, okLo := p["minimum"].(float64)
 					hi, okHi := p["maximum"].(float64)
 					def, okDef := p["default"].(float64)
-					if name == "nth" { // absent means strict (one match), not index 0
-						def, okDef = lo, true
-					}
 					if !okLo || !okHi || !okDef {
 						t.Errorf("%s: integer needs minimum, maximum and default: %v", name, p)
 					} else if !(lo <= def && def <= hi) {

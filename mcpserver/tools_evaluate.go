@@ -10,6 +10,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/tabwright/tabwright/engine/act"
 	"github.com/tabwright/tabwright/engine/errs"
 	"github.com/tabwright/tabwright/engine/locate"
 	"github.com/tabwright/tabwright/engine/tabs"
@@ -180,7 +181,7 @@ func evaluateCheck(in evaluateInput) error {
 		required("tab_handle", in.TabHandle),
 		between("max_chars", in.MaxChars, 100, maxEvalChars),
 		between("timeout_ms", in.TimeoutMS, minTimeoutMS, maxTimeoutMS),
-		frameCheck(in.Frame, in.FrameID),
+		firstViolation(act.ValidateFrame(in.Frame, in.FrameID)),
 	); err != nil {
 		return err
 	}

@@ -41,33 +41,29 @@ Locators: ref from the latest observation, or selector read by selector_type: cs
 Errors: invalid_input (path names the field), not_found, ambiguous, stale_ref (observe again), invalid_handle, timeout (names the budget), cancelled, tab_crashed, browser_unavailable; actions also not_actionable (says why: "covered by div#cookie"), value_mismatch, dialog_pending.`,
 	stepBound("timeout_ms", "minimum"), stepBound("timeout_ms", "maximum"), DefaultActionTimeout.Milliseconds())
 
+// observeSchema is browser_observe's input: its options and the locator
+// fields every tool lists alike.
+func observeSchema() schema {
+	props := locatorProps()
+	props["tab_handle"] = tabHandleField
+	props["include"] = schema{"type": "array", "items": schema{"type": "string", "enum": observe.Sections}}
+	props["max_chars"] = integer(fmt.Sprintf("reader: default %d.", observe.DefaultMaxReaderChars), observe.MinMaxChars, observe.LimitMaxChars, observe.DefaultMaxChars)
+	props["max_interactive"] = integer("", 1, observe.LimitMaxInteractive, observe.DefaultMaxInteractive)
+	props["mode"] = enum("", observe.ModePassive, observe.ModePassive, observe.ModeDiffing, observe.ModeWatching)
+	props["since"] = str("")
+	props["scope"] = str("")
+	props["timeout_ms"] = timeoutField
+	props["rows"] = boolean("Runs of plain elements as {columns, rows}, not one entry each.", false)
+	return schema{"type": "object", "properties": props, "required": []string{"tab_handle"}, "additionalProperties": false}
+}
+
 func (s *server) observeTool() tool {
 	return tool{
 		name: "browser_observe",
 		def: func() *mcp.Tool {
 			return &mcp.Tool{
 				Description: observeDoc,
-				InputSchema: object([]string{"tab_handle"}, map[string]schema{
-					"tab_handle": tabHandleField,
-					"include": {
-						"type":  "array",
-						"items": schema{"type": "string", "enum": observe.Sections},
-					},
-					"max_chars":       integer(fmt.Sprintf("reader: default %d.", observe.DefaultMaxReaderChars), observe.MinMaxChars, observe.LimitMaxChars, observe.DefaultMaxChars),
-					"max_interactive": integer("", 1, observe.LimitMaxInteractive, observe.DefaultMaxInteractive),
-					"mode":            enum("", observe.ModePassive, observe.ModePassive, observe.ModeDiffing, observe.ModeWatching),
-					"since":           str(""),
-					"scope":           str(""),
-					"selector":        str(""),
-					"selector_type":   enum("", "", "css", "xpath", "label", "placeholder", "role"),
-					"name":            {"type": "string"},
-					"nth":             schema{"type": "integer", "minimum": 0, "maximum": 100000},
-					"ref":             str(""),
-					"frame":           schema{"type": "object"},
-					"frame_id":        {"type": "string"},
-					"timeout_ms":      timeoutField,
-					"rows":            boolean("Runs of plain elements as {columns, rows}, not one entry each.", false),
-				}),
+				InputSchema: observeSchema(),
 				Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true},
 			}
 		},
@@ -94,19 +90,16 @@ func (s *server) observeTool() tool {
 				between("max_chars", in.MaxChars, observe.MinMaxChars, observe.LimitMaxChars),
 				between("max_interactive", in.MaxInteractive, 1, observe.LimitMaxInteractive),
 				opt.Check(),
-				scopeLocatorCheck(in),
+				scopeCheck(in),
 				between("timeout_ms", in.TimeoutMS, minTimeoutMS, maxTimeoutMS),
 			); err != nil {
-				return nil, "", err
-			}
-			if err := frameCheck(in.Frame, in.FrameID); err != nil {
 				return nil, "", err
 			}
 			var obs *observe.Observation
 			err := s.onTab(ctx, owner, in.TabHandle, in.TimeoutMS, func(ctx context.Context, t *tabs.Tab) (err error) {
 				part := observetab.Part{Frame: in.Frame, FrameID: in.FrameID}
-				if loc, ok := in.locator(); ok {
-					part.Locator = &loc
+				if in.Selector != "" || in.Ref != "" {
+					part.Locator = &in.Locator
 				}
 				obs, err = observetab.Capture(ctx, t, part, opt)
 				return err
@@ -167,35 +160,11 @@ func (a *includeArg) UnmarshalJSON(raw []byte) error {
 	return nil
 }
 
-// frameCheck applies act's frame rules and bounds (the batch contract's)
-// to a frame given on its own.
-func frameCheck(f *locate.FrameSpec, id string) error {
-	if v := act.ValidateFrame(f, id); len(v) > 0 {
-		return v[0]
-	}
-	return nil
-}
-
-// locator is the scope locator, when one was given.
-func (in observeInput) locator() (locate.Locator, bool) {
-	if in.Selector == "" && in.Ref == "" {
-		return locate.Locator{}, false
-	}
-	return in.Locator, true
-}
-
-// scopeLocatorCheck applies the action tools' locator rules to the scope
-// locator; frame and frame_id are checked apart, since they also work alone.
-func scopeLocatorCheck(in observeInput) error {
+// scopeCheck: the part of the page to read is a CSS scope, or a locator
+// (or a frame alone) by the rules of every tool's locator, not both.
+func scopeCheck(in observeInput) error {
 	if in.Scope != "" && (in.Selector != "" || in.Ref != "") {
 		return errs.Input("scope", "give scope (a CSS selector) or a locator (selector or ref), not both")
 	}
-	if in.Ref != "" && (in.Frame != nil || in.FrameID != "") {
-		return errs.Input("ref", "a ref names the element alone: drop frame and frame_id")
-	}
-	l := locate.Locator{Selector: in.Selector, SelectorType: in.SelectorType, Name: in.Name, Nth: in.Nth, Ref: in.Ref}
-	if v := act.ValidateLocator(l); len(v) > 0 {
-		return v[0]
-	}
-	return nil
+	return firstViolation(act.ValidateScope(in.Locator))
 }

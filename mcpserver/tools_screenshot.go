@@ -18,30 +18,22 @@ import (
 // ---- browser_screenshot
 
 type screenshotInput struct {
-	TabHandle     string            `json:"tab_handle"`
-	FullPage      bool              `json:"full_page"`
-	Selector      string            `json:"selector"`
-	SelectorType  string            `json:"selector_type"`
-	Name          *string           `json:"name"`
-	Nth           *int              `json:"nth"`
-	Ref           string            `json:"ref"`
-	Frame         *locate.FrameSpec `json:"frame"`
-	FrameID       string            `json:"frame_id"`
-	Format        string            `json:"format"`
-	Quality       *int              `json:"quality"`
-	MaxLongSide   *int              `json:"max_long_side"`
-	MaxMegapixels *float64          `json:"max_megapixels"`
-	SavePath      string            `json:"save_path"`
-	Groundings    bool              `json:"groundings"`
-	TimeoutMS     *int              `json:"timeout_ms"`
+	TabHandle string `json:"tab_handle"`
+	FullPage  bool   `json:"full_page"`
+	// One element instead of the viewport: the one locator type of every
+	// tool (selector, selector_type, name, nth, ref, frame, frame_id).
+	locate.Locator
+	Format        string   `json:"format"`
+	Quality       *int     `json:"quality"`
+	MaxLongSide   *int     `json:"max_long_side"`
+	MaxMegapixels *float64 `json:"max_megapixels"`
+	SavePath      string   `json:"save_path"`
+	Groundings    bool     `json:"groundings"`
+	TimeoutMS     *int     `json:"timeout_ms"`
 }
 
-func (in screenshotInput) locator() (locate.Locator, bool) {
-	if in.Selector == "" && in.Ref == "" {
-		return locate.Locator{}, false
-	}
-	return locate.Locator{Selector: in.Selector, SelectorType: in.SelectorType, Name: in.Name, Nth: in.Nth, Ref: in.Ref, Frame: in.Frame, FrameID: in.FrameID}, true
-}
+// element reports whether the input names an element to shoot.
+func (in screenshotInput) element() bool { return in.Selector != "" || in.Ref != "" }
 
 // screenshotResult is the structured side; the image itself is content.
 type screenshotResult struct {
@@ -62,7 +54,6 @@ const maxGroundings = 300
 
 func screenshotSchema() schema {
 	props := locatorProps() // one element instead of the viewport; see browser_observe
-	props["nth"] = schema{"type": "integer", "minimum": 0, "maximum": 100000}
 	props["tab_handle"] = tabHandleField
 	props["full_page"] = boolean("", false)
 	props["format"] = enum("", "png", "png", "jpeg")
@@ -106,8 +97,8 @@ func (s *server) runScreenshot(ctx context.Context, owner string, args json.RawM
 	var ground []observe.Grounding
 	var cut bool
 	err := s.onTab(ctx, owner, in.TabHandle, in.TimeoutMS, func(ctx context.Context, t *tabs.Tab) (err error) {
-		if loc, ok := in.locator(); ok {
-			box, _, err := locate.Box(ctx, t, loc)
+		if in.element() {
+			box, _, err := locate.Box(ctx, t, in.Locator)
 			if err != nil {
 				return err
 			}
@@ -155,11 +146,10 @@ func screenshotCheck(in screenshotInput) error {
 		between("quality", in.Quality, 1, 100),
 		between("max_long_side", in.MaxLongSide, 16, 8000),
 		between("timeout_ms", in.TimeoutMS, minTimeoutMS, maxTimeoutMS),
-		frameCheck(in.Frame, in.FrameID),
+		firstViolation(act.ValidateScope(in.Locator)),
 	); err != nil {
 		return err
 	}
-	_, hasLoc := in.locator()
 	switch {
 	case in.Format != "" && in.Format != "png" && in.Format != "jpeg":
 		return errs.Input("format", "must be png or jpeg; got %q", in.Format)
@@ -167,18 +157,10 @@ func screenshotCheck(in screenshotInput) error {
 		return errs.Input("quality", "only goes with format jpeg")
 	case in.MaxMegapixels != nil && (*in.MaxMegapixels < 0.01 || *in.MaxMegapixels > 40):
 		return errs.Input("max_megapixels", "must be between 0.01 and 40; got %g", *in.MaxMegapixels)
-	case in.FullPage && hasLoc:
+	case in.FullPage && in.element():
 		return errs.Input("full_page", "give full_page or an element (selector or ref), not both")
-	case !hasLoc && (in.Frame != nil || in.FrameID != "" || in.SelectorType != "" || in.Name != nil || in.Nth != nil):
-		return errs.Input("selector", "frame, selector_type, name and nth go with a selector")
-	case in.Ref != "" && (in.Frame != nil || in.FrameID != ""):
-		return errs.Input("ref", "a ref names the element alone: drop frame and frame_id")
-	}
-	if loc, ok := in.locator(); ok {
-		loc.Frame, loc.FrameID = nil, ""
-		if v := act.ValidateLocator(loc); len(v) > 0 {
-			return v[0]
-		}
+	case !in.element() && (in.Frame != nil || in.FrameID != ""):
+		return errs.Input("selector", "a screenshot shows an element of a frame, not the frame alone: add a selector (or ref) of the element")
 	}
 	return nil
 }

@@ -15,8 +15,9 @@ import (
 	"github.com/tabwright/tabwright/engine/tabs"
 )
 
-// DefaultTimeout bounds a step that names no timeout_ms.
-const DefaultTimeout = 5 * time.Second
+// DefaultTimeout bounds a step that names no timeout_ms: as long as
+// finding its element may take.
+const DefaultTimeout = locate.DefaultTimeout
 
 // Run performs a validated step on the tab. The caller runs it inside the
 // tab's queue and bounds ctx (see package deadline); the step's own

@@ -222,11 +222,23 @@ func ValidateFrame(f *locate.FrameSpec, id string) []*errs.Error {
 	return v.list
 }
 
-// ValidateLocator checks a locator that is not part of a step
-// (browser_observe's scope), each violation with its path.
+// ValidateLocator checks a locator that is not part of a step, each
+// violation with its path.
 func ValidateLocator(l locate.Locator) []*errs.Error {
 	var v violations
 	v.object("", contract().locator, reflect.ValueOf(l))
 	v.locator("", l)
 	return v.list
+}
+
+// ValidateScope checks what a reading tool (browser_observe,
+// browser_screenshot) is pointed at: one element, by a locator, or with
+// neither selector nor ref a child frame alone, or nothing.
+func ValidateScope(l locate.Locator) []*errs.Error {
+	if l.Selector != "" || l.Ref != "" {
+		return ValidateLocator(l)
+	}
+	f, id := l.Frame, l.FrameID
+	l.Frame, l.FrameID = nil, ""
+	return append(ValidateFrame(f, id), ValidateLocator(l)...)
 }

@@ -33,6 +33,10 @@ const (
 	Role        = "role"
 )
 
+// DefaultTimeout is how long finding an element may take when the call set
+// no deadline: a single action's default timeout_ms (act.DefaultTimeout).
+const DefaultTimeout = 5 * time.Second
+
 // Locator names one element. Exactly one of Selector and Ref is set.
 type Locator struct {
 	Selector     string     `json:"selector,omitempty"`
@@ -201,7 +205,7 @@ func evalBuilt(ctx context.Context, t *tabs.Tab, f *tabs.Frame, build func() str
 func Resolve(ctx context.Context, t *tabs.Tab, loc Locator, need Need) (*Target, error) {
 	deadline, ok := ctx.Deadline()
 	if !ok {
-		deadline = time.Now().Add(5 * time.Second)
+		deadline = time.Now().Add(DefaultTimeout)
 	}
 	loc, err := bindRef(t, loc)
 	if err != nil {

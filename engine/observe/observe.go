@@ -91,7 +91,7 @@ func (o Options) normalise() (Options, error) {
 	case o.MaxChars < 0 || (o.MaxChars > 0 && o.MaxChars < MinMaxChars) || o.MaxChars > LimitMaxChars:
 		return o, errs.Input("max_chars", "must be between %d and %d; got %d", MinMaxChars, LimitMaxChars, o.MaxChars).WithHint("leave it out for the default of %d (%d for the reader)", DefaultMaxChars, DefaultMaxReaderChars)
 	case o.MaxInteractive < 0:
-		return o, errs.Input("max_interactive", "must not be negative, got %d", o.MaxInteractive).WithHint("use 0 for the default of %d", DefaultMaxInteractive)
+		return o, errs.Input("max_interactive", "must not be negative, got %d", o.MaxInteractive).WithHint("leave it out for the default of %d", DefaultMaxInteractive)
 	case o.MaxInteractive > LimitMaxInteractive:
 		return o, errs.Input("max_interactive", "must be between 1 and %d; got %d", LimitMaxInteractive, o.MaxInteractive)
 	case len(o.Scope) > LimitScope:
