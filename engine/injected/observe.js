@@ -3,7 +3,7 @@
 // Needs core.js first. Installs tw.observe(options) once per document.
 (() => {
   'use strict';
-  const OBSERVE_VERSION = 6;
+  const OBSERVE_VERSION = 7;
   const tw = globalThis.__tabwright;
   if (tw.observeVersion === OBSERVE_VERSION) return;
   const { dom, norm, cut, rendered } = tw;
@@ -430,6 +430,55 @@
     return e;
   };
 
+  // --- card positions (for folding repeated cards in Go) ----------------------
+  // A card is the nearest element, the listed one or an ancestor, that has at
+  // least CARD_MIN siblings of its own tag and class: a product tile, a
+  // result, a list item. Its position is the card's selector with n for its
+  // nth-of-type index, and the element's path under the card, written with
+  // tags alone (and nth-of-type where a tag repeats), so cards of one shape
+  // have the same path whatever their hrefs or ids.
+  const CARD_MIN = 6;
+  const CARD_DEPTH = 6;
+  let cardCache = null;
+  const shapeKey = (el) => dom.tag(el) + '.' + (dom.attr(el, 'class') || '').trim().split(/\s+/).sort().join('.');
+  const siblingsOf = (parent) => {
+    let c = cardCache.get(parent);
+    if (!c) {
+      c = { shapes: new Map(), nth: new Map() };
+      const byTag = new Map();
+      for (const k of dom.children(parent)) {
+        const key = shapeKey(k);
+        c.shapes.set(key, (c.shapes.get(key) || 0) + 1);
+        const t = dom.tag(k);
+        byTag.set(t, (byTag.get(t) || 0) + 1);
+        c.nth.set(k, byTag.get(t));
+      }
+      c.byTag = byTag;
+      cardCache.set(parent, c);
+    }
+    return c;
+  };
+  const step = (el) => {
+    const c = siblingsOf(dom.parent(el));
+    const t = dom.tag(el);
+    return c.byTag.get(t) > 1 ? `${t}:nth-of-type(${c.nth.get(el)})` : t;
+  };
+  const cardPosition = (el) => {
+    if (dom.root(el) !== document) return null;
+    const path = [];
+    for (let c = el, depth = 0; c && depth < CARD_DEPTH; c = dom.parent(c), depth++) {
+      const parent = dom.parent(c);
+      if (!parent || parent === document.documentElement) return null;
+      const sib = siblingsOf(parent);
+      if (sib.shapes.get(shapeKey(c)) >= CARD_MIN) {
+        const under = path.reverse().map((s) => '> ' + s).join(' ');
+        return { card: `${sel(parent)} > ${dom.tag(c)}:nth-of-type(n)`, n: sib.nth.get(c), under };
+      }
+      path.push(step(c));
+    }
+    return null;
+  };
+
   const interactiveSection = (max, root) => {
     const list = [];
     let omitted = 0;
@@ -527,6 +576,16 @@
       const { list, omitted } = interactiveSection(maxInteractive, scope);
       if (omitted) truncated.interactive = { shown: list.length, omitted };
       result.interactive = list;
+      if (opt.cards) {
+        cardCache = new Map();
+        const cards = {};
+        for (const e of list) {
+          const at = cardPosition(tw.element(e.ref));
+          if (at) cards[e.ref] = at;
+        }
+        cardCache = null;
+        result.cards = cards;
+      }
       if (inc.vision) result.groundings = groundings(list);
     }
     if ((inc.forms || inc.interactive) && !scope) {

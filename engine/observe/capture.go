@@ -54,6 +54,9 @@ type pageResult struct {
 		Scroll   [2]int            `json:"scroll"`
 	} `json:"groundings"`
 	Truncated *Truncation `json:"truncated"`
+	// Cards are the listed elements that sit in repeated cards, by ref
+	// (asked for when folding).
+	Cards map[string]cardPos `json:"cards"`
 	// Frames are the selectors of the drawn iframes, for inlineFrames.
 	Frames []string `json:"frames"`
 }
@@ -125,11 +128,12 @@ type pageOptions struct {
 	Include        map[string]bool `json:"include"`
 	Scope          string          `json:"scope,omitempty"`
 	ScopeHandle    string          `json:"scopeHandle,omitempty"`
+	Cards          bool            `json:"cards,omitempty"` // say where repeated cards are, to fold them
 }
 
 // pageCall is the page-side call that reads the sections of set.
 func pageCall(o Options, set Set, watch bool) string {
-	opts := pageOptions{MaxChars: o.maxChars(), MaxInteractive: o.MaxInteractive, Include: set, Scope: o.Scope, ScopeHandle: o.ScopeHandle}
+	opts := pageOptions{MaxChars: o.maxChars(), MaxInteractive: o.MaxInteractive, Include: set, Scope: o.Scope, ScopeHandle: o.ScopeHandle, Cards: o.fold && set[SectionInteractive]}
 	if watch {
 		// Reads the journal first: a quiet document since the last watching
 		// observation needs no extraction at all.
@@ -325,7 +329,8 @@ func assemble(ctx context.Context, p Page, res *pageResult, opt Options, set Set
 	}
 	if set[SectionInteractive] && opt.fold {
 		var reps []Repeat
-		if o.Interactive, reps = fold(o.Interactive); reps != nil {
+		at := func(e Element) (cardPos, bool) { p, ok := res.Cards[e.Ref]; return p, ok }
+		if o.Interactive, reps = fold(o.Interactive, at); reps != nil {
 			o.reserve(ReservedRepeated, reps)
 		}
 	}

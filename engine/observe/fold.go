@@ -6,17 +6,19 @@ import (
 	"strings"
 )
 
-// Repeated cards (product tiles, search results) list the same few elements
-// again and again under selectors that differ only in the card's index:
-// #results > div:nth-of-type(7) > button. Listed one by one, 30 cards of 3
-// elements cost about 9,000 characters. By default the first foldKeep
-// cards of such a run stay in interactive as they are; the rest are said
-// once as a Repeat in reserved.repeated: the card selector with n for the
-// index, each element's role and selector under the card, and per card the
-// labels that differ. Every element stays reachable by its selector (the
-// card's with n filled in, then the element's); scope on one card, or any
-// max_interactive, lists them with refs. Options.Rows folds nothing: its rows
-// already write each element compactly.
+// Repeated cards (product tiles, search results, list items) list the same
+// few elements again and again. Listed one by one, 30 cards of 3 elements
+// cost about 9,000 characters. The page-side extractor finds cards by shape
+// (at least 6 siblings of one tag and class, whatever their hrefs or ids)
+// and says where each element sits (cardPos). By default the first
+// foldKeep cards of a run stay in interactive as they are; the rest are
+// said once as a Repeat in reserved.repeated: the card selector with n for
+// the index, each element's role and path under the card, per card the
+// labels that differ, and how to list them. A run of lone links or buttons
+// folds the same way (each is its own card). Every element stays reachable
+// by its selector (the card's with n filled in, then the path); scope on
+// one card, or any max_interactive, lists them with refs. Options.Rows
+// folds nothing: its rows already write each element compactly.
 
 // ReservedRepeated is the Reserved key of the []Repeat folded out of
 // interactive.
@@ -45,6 +47,8 @@ type Repeat struct {
 	// Labels are, per folded card, the labels of the elements that have
 	// none in Elements, in their order.
 	Labels [][]string `json:"labels"`
+	// List says how to get the folded elements with their refs.
+	List string `json:"list"`
 }
 
 // RepeatElement is one element of each card of a Repeat.
@@ -54,42 +58,30 @@ type RepeatElement struct {
 	Label    string `json:"label,omitempty"`
 }
 
-// cardOf splits a selector at its first :nth-of-type(N) into the card
-// selector with n, the index, and what follows (the element under the card).
-func cardOf(sel string) (card string, n int, under string, ok bool) {
-	const mark = ":nth-of-type("
-	i := strings.Index(sel, mark)
-	if i < 0 || strings.Contains(sel, ">>>") {
-		return "", 0, "", false
-	}
-	rest := sel[i+len(mark):]
-	j := strings.IndexByte(rest, ')')
-	if j <= 0 {
-		return "", 0, "", false
-	}
-	n, err := strconv.Atoi(rest[:j])
-	if err != nil || n < 1 || strconv.Itoa(n) != rest[:j] {
-		return "", 0, "", false
-	}
-	// What follows is nothing, or a space and the rest (a combinator): the
-	// element's selector is then exactly the card's, a space and under.
-	under = rest[j+1:]
-	if under != "" && (len(under) < 2 || under[0] != ' ' || strings.TrimSpace(under) != under[1:]) {
-		return "", 0, "", false
-	}
-	return sel[:i] + mark + "n)", n, strings.TrimPrefix(under, " "), true
+// cardPos is where the page found an element: in card N of a run of
+// like siblings (Card, the cards' selector with n for the index), at the
+// path Under below it ("" for the card itself). The page-side extractor
+// finds cards by shape (tag and class of siblings), whatever their hrefs
+// or ids, and writes Under with tags alone.
+type cardPos struct {
+	Card  string `json:"card"`
+	N     int    `json:"n"`
+	Under string `json:"under"`
 }
+
+// positions says where each element is, when it is in a card.
+type positions func(Element) (cardPos, bool)
 
 // card is one card of a run: its index and the range of its elements.
 type card struct{ n, from, to int }
 
 // fold takes runs of at least foldMin cards of the same shape out of es,
 // the first foldKeep of each kept, and says them as Repeats.
-func fold(es Elements) (Elements, []Repeat) {
+func fold(es Elements, at positions) (Elements, []Repeat) {
 	var out Elements
 	var reps []Repeat
 	for i := 0; i < len(es); {
-		cards := cardsFrom(es, i)
+		cards := cardsFrom(es, i, at)
 		if len(cards) < foldMin || (len(cards)-foldKeep)*(cards[0].to-cards[0].from) < foldMinElements {
 			out = append(out, es[i])
 			i++
@@ -97,7 +89,7 @@ func fold(es Elements) (Elements, []Repeat) {
 		}
 		last := cards[len(cards)-1]
 		out = append(out, es[i:cards[foldKeep].from]...)
-		reps = append(reps, repeatOf(es, cards[foldKeep:]))
+		reps = append(reps, repeatOf(es, cards[foldKeep:], at))
 		i = last.to
 	}
 	return out, reps
@@ -105,21 +97,21 @@ func fold(es Elements) (Elements, []Repeat) {
 
 // cardsFrom is the run of cards that starts at es[i]: consecutive indexes,
 // each card's elements plain, unframed, and of the first card's shape.
-func cardsFrom(es Elements, i int) []card {
-	base, n, _, ok := cardOf(es[i].Selector)
+func cardsFrom(es Elements, i int, at positions) []card {
+	first, ok := at(es[i])
 	if !ok || !foldable(es[i]) {
 		return nil
 	}
 	var cards []card
 	var shape []string
-	for j := i; j < len(es); {
+	for j, n := i, first.N; j < len(es); {
 		c := card{n: n, from: j}
 		for c.to = j; c.to < len(es); c.to++ {
-			b, m, under, ok := cardOf(es[c.to].Selector)
-			if !ok || b != base || m != n || !foldable(es[c.to]) {
+			p, ok := at(es[c.to])
+			if !ok || p.Card != first.Card || p.N != n || !foldable(es[c.to]) {
 				break
 			}
-			if shape != nil && (c.to-j >= len(shape) || shape[c.to-j] != es[c.to].Role+" "+under) {
+			if shape != nil && (c.to-j >= len(shape) || shape[c.to-j] != es[c.to].Role+" "+p.Under) {
 				return cards
 			}
 		}
@@ -128,8 +120,8 @@ func cardsFrom(es Elements, i int) []card {
 		}
 		if shape == nil {
 			for k := j; k < c.to; k++ {
-				_, _, under, _ := cardOf(es[k].Selector)
-				shape = append(shape, es[k].Role+" "+under)
+				p, _ := at(es[k])
+				shape = append(shape, es[k].Role+" "+p.Under)
 			}
 		} else if c.to-j != len(shape) {
 			break
@@ -147,15 +139,16 @@ func foldable(e Element) bool {
 
 // repeatOf says cards as one Repeat: labels every card shares go in its
 // Elements, the others in each card's row.
-func repeatOf(es Elements, cards []card) Repeat {
+func repeatOf(es Elements, cards []card, at positions) Repeat {
 	first := cards[0]
 	r := Repeat{From: first.n, To: cards[len(cards)-1].n}
 	shared := make([]bool, first.to-first.from)
 	for k := range shared {
 		e := es[first.from+k]
-		r.Card, _, _, _ = cardOf(e.Selector)
-		_, _, under, _ := cardOf(e.Selector)
-		r.Elements = append(r.Elements, RepeatElement{Selector: under, Role: e.Role})
+		p, _ := at(e)
+		r.Card = p.Card
+		r.List = "scope on one card (" + r.Selector(r.From, -1) + "), or give max_interactive, to list with refs"
+		r.Elements = append(r.Elements, RepeatElement{Selector: p.Under, Role: e.Role})
 		shared[k] = true
 		for _, c := range cards {
 			shared[k] = shared[k] && es[c.from+k].Label == e.Label
@@ -197,10 +190,10 @@ func (o *Observation) Repeated() []Repeat {
 	}
 }
 
-// Selector is the selector of element k of card n.
+// Selector is the selector of element k of card n (k < 0: the card).
 func (r Repeat) Selector(n, k int) string {
 	s := strings.TrimSuffix(r.Card, "(n)") + "(" + strconv.Itoa(n) + ")"
-	if k < len(r.Elements) && r.Elements[k].Selector != "" {
+	if k >= 0 && k < len(r.Elements) && r.Elements[k].Selector != "" {
 		s += " " + r.Elements[k].Selector
 	}
 	return s

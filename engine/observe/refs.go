@@ -36,4 +36,11 @@ func scopeRefs(p Page, res *pageResult) {
 		}
 		g.Boxes = boxes
 	}
+	if len(res.Cards) > 0 {
+		cards := make(map[string]cardPos, len(res.Cards))
+		for r, at := range res.Cards {
+			cards[ref(r)] = at
+		}
+		res.Cards = cards
+	}
 }

@@ -34,11 +34,12 @@ func TestElementRowsDecode(t *testing.T) {
 
 // Every interactive entry of a page is one element with ref, selector, role
 // and label (the contract's meaning), its selector matching it alone, and
-// decoding gives back what was captured.
+// decoding gives back what was captured. (A max_interactive given lists
+// the run of links in full; by default it folds, see fold.)
 func TestLinksPageOneElementPerEntry(t *testing.T) {
 	ctx := testCtx(t)
 	p := open(t, ctx, "/links.html")
-	o, raw := observeOK(t, ctx, p, Options{})
+	o, raw := observeOK(t, ctx, p, Options{MaxInteractive: DefaultMaxInteractive})
 	var payload struct {
 		Interactive []map[string]any `json:"interactive"`
 	}
@@ -80,7 +81,7 @@ func TestLinksPageOneElementPerEntry(t *testing.T) {
 func TestLinksPageRowsWhenAsked(t *testing.T) {
 	ctx := testCtx(t)
 	p := open(t, ctx, "/links.html")
-	plainObs, plainRaw := observeOK(t, ctx, p, Options{})
+	plainObs, plainRaw := observeOK(t, ctx, p, Options{MaxInteractive: DefaultMaxInteractive})
 	o, raw := observeOK(t, ctx, p, Options{Rows: true})
 	var payload struct {
 		Interactive []struct {
