@@ -226,21 +226,33 @@ func navigateErr(ctx context.Context, s *cdp.Session, url string) (page.Navigate
 var pendingSeq atomic.Int64
 
 // pendingCall starts a call that the browser does not answer on its own (a
-// promise that never settles) and returns once the page runs it.
+// promise that never settles) and returns once the page runs it: the
+// expression logs its mark first, and the console event is the signal.
 func pendingCall(t *testing.T, ctx context.Context, s *cdp.Session) <-chan error {
 	t.Helper()
-	mark := fmt.Sprintf("window.__pending%d", pendingSeq.Add(1))
+	mark := fmt.Sprintf("pending-%d", pendingSeq.Add(1))
+	logged, stop := s.Subscribe("Runtime.consoleAPICalled")
+	defer stop()
+	if _, err := cdproto.Call(ctx, s, runtime.Enable, cdproto.Empty{}); err != nil {
+		t.Fatalf("Runtime.enable: %v", err)
+	}
 	errc := make(chan error, 1)
 	go func() {
-		_, err := cdproto.Call(ctx, s, runtime.Evaluate, runtime.EvaluateParams{Expression: mark + " = true; new Promise(() => {})", AwaitPromise: ptr(true)})
+		_, err := cdproto.Call(ctx, s, runtime.Evaluate, runtime.EvaluateParams{Expression: fmt.Sprintf("console.debug(%q); new Promise(() => {})", mark), AwaitPromise: ptr(true)})
 		errc <- err
 	}()
-	// A guard against a hang: 5 s ran out on a loaded 2-core machine.
-	for deadline := time.Now().Add(30 * time.Second); eval(t, ctx, s, mark+" === true") != "true"; {
-		if time.Now().After(deadline) {
-			t.Fatal("the never-settling call did not start within 30s")
+	for started := false; !started; {
+		select {
+		case ev, ok := <-logged:
+			if !ok {
+				t.Fatal("the session ended before the never-settling call started")
+			}
+			started = strings.Contains(string(ev), `"value":"`+mark+`"`)
+		case err := <-errc:
+			t.Fatalf("the never-settling call returned: %v", err)
+		case <-ctx.Done():
+			t.Fatal("the never-settling call did not start before the test's deadline")
 		}
-		time.Sleep(5 * time.Millisecond) // between polls of the page's own state
 	}
 	select {
 	case err := <-errc:
