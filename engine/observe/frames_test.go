@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	cdproto "github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/runtime"
 )
 
 // framedPage is a tracked test page that reaches its same-origin child
@@ -55,18 +55,24 @@ func openFramed(t testing.TB, ctx context.Context, path string) framedPage {
 	return p
 }
 
-// waitFor polls cond in the page until it holds.
+// waitFor waits in the page until cond holds: it is checked again on every
+// DOM change and every load (a frame's or an image's, caught on the way
+// down), the events that can make a test page's condition true.
 func waitFor(t testing.TB, ctx context.Context, p *tab, cond string) {
 	t.Helper()
-	for deadline := time.Now().Add(5 * time.Second); ; {
-		var ok bool
-		if err := p.mainEval(ctx, cond, &ok); err == nil && ok {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("waited 5 s for %s", cond)
-		}
-		time.Sleep(20 * time.Millisecond)
+	expr := `new Promise((resolve) => {
+		const check = () => { if (` + cond + `) { resolve(true); return true; } return false; };
+		if (check()) return;
+		const changes = new MutationObserver(() => check() && changes.disconnect());
+		changes.observe(document, {subtree: true, childList: true, attributes: true});
+		document.addEventListener('load', () => check() && changes.disconnect(), true);
+	})`
+	res, err := cdproto.Call(ctx, p.sess, runtime.Evaluate, runtime.EvaluateParams{Expression: expr, AwaitPromise: ptr(true), ReturnByValue: ptr(true)})
+	if err == nil && res.ExceptionDetails != nil {
+		err = fmt.Errorf("%s", res.ExceptionDetails.Text)
+	}
+	if err != nil {
+		t.Fatalf("waiting for %s: %v", cond, err)
 	}
 }
 

@@ -57,14 +57,10 @@ func TestLogs(t *testing.T) {
 	}
 	tab := opened.Tab
 	var page LogPage
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	waitLogged(t, ctx, tab, func() bool {
 		page = tab.Logs(LogQuery{})
-		if hasEntry(page, LogError, "") && hasEntry(page, LogNetwork, "/api") && hasEntry(page, LogNetwork, "refused") || time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return hasEntry(page, LogError, "") && hasEntry(page, LogNetwork, "/api") && hasEntry(page, LogNetwork, "refused")
+	})
 	all, _ := json.Marshal(page)
 	for _, secret := range []string{"s3cr3t-token", plantedCookie, configuredSecret} {
 		if strings.Contains(string(all), secret) {
@@ -138,6 +134,34 @@ func TestLogs(t *testing.T) {
 	lost := tab.Logs(LogQuery{AfterSeq: last, Limit: 10})
 	if lost.Lost != 50 || lost.Entries[0].Text != "n50" {
 		t.Fatalf("after eviction: lost %d, first %+v", lost.Lost, lost.Entries[0])
+	}
+}
+
+// waitLogged re-reads the tab's log after each event the log records until
+// done holds. The log records an event before any subscriber hears it, and
+// the subscriptions start before the first read, so no entry is missed.
+func waitLogged(t *testing.T, ctx context.Context, tab *Tab, done func() bool) {
+	t.Helper()
+	wake := make(chan struct{}, 1)
+	for _, method := range []string{"Runtime.consoleAPICalled", "Runtime.exceptionThrown", "Log.entryAdded",
+		"Network.requestWillBeSent", "Network.responseReceived", "Network.loadingFinished", "Network.loadingFailed"} {
+		events, stop := tab.sess.Subscribe(method)
+		defer stop()
+		go func() {
+			for range events {
+				select {
+				case wake <- struct{}{}:
+				default:
+				}
+			}
+		}()
+	}
+	for !done() {
+		select {
+		case <-wake:
+		case <-ctx.Done():
+			t.Fatalf("the log never showed what the test waits for: %v", ctx.Err())
+		}
 	}
 }
 

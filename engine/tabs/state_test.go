@@ -113,6 +113,8 @@ func TestPDFEmulationStorageDownloads(t *testing.T) {
 		t.Fatal(err)
 	}
 	var got LogEntry
+	// A poll, not a stand-in for a signal: the entry is logged by a
+	// goroutine after the file is renamed on disk, and nothing announces it.
 	for end := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
 		if p := tab.Logs(LogQuery{Kinds: []string{LogDownload}}); len(p.Entries) == 1 {
 			got = p.Entries[0]

@@ -20,7 +20,7 @@ func fixture(t *testing.T) *httptest.Server {
 		fmt.Fprint(w, "<title>Gone</title>nothing here")
 	})
 	mux.HandleFunc("/slow-image", func(w http.ResponseWriter, r *http.Request) {
-		time.Sleep(300 * time.Millisecond)
+		time.Sleep(300 * time.Millisecond) // a late subresource, so load comes well after DOMContentLoaded: a page property, not synchronisation
 		w.Header().Set("Content-Type", "image/gif")
 	})
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
