@@ -43,6 +43,9 @@ type Options struct {
 	Tools string
 	// AllowEvaluate lists browser_evaluate, which runs any script in a page.
 	AllowEvaluate bool
+	// AllowFileURLs lets browser_open_tab and browser_navigate load file://
+	// URLs; off, they are refused (permission_denied).
+	AllowFileURLs bool
 	// ActionTimeout bounds a single-action tool call (click, fill, wait…)
 	// that names no timeout_ms; 0 is DefaultActionTimeout. browser_batch
 	// keeps its contract's default.

@@ -121,7 +121,7 @@ func (s *server) openTabTool() tool {
 		def: func() *mcp.Tool {
 			return &mcp.Tool{
 				Description: `Open url in a new tab. claim=true (default) waits for the load event and returns tab_handle, url, title, status (or navigation_error; the tab stays claimed); claim=false returns tab_id at once. Before retrying an open, check browser_discover kind=tabs.
-Errors: invalid_input, permission_denied (file:// without the extension's file access), browser_unavailable, browser_not_found, timeout.`,
+Errors: invalid_input, permission_denied (file:// without --allow-file-urls, or without the extension's file access), browser_unavailable, browser_not_found, timeout.`,
 				InputSchema: object([]string{"url"}, map[string]schema{
 					"url":        str("Absolute http(s), file or about URL."),
 					"browser_id": browserIDField,
@@ -136,7 +136,7 @@ Errors: invalid_input, permission_denied (file:// without the extension's file a
 			if err := decode(args, &in); err != nil {
 				return nil, "", err
 			}
-			if err := firstErr(required("url", in.URL), tabs.CheckURL("url", in.URL), between("timeout_ms", in.TimeoutMS, minTimeoutMS, maxTimeoutMS)); err != nil {
+			if err := firstErr(required("url", in.URL), s.checkTabURL("url", in.URL), between("timeout_ms", in.TimeoutMS, minTimeoutMS, maxTimeoutMS)); err != nil {
 				return nil, "", err
 			}
 			ctx, cancel := withTimeout(ctx, orDefault(in.TimeoutMS, defaultTimeoutMS))
@@ -323,7 +323,7 @@ func (s *server) checkNavigate(in *navigateInput) error {
 	case in.URL == "" && in.History == "":
 		return errInput("url", "is required unless history is given")
 	case in.URL != "":
-		if err := tabs.CheckURL("url", in.URL); err != nil {
+		if err := s.checkTabURL("url", in.URL); err != nil {
 			return err
 		}
 	default:

@@ -81,3 +81,33 @@ func mustLink(t *testing.T, target, link string) {
 		t.Fatal(err)
 	}
 }
+
+// file:// is off unless the user turns it on: a page that tells the agent
+// to open file:///… cannot have this machine's files read back to it.
+func TestFileURLsNeedTheirFlag(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	page := filepath.Join(dir, "local.html")
+	if err := os.WriteFile(page, []byte("<title>Local page</title><p>host file content</p>"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fileURL := "file://" + page
+	site := actSite(t)
+
+	off := startServer(t)
+	code, path, msg := callErr(t, off.sess, "browser_open_tab", map[string]any{"url": fileURL})
+	if code != "permission_denied" || path != "url" || !strings.Contains(msg, "--allow-file-urls") {
+		t.Errorf("open_tab file:// without the flag: %s %s %q", code, path, msg)
+	}
+	h := openOn(t, off.sess, site.URL+"/mcp.html")
+	code, path, msg = callErr(t, off.sess, "browser_navigate", map[string]any{"tab_handle": h, "url": fileURL})
+	if code != "permission_denied" || path != "url" {
+		t.Errorf("navigate file:// without the flag: %s %s %q", code, path, msg)
+	}
+
+	on := startServer(t, "--allow-file-urls")
+	opened := mustCall(t, on.sess, "browser_open_tab", map[string]any{"url": fileURL})
+	if opened["title"] != "Local page" {
+		t.Errorf("open_tab file:// with --allow-file-urls: %v", opened)
+	}
+}
