@@ -3,7 +3,7 @@
 // Needs core.js first. Installs tw.observe(options) once per document.
 (() => {
   'use strict';
-  const OBSERVE_VERSION = 7;
+  const OBSERVE_VERSION = 8;
   const tw = globalThis.__tabwright;
   if (tw.observeVersion === OBSERVE_VERSION) return;
   const { dom, norm, cut, rendered } = tw;
@@ -479,26 +479,36 @@
     return null;
   };
 
+  // interactiveSection lists the actionable elements in DOM order. An
+  // element whose one actionable descendant carries the same name (a tab's
+  // <li> and its link, a one-item menu and its item) is one entry: the
+  // outer one, which holds the state (selected, expanded).
   const interactiveSection = (max, root) => {
     const list = [];
+    const outer = []; // per entry, the index of its nearest listed ancestor
+    const inner = new Map(); // per entry, how many entries it holds
     let omitted = 0;
-    const visit = (c) => {
-      if (!actionable(c) || !rendered(c)) return;
-      if (list.length < max) list.push(describeElement(c));
-      else omitted++;
+    const visit = (c, above) => {
+      if (!actionable(c) || !rendered(c)) return above;
+      if (list.length >= max) { omitted++; return above; }
+      list.push(describeElement(c));
+      outer.push(above);
+      if (above >= 0) inner.set(above, (inner.get(above) || 0) + 1);
+      return list.length - 1;
     };
-    const walk = (node) => {
+    const walk = (node, above) => {
       for (const c of tw.flatChildren(node)) {
         if (c.nodeType !== 1) continue;
-        visit(c);
-        walk(c);
+        walk(c, visit(c, above));
       }
     };
-    if (root) {
-      visit(root);
-      walk(root);
-    } else if (document.documentElement) walk(document.documentElement);
-    return { list, omitted };
+    if (root) walk(root, visit(root, -1));
+    else if (document.documentElement) walk(document.documentElement, -1);
+    const same = (i) => {
+      const a = outer[i];
+      return a >= 0 && inner.get(a) === 1 && !inner.has(i) && list[a].label !== '' && list[a].label === list[i].label && !inForms?.has(tw.element(list[i].ref));
+    };
+    return { list: list.filter((e, i) => !same(i)), omitted };
   };
 
   // --- entry point -------------------------------------------------------------

@@ -720,3 +720,24 @@ func TestFormFieldsSayTheirOwnFacts(t *testing.T) {
 		}
 	}
 }
+
+// A tab's <li> and its link, and a one-item menu and its item, are one
+// entry each (the outer one, with its state; a menu is not listed itself,
+// so its item is the one). An element holding two
+// controls keeps them.
+func TestNestedSameNameIsOneEntry(t *testing.T) {
+	ctx := testCtx(t)
+	p := open(t, ctx, "/tabs.html")
+	o, raw := capture(t, ctx, p, Options{})
+	var got []string
+	for _, e := range o.Interactive {
+		got = append(got, e.Role+" "+e.Label)
+	}
+	want := "tab Code|tab Issues|tab Wiki|menuitem Share|generic |button Save|button Close"
+	if strings.Join(got, "|") != want {
+		t.Errorf("entries %q, want %q\n%s", strings.Join(got, "|"), want, raw)
+	}
+	if !o.Interactive[0].Selected {
+		t.Errorf("the selected tab lost its state: %+v", o.Interactive[0])
+	}
+}
