@@ -23,6 +23,7 @@ import (
 	"syscall"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -462,39 +463,66 @@ func groupMembers(procs []proc, pgid int) []int {
 	return pids
 }
 
+// waitGroupGone waits until no process of group pgid is left: it waits on
+// each member's exit (a pidfd, which works for processes that are not our
+// children) and lists the group again, so a late child is not missed.
 func waitGroupGone(t testing.TB, pgid int, within time.Duration) {
 	t.Helper()
-	deadline := time.Now().Add(within)
-	for {
-		left := groupMembers(readProcs(), pgid)
-		if len(left) == 0 {
-			return
+	gone := make(chan struct{})
+	go func() {
+		defer close(gone)
+		for left := groupMembers(readProcs(), pgid); len(left) > 0; left = groupMembers(readProcs(), pgid) {
+			for _, pid := range left {
+				waitPidExit(pid)
+			}
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("browser processes %v still alive %v after the server died", left, within)
-		}
-		time.Sleep(50 * time.Millisecond)
+	}()
+	select {
+	case <-gone:
+	case <-time.After(within): // a guard against a hang, not a speed bound
+		t.Fatalf("browser processes %v still alive %v after the server died", groupMembers(readProcs(), pgid), within)
 	}
 }
 
-// waitExited waits until pid has exited (gone or a zombie nobody reaped yet).
+// waitExited waits until pid has exited, without reaping it (its parent
+// may be the SDK's transport, which waits for it itself).
 func waitExited(t testing.TB, pid int, within time.Duration) {
 	t.Helper()
-	deadline := time.Now().Add(within)
-	for {
-		data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-		if err != nil {
-			return
-		}
-		s := string(data)
-		if f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:]); len(f) > 0 && f[0] == "Z" {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("server %d still running %v after the signal", pid, within)
-		}
-		time.Sleep(20 * time.Millisecond)
+	exited := make(chan struct{})
+	go func() { waitPidExit(pid); close(exited) }()
+	select {
+	case <-exited:
+	case <-time.After(within): // a guard against a hang, not a speed bound
+		t.Fatalf("server %d still running %v after the signal", pid, within)
 	}
+}
+
+// waitPidExit blocks until pid has exited (a zombie counts) or is gone. A
+// pidfd becomes readable when its process exits, whoever its parent is.
+func waitPidExit(pid int) {
+	fd, _, errno := syscall.Syscall(sysPidfdOpen, uintptr(pid), 0, 0)
+	if errno != 0 {
+		return // no such process: it is gone already
+	}
+	defer syscall.Close(int(fd))
+	fds := []pollFd{{fd: int32(fd), events: pollIn}}
+	for {
+		_, _, errno := syscall.Syscall6(syscall.SYS_PPOLL, uintptr(unsafe.Pointer(&fds[0])), 1, 0, 0, 0, 0)
+		if errno != syscall.EINTR {
+			return
+		}
+	}
+}
+
+const (
+	sysPidfdOpen = 434 // pidfd_open(2), the same number on every Linux architecture
+	pollIn       = 0x1
+)
+
+// pollFd is struct pollfd of poll(2).
+type pollFd struct {
+	fd             int32
+	events, revent int16
 }
 
 // closedPort returns a loopback URL where nothing listens.
