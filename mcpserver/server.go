@@ -31,6 +31,7 @@ type server struct {
 	outputs  func() (*folder, error)
 	uploads  func() (*folder, error)
 	actionMS int // default timeout_ms of the single-action tools
+	redact   *Redactor
 
 	mu     sync.Mutex
 	owners map[*mcp.ServerSession]string
@@ -66,6 +67,9 @@ type Options struct {
 	// UploadRoot is the one folder browser_upload may send files from;
 	// empty means the output folder.
 	UploadRoot string
+	// Secrets are values no tool result may show: each is replaced by
+	// [redacted] in every form Redactor derives, in every result.
+	Secrets []string
 	// Stop, when done, cancels every request in flight: the process is
 	// stopping (a signal) and no call may hold it up. Nil: never.
 	Stop context.Context
@@ -99,7 +103,7 @@ func NewWithOptions(m *tabs.Manager, version string, opt Options) (*mcp.Server, 
 	if opt.ActionTimeout <= 0 {
 		opt.ActionTimeout = DefaultActionTimeout
 	}
-	s := &server{m: m, opt: opt, actionMS: int(opt.ActionTimeout.Milliseconds()), owners: map[*mcp.ServerSession]string{}}
+	s := &server{m: m, opt: opt, actionMS: int(opt.ActionTimeout.Milliseconds()), redact: NewRedactor(opt.Secrets), owners: map[*mcp.ServerSession]string{}}
 	all := s.tools()
 	known := map[string]bool{}
 	for _, t := range all {
@@ -186,28 +190,52 @@ func (s *server) handle(t tool) mcp.ToolHandler {
 			stop := reportProgress(ctx, req.Session, token, t.name)
 			defer stop()
 		}
-		result, text, err := t.run(ctx, s.owner(req.Session), req.Params.Arguments)
-		if err != nil && errors.Is(ctx.Err(), context.Canceled) {
-			err = errs.New(errs.Cancelled, "the client cancelled the call (or its session ended, or the server is stopping) before it finished").
-				WithHint("nothing was rolled back: observe the tab to see how far it got")
-		}
-		var failed *failure
-		if errors.As(err, &failed) {
-			return &mcp.CallToolResult{
-				IsError:           true,
-				Content:           []mcp.Content{&mcp.TextContent{Text: failed.text}},
-				StructuredContent: failed.content,
-			}, nil
-		}
-		if err != nil {
-			return errorResult(err), nil
-		}
-		content := []mcp.Content{&mcp.TextContent{Text: text}}
-		if wc, ok := result.(withContent); ok {
-			result, content = wc.result, append(content, wc.extra...)
-		}
-		return &mcp.CallToolResult{Content: content, StructuredContent: result}, nil
+		return s.redactResult(s.call(ctx, t, req)), nil
 	}
+}
+
+// call runs the tool and builds its result, a success or an error.
+func (s *server) call(ctx context.Context, t tool, req *mcp.CallToolRequest) *mcp.CallToolResult {
+	result, text, err := t.run(ctx, s.owner(req.Session), req.Params.Arguments)
+	if err != nil && errors.Is(ctx.Err(), context.Canceled) {
+		err = errs.New(errs.Cancelled, "the client cancelled the call (or its session ended, or the server is stopping) before it finished").
+			WithHint("nothing was rolled back: observe the tab to see how far it got")
+	}
+	var failed *failure
+	if errors.As(err, &failed) {
+		return &mcp.CallToolResult{
+			IsError:           true,
+			Content:           []mcp.Content{&mcp.TextContent{Text: failed.text}},
+			StructuredContent: failed.content,
+		}
+	}
+	if err != nil {
+		return errorResult(err)
+	}
+	content := []mcp.Content{&mcp.TextContent{Text: text}}
+	if wc, ok := result.(withContent); ok {
+		result, content = wc.result, append(content, wc.extra...)
+	}
+	return &mcp.CallToolResult{Content: content, StructuredContent: result}
+}
+
+// redactResult is the one place every tool result passes before the
+// client reads it: the configured secrets leave its text and its
+// structured content, successes and errors alike. An image's pixels are
+// not read.
+func (s *server) redactResult(res *mcp.CallToolResult) *mcp.CallToolResult {
+	if !s.redact.Active() {
+		return res
+	}
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			tc.Text = s.redact.String(tc.Text)
+		}
+	}
+	if res.StructuredContent != nil {
+		res.StructuredContent, _ = s.redact.structured(res.StructuredContent)
+	}
+	return res
 }
 
 // withContent is a result that carries more content than its text, such

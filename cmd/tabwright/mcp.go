@@ -48,7 +48,8 @@ func runMCP(ctx context.Context, args []string, stderr io.Writer) error {
 		return errs.Input("--action-timeout", "must be between %v and %v (a step's timeout_ms bounds); got %v", lo, hi, *actionTimeout)
 	}
 	opt := tabs.Options{Launch: launch.Options{Headful: bf.headful}, CDPURL: bf.cdpURL}
-	if err := st.apply(&opt); err != nil {
+	serverOpt := mcpserver.Options{Tools: *toolsSpec, AllowFileURLs: *allowFiles, ActionTimeout: *actionTimeout, InlineSchemas: *inline, OutputDir: *outputDir, UploadRoot: *uploadRoot, Stop: ctx}
+	if err := st.apply(&opt, &serverOpt); err != nil {
 		return err
 	}
 	if *attach {
@@ -64,7 +65,7 @@ func runMCP(ctx context.Context, args []string, stderr io.Writer) error {
 		return err
 	}
 	defer m.Close()
-	srv, err := mcpserver.NewWithOptions(m, version, mcpserver.Options{Tools: *toolsSpec, AllowEvaluate: st.allowEvaluate, AllowFileURLs: *allowFiles, ActionTimeout: *actionTimeout, InlineSchemas: *inline, OutputDir: *outputDir, UploadRoot: *uploadRoot, Stop: ctx})
+	srv, err := mcpserver.NewWithOptions(m, version, serverOpt)
 	if err != nil {
 		return err
 	}

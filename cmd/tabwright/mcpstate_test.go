@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/tabwright/tabwright/engine/errs"
-	"github.com/tabwright/tabwright/engine/tabs"
+	"github.com/tabwright/tabwright/mcpserver"
 )
 
 func TestParseSecrets(t *testing.T) {
@@ -34,7 +34,7 @@ func FuzzParseSecrets(f *testing.F) {
 			return
 		}
 		for _, v := range got {
-			if len(v) < tabs.MinSecretLength {
+			if len(v) < mcpserver.MinSecretLength {
 				t.Fatalf("%q: short secret %q", s, v)
 			}
 		}

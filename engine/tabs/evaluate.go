@@ -259,7 +259,6 @@ func (t *Tab) capture(ctx context.Context, f *Frame, obj *runtime.RemoteObject, 
 	if len(out.JSON) > max {
 		out.JSON, out.Truncated = out.JSON[:max], true
 	}
-	out.JSON = t.logs.redact.String(out.JSON)
 	return out, nil
 }
 

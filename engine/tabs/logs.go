@@ -91,7 +91,6 @@ type logBuffer struct {
 	start   int   // index of the oldest entry
 	seq     int64 // seq of the newest entry
 	pending map[network.RequestID]*inflight
-	redact  *Redactor
 	read    int64 // the newest seq a query has gone past: entries up to it may have been seen
 }
 
@@ -100,8 +99,8 @@ type inflight struct {
 	began float64 // monotonic seconds
 }
 
-func newLogBuffer(r *Redactor) *logBuffer {
-	return &logBuffer{ring: make([]LogEntry, 0, 64), pending: map[network.RequestID]*inflight{}, redact: r}
+func newLogBuffer() *logBuffer {
+	return &logBuffer{ring: make([]LogEntry, 0, 64), pending: map[network.RequestID]*inflight{}}
 }
 
 // add appends e, evicting the oldest entry when full.
@@ -111,7 +110,7 @@ func (b *logBuffer) add(e LogEntry) {
 	if e.Time == 0 {
 		e.Time = time.Now().UnixMilli()
 	}
-	b.redact.entry(&e)
+	hideEntryCredentials(&e)
 	if len(b.ring) < LogCapacity {
 		b.ring = append(b.ring, e)
 		return
@@ -293,7 +292,7 @@ func (b *logBuffer) network(method string, params jsonv2.Value) {
 			Kind: LogNetwork, Method: ev.Request.Method, URL: ev.Request.URL + ev.Request.URLFragment, Type: string(ev.Type),
 			Time: int64(float64(ev.WallTime) * 1000), RequestID: string(ev.RequestID), RequestHeaders: headers(ev.Request.Headers),
 		}}
-		b.redact.entry(&p.entry) // pending requests are listed too
+		hideEntryCredentials(&p.entry) // pending requests are listed too
 		b.pending[ev.RequestID] = p
 	case "Network.responseReceived":
 		var ev network.EventResponseReceived
@@ -447,5 +446,5 @@ func (t *Tab) ResponseBody(ctx context.Context, requestID string) (body string, 
 	if res.Base64encoded {
 		return "", true, nil
 	}
-	return t.logs.redact.String(string(res.Body)), false, nil
+	return string(res.Body), false, nil
 }

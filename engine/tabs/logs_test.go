@@ -16,14 +16,17 @@ import (
 
 const plantedToken = "Bearer s3cr3t-token-XYZ"
 const plantedCookie = "c00kie-value-QRS"
-const configuredSecret = "hunter2-configured"
+
+// echoed is ordinary page text: the engine reports it as the page gave it
+// (configured secrets are the MCP server's to hide, in every result).
+const echoed = "hunter2-configured"
 
 func logSite(t *testing.T) *httptest.Server {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/api", func(w http.ResponseWriter, r *http.Request) {
 		http.SetCookie(w, &http.Cookie{Name: "sid", Value: plantedCookie})
 		w.Header().Set("Content-Type", "application/json")
-		fmt.Fprintf(w, `{"ok":true,"echo":%q}`, configuredSecret)
+		fmt.Fprintf(w, `{"ok":true,"echo":%q}`, echoed)
 	})
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintf(w, `<!doctype html><title>Logs</title><script>
@@ -34,7 +37,7 @@ console.error("the secret is %s");
 fetch("/api", {headers: {Authorization: %q}}).then(r => r.text());
 fetch("http://127.0.0.1:1/refused").catch(() => {});
 setTimeout(() => { null.boom; }, 0);
-</script>`, plantedCookie, configuredSecret, plantedToken)
+</script>`, plantedCookie, echoed, plantedToken)
 	})
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
@@ -44,7 +47,7 @@ setTimeout(() => { null.boom; }, 0);
 func TestLogs(t *testing.T) {
 	t.Parallel()
 	srv := logSite(t)
-	m, err := New(Options{Secrets: []string{configuredSecret}})
+	m, err := New(Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +65,7 @@ func TestLogs(t *testing.T) {
 		return hasEntry(page, LogError, "") && hasEntry(page, LogNetwork, "/api") && hasEntry(page, LogNetwork, "refused")
 	})
 	all, _ := json.Marshal(page)
-	for _, secret := range []string{"s3cr3t-token", plantedCookie, configuredSecret} {
+	for _, secret := range []string{"s3cr3t-token", plantedCookie} {
 		if strings.Contains(string(all), secret) {
 			t.Fatalf("%q shows in the log: %s", secret, all)
 		}
@@ -79,7 +82,7 @@ func TestLogs(t *testing.T) {
 	if e := find(LogConsole, "hello 42"); e.Level != "info" || !strings.Contains(e.Source, srv.URL) || e.Text != "hello 42 Object" {
 		t.Errorf("console.log entry: %+v", e)
 	}
-	if e := find(LogConsole, "the secret is "+Redacted); e.Level != "error" || len(e.Stack) == 0 {
+	if e := find(LogConsole, "the secret is "+echoed); e.Level != "error" || len(e.Stack) == 0 {
 		t.Errorf("console.error entry: %+v", e)
 	}
 	if e := find(LogError, "TypeError"); e.Level != "error" || !strings.Contains(e.Text, "Cannot read properties of null") || e.Source == "" {
@@ -99,7 +102,7 @@ func TestLogs(t *testing.T) {
 		t.Errorf("navigation: %+v", e)
 	}
 	body, binary, err := tab.ResponseBody(ctx, api.RequestID)
-	if err != nil || binary || body != `{"ok":true,"echo":"`+Redacted+`"}` {
+	if err != nil || binary || body != `{"ok":true,"echo":"`+echoed+`"}` {
 		t.Errorf("body %q binary %v: %v", body, binary, err)
 	}
 

@@ -35,10 +35,6 @@ type Options struct {
 	// through the attach hub (kind extension).
 	Extensions ExtensionSource
 
-	// Secrets are values hidden from what tabs report (logs, evaluation
-	// results); see Redactor.
-	Secrets []string
-
 	// DownloadsDir is where the managed browser saves downloads; empty
 	// means a folder in the system's temporary directory (downloads.go).
 	DownloadsDir string
@@ -58,15 +54,14 @@ type Manager struct {
 	tombs   map[string]*errs.Error        // dead handle -> why it died
 	claims  map[string]map[target.ID]*Tab // profile id -> target -> claim
 	ext     map[string]*profile           // paired extension profiles by id
-	redact  *Redactor
-	dl      downloads // downloads.go
+	dl      downloads                     // downloads.go
 	closed  bool
 	xp      crossProcess
 }
 
 // New returns a manager. No browser starts until one is used.
 func New(opt Options) (*Manager, error) {
-	m := &Manager{opt: opt, handles: map[string]*Tab{}, tombs: map[string]*errs.Error{}, claims: map[string]map[target.ID]*Tab{}, ext: map[string]*profile{}, redact: NewRedactor(opt.Secrets)}
+	m := &Manager{opt: opt, handles: map[string]*Tab{}, tombs: map[string]*errs.Error{}, claims: map[string]map[target.ID]*Tab{}, ext: map[string]*profile{}}
 	if opt.CDPURL != "" {
 		hostPort, err := launch.Endpoint(opt.CDPURL)
 		if err != nil {
