@@ -19,10 +19,31 @@ func TestParseSecrets(t *testing.T) {
 	}
 }
 
+// Only an environment-style NAME is split off: any other line with '=' is
+// the secret whole, padded base64 included.
+func TestParseSecretsKeepsLinesWhole(t *testing.T) {
+	t.Parallel()
+	for line, want := range map[string]string{
+		"pa=ssword":        "pa=ssword",
+		"TOKEN=abc==":      "abc==",
+		"QUJDRA==":         "QUJDRA==",
+		"c2VjcmV0LXg=":     "c2VjcmV0LXg=",
+		"_K9=value-1":      "value-1",
+		"9K=value-1":       "9K=value-1",
+		"Api_Key=value-1":  "Api_Key=value-1",
+		"API_KEY==padded=": "=padded=",
+	} {
+		got, err := parseSecrets("f", strings.NewReader(line+"\n"))
+		if err != nil || len(got) != 1 || got[0] != want {
+			t.Errorf("%q: got %q %v, want %q", line, got, err, want)
+		}
+	}
+}
+
 // FuzzParseSecrets: a secrets file gives values of at least the minimum
 // length, or a coded error; never a panic.
 func FuzzParseSecrets(f *testing.F) {
-	for _, s := range []string{"", "a=bcdef", "#x\nTOKEN=secret-value\n", "abc", "=====", "\x00\xff\n"} {
+	for _, s := range []string{"", "a=bcdef", "#x\nTOKEN=secret-value\n", "abc", "=====", "\x00\xff\n", "pa=ssword", "TOKEN=abc==", "QUJDRA==\n", "A==="} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -36,6 +57,9 @@ func FuzzParseSecrets(f *testing.F) {
 		for _, v := range got {
 			if len(v) < mcpserver.MinSecretLength {
 				t.Fatalf("%q: short secret %q", s, v)
+			}
+			if !strings.Contains(s, v) {
+				t.Fatalf("%q: secret %q is not a line's value", s, v)
 			}
 		}
 	})
