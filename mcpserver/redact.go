@@ -242,12 +242,12 @@ func latin1(s string) ([]byte, bool) {
 
 // structured hides the secrets in a result's JSON: every string (and
 // object key) is decoded, redacted and encoded again, so a replacement
-// never cuts an escape sequence. The JSON text is checked first: a secret
-// in a decoded string shows in the text in one of its JSON forms, so a
-// result with none comes back untouched.
+// never cuts an escape sequence. Each decoded string is checked, not the
+// JSON text: a form escaped twice shows in that text escaped three times.
+// A result with no secret comes back untouched.
 func (r *Redactor) structured(v any) (any, bool) {
 	raw, err := json.Marshal(v)
-	if err != nil || r.String(string(raw)) == string(raw) {
+	if err != nil {
 		return v, false
 	}
 	dec := json.NewDecoder(strings.NewReader(string(raw)))
@@ -256,21 +256,28 @@ func (r *Redactor) structured(v any) (any, bool) {
 	if dec.Decode(&tree) != nil {
 		return v, false
 	}
-	return r.walk(tree), true
+	changed := false
+	tree = r.walk(tree, &changed)
+	if !changed {
+		return v, false
+	}
+	return tree, true
 }
 
-func (r *Redactor) walk(v any) any {
+func (r *Redactor) walk(v any, changed *bool) any {
 	switch v := v.(type) {
 	case string:
-		return r.String(v)
+		out := r.String(v)
+		*changed = *changed || out != v
+		return out
 	case []any:
 		for i := range v {
-			v[i] = r.walk(v[i])
+			v[i] = r.walk(v[i], changed)
 		}
 	case map[string]any:
 		out := make(map[string]any, len(v))
 		for k, e := range v {
-			out[r.String(k)] = r.walk(e)
+			out[r.walk(k, changed).(string)] = r.walk(e, changed)
 		}
 		return out
 	}
