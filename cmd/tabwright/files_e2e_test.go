@@ -96,7 +96,7 @@ func TestFileURLsNeedTheirFlag(t *testing.T) {
 
 	off := startServer(t)
 	code, path, msg := callErr(t, off.sess, "browser_open_tab", map[string]any{"url": fileURL})
-	if code != "permission_denied" || path != "url" || !strings.Contains(msg, "--allow-file-urls") {
+	if code != "permission_denied" || path != "url" || !strings.Contains(msg, "file:// URLs are off") {
 		t.Errorf("open_tab file:// without the flag: %s %s %q", code, path, msg)
 	}
 	h := openOn(t, off.sess, site.URL+"/mcp.html")
