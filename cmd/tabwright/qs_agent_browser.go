@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"image"
 	_ "image/jpeg" // image sizes for the trace
@@ -23,7 +24,6 @@ import (
 	"github.com/tabwright/tabwright/engine/tabs"
 	"github.com/tabwright/tabwright/mcpserver"
 	"github.com/tabwright/tabwright/quickstart/agent"
-	"github.com/tabwright/tabwright/quickstart/egress"
 	"github.com/tabwright/tabwright/quickstart/sandbox"
 	"github.com/tabwright/tabwright/quickstart/task"
 	"github.com/tabwright/tabwright/quickstart/trace"
@@ -41,8 +41,8 @@ const agentBrowserTools = "browser_open_tab,browser_tab_control,browser_navigate
 // it, connected in process. The agent sees exactly the server's tools.
 func browserTools(version string) func(ctx context.Context, t *task.Task, sb *sandbox.Sandbox, tr *trace.Trace) (agent.ExtraTools, func(), error) {
 	return func(ctx context.Context, t *task.Task, sb *sandbox.Sandbox, tr *trace.Trace) (agent.ExtraTools, func(), error) {
-		allowed := func(host string) bool { return loopbackHost(host) && !egress.HostMatches(host, t.DocsAllow) }
-		g, err := startGate(sb, tr, allowed)
+		reach := newAppReach(t.Route)
+		g, err := startGate(sb, tr, reach)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -51,7 +51,7 @@ func browserTools(version string) func(ctx context.Context, t *task.Task, sb *sa
 			g.close()
 			return nil, nil, err
 		}
-		b := &browserBridge{tr: tr, allowed: allowed}
+		b := &browserBridge{tr: tr, reach: reach}
 		closeAll := func() {
 			if b.cs != nil {
 				b.cs.Close()
@@ -68,10 +68,10 @@ func browserTools(version string) func(ctx context.Context, t *task.Task, sb *sa
 }
 
 type browserBridge struct {
-	tr      *trace.Trace
-	allowed func(host string) bool // loopback, and not a docs host
-	cs      *mcp.ClientSession
-	defs    []agent.ToolDef
+	tr    *trace.Trace
+	reach appReach
+	cs    *mcp.ClientSession
+	defs  []agent.ToolDef
 }
 
 func (b *browserBridge) connect(ctx context.Context, m *tabs.Manager, version string) error {
@@ -138,8 +138,10 @@ func (b *browserBridge) call(ctx context.Context, name string, input json.RawMes
 	if err := json.Unmarshal(input, &args); err != nil {
 		return agent.Result{Text: name + " needs a JSON object of arguments: " + err.Error(), IsError: true}
 	}
-	if u, ok := args["url"].(string); ok && !b.urlAllowed(u) {
-		return agent.Result{Text: fmt.Sprintf("%s: %q is not the app on this machine's loopback. The browser is for the app you run here (http://127.0.0.1:PORT/ or http://localhost:PORT/); read documentation with read_docs.", name, u), IsError: true}
+	if u, ok := args["url"].(string); ok {
+		if why := b.reach.urlRefusal(u); why != "" {
+			return agent.Result{Text: name + ": " + why, IsError: true}
+		}
 	}
 	if _, ok := args["save_path"]; ok {
 		// The browser runs outside the sandbox: a file it wrote would land
@@ -178,9 +180,52 @@ func imageFact(im agent.Image) trace.Image {
 	return f
 }
 
-func (b *browserBridge) urlAllowed(raw string) bool {
+// appReach is where the agent's browser may go: any port on the loopback
+// (the sandbox's, where the agent serves its app), except the loopback
+// ports the docs route is served on, whose pages read_docs reads (on the
+// local backend the sandbox's loopback is the docs server's too). The rule
+// is by port, not by host: 127.0.0.1 and localhost are one loopback.
+type appReach struct{ docsPorts map[int]bool }
+
+func newAppReach(route []string) appReach {
+	r := appReach{docsPorts: map[int]bool{}}
+	for _, page := range route {
+		if u, err := url.Parse(page); err == nil && loopbackHost(u.Hostname()) {
+			r.docsPorts[urlPort(u)] = true
+		}
+	}
+	return r
+}
+
+// refusal says why the browser may not reach host:port, "" when it may.
+// Each message names the rule it applies and what to do instead.
+func (r appReach) refusal(host string, port int) string {
+	switch {
+	case !loopbackHost(host):
+		return fmt.Sprintf("agent_browser.not_loopback: %s is not on this machine's loopback. The browser is for the app you run here (http://127.0.0.1:PORT/ or http://localhost:PORT/); read documentation with read_docs.", net.JoinHostPort(host, strconv.Itoa(port)))
+	case r.docsPorts[port]:
+		return fmt.Sprintf("agent_browser.docs_port: port %d on the loopback is where the documentation is served; read it with read_docs. Serve your app on another port and open http://127.0.0.1:PORT/ here.", port)
+	}
+	return ""
+}
+
+func (r appReach) urlRefusal(raw string) string {
 	u, err := url.Parse(raw)
-	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && b.allowed(u.Hostname())
+	if err != nil || u.Scheme != "http" && u.Scheme != "https" {
+		return fmt.Sprintf("agent_browser.bad_url: %q is not an http:// or https:// URL; open the app you run here at http://127.0.0.1:PORT/.", raw)
+	}
+	return r.refusal(u.Hostname(), urlPort(u))
+}
+
+// urlPort is u's port, or its scheme's default.
+func urlPort(u *url.URL) int {
+	if n, err := strconv.Atoi(u.Port()); err == nil {
+		return n
+	}
+	if u.Scheme == "https" {
+		return 443
+	}
+	return 80
 }
 
 func loopbackHost(h string) bool {
@@ -199,7 +244,7 @@ type gate struct {
 	srv  *http.Server
 }
 
-func startGate(sb *sandbox.Sandbox, tr *trace.Trace, allowed func(host string) bool) (*gate, error) {
+func startGate(sb *sandbox.Sandbox, tr *trace.Trace, reach appReach) (*gate, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err
@@ -207,8 +252,11 @@ func startGate(sb *sandbox.Sandbox, tr *trace.Trace, allowed func(host string) b
 	dial := func(ctx context.Context, network, addr string) (net.Conn, error) {
 		host, port, err := net.SplitHostPort(addr)
 		n, perr := strconv.Atoi(port)
-		if err != nil || perr != nil || !allowed(host) {
-			return nil, fmt.Errorf("the agent's browser reaches only the sandbox's loopback, not %s", addr)
+		if err != nil || perr != nil {
+			return nil, fmt.Errorf("agent_browser.bad_address: %q is not host:port", addr)
+		}
+		if why := reach.refusal(host, n); why != "" {
+			return nil, errors.New(why)
 		}
 		return sb.DialInside(n)
 	}
@@ -217,13 +265,14 @@ func startGate(sb *sandbox.Sandbox, tr *trace.Trace, allowed func(host string) b
 		Transport: &http.Transport{DialContext: dial, DisableKeepAlives: true},
 	}
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		host := r.URL.Hostname()
+		host, port := r.URL.Hostname(), urlPort(r.URL)
 		if r.Method == http.MethodConnect {
-			host, _, _ = net.SplitHostPort(r.Host)
+			h, p, _ := net.SplitHostPort(r.Host)
+			host, port = h, atoiOr(p, 443)
 		}
-		if !allowed(host) {
+		if why := reach.refusal(host, port); why != "" {
 			tr.Add(trace.BrowserBlocked(host, r.URL.String()))
-			http.Error(w, "tabwright: the agent's browser reaches only the app on this machine's loopback; documentation is read with read_docs", http.StatusForbidden)
+			http.Error(w, "tabwright: "+why, http.StatusForbidden)
 			return
 		}
 		if r.Method == http.MethodConnect {
@@ -238,6 +287,13 @@ func startGate(sb *sandbox.Sandbox, tr *trace.Trace, allowed func(host string) b
 }
 
 func (g *gate) close() { g.srv.Close() }
+
+func atoiOr(s string, def int) int {
+	if n, err := strconv.Atoi(s); err == nil {
+		return n
+	}
+	return def
+}
 
 // tunnel carries a CONNECT (https on loopback) into the sandbox.
 func tunnel(w http.ResponseWriter, r *http.Request, dial func(context.Context, string, string) (net.Conn, error)) {

@@ -48,8 +48,12 @@ func agentBrowserWebQuickstart(t *testing.T, backend, vendor string) {
 		fmt.Fprint(w, `<html><body><main><article><h1>Counter quickstart</h1><p>Write index.html with a button #inc and a span #count, serve the folder with <code>python3 -m http.server</code>, open it and click the button: the count goes up by one.</p><p>That is the whole quickstart, and this sentence makes the article long enough.</p></article></main></body></html>`)
 	}))
 	defer docsSrv.Close()
-	docsURL := strings.Replace(docsSrv.URL, "127.0.0.1", "localhost", 1) + "/start"
-	page := `<html><body><button id=inc onclick="c.textContent=+c.textContent+1">Increment</button> count: <span id=count>0</span><script>var c=document.getElementById('count')</script><img src="` + docsURL + `/pixel.png"></body></html>`
+	// The docs and the app share the host 127.0.0.1 (issue 23: the app was
+	// refused as "not on the loopback"); the page asks the docs' port by
+	// the loopback's other name.
+	docsURL := docsSrv.URL + "/start"
+	docsByOtherName := strings.Replace(docsURL, "127.0.0.1", "localhost", 1)
+	page := `<html><body><button id=inc onclick="c.textContent=+c.textContent+1">Increment</button> count: <span id=count>0</span><script>var c=document.getElementById('count')</script><img src="` + docsByOtherName + `/pixel.png"></body></html>`
 	serve := fmt.Sprintf("cat > index.html <<'EOF'\n%s\nEOF\n(python3 -m http.server %d --bind 127.0.0.1 >/dev/null 2>&1 &)\nfor i in $(seq 100); do python3 -c 'import urllib.request,sys; urllib.request.urlopen(sys.argv[1])' %s 2>/dev/null && exit 0; sleep 0.1; done; exit 1", page, port, app)
 	// The tab handle is in browser_open_tab's answer; later turns use it.
 	handleRE, handle := regexp.MustCompile(`tab_handle (\S+)`), ""
@@ -107,6 +111,9 @@ func agentBrowserWebQuickstart(t *testing.T, backend, vendor string) {
 	if len(calls) != 5 || calls[0]["is_error"] != true || calls[1]["is_error"] != false || calls[4]["tool"] != "browser_observe" {
 		t.Fatalf("browser calls: %v", calls)
 	}
+	if out := fmt.Sprint(calls[0]["output"]); !strings.Contains(out, "agent_browser.docs_port") || strings.Contains(out, "not on this machine's loopback") {
+		t.Errorf("the docs page is refused for another reason than its port: %s", out)
+	}
 	if out := fmt.Sprint(calls[4]["output"]); !strings.Contains(out, "count: 1") {
 		t.Errorf("the click did not count: %s", out)
 	}
@@ -161,6 +168,30 @@ func checkScreenshotSent(t *testing.T, tr *trace.Trace, call map[string]any, nex
 	}
 }
 
+// The browser's rule and its messages agree: any loopback port is the
+// app's (127.0.0.1 and localhost alike) but the docs route's ports; a
+// refusal names which of the two rules refused.
+func TestQSAgentBrowserReach(t *testing.T) {
+	t.Parallel()
+	r := newAppReach([]string{"http://127.0.0.1:4100/start", "https://docs.example.com/a"})
+	for raw, want := range map[string]string{
+		"http://127.0.0.1:5173/":          "",
+		"http://localhost:8000/x":         "",
+		"http://[::1]:3000/":              "",
+		"http://127.0.0.1:4100/start":     "agent_browser.docs_port",
+		"http://localhost:4100/other":     "agent_browser.docs_port",
+		"https://docs.example.com/a":      "agent_browser.not_loopback",
+		"http://10.0.0.1:5173/":           "agent_browser.not_loopback",
+		"file:///etc/passwd":              "agent_browser.bad_url",
+		"http://example.com:80@127.0.0.1": "", // the host is 127.0.0.1
+	} {
+		got := r.urlRefusal(raw)
+		if want == "" && got != "" || want != "" && !strings.HasPrefix(got, want+":") {
+			t.Errorf("%s: %q, want %q", raw, got, want)
+		}
+	}
+}
+
 // What the model's API would refuse (and keep refusing, the image staying
 // in the conversation) is not sent: the text says why, the trace has only
 // the images sent. save_path is refused: the browser is outside the sandbox.
@@ -182,7 +213,7 @@ func TestQSAgentBrowserImageLimits(t *testing.T) {
 	if len(r.Images) != 1 || len(facts) != 1 || facts[0] != (trace.Image{MediaType: "image/png", Width: 10, Height: 10, Bytes: len(small)}) || strings.Count(r.Text, "is not shown") != 3 {
 		t.Errorf("%v %v\n%s", len(r.Images), facts, r.Text)
 	}
-	b := &browserBridge{tr: trace.New(nil), allowed: loopbackHost}
+	b := &browserBridge{tr: trace.New(nil)}
 	got := b.Call(context.Background(), "browser_screenshot", []byte(`{"tab_handle":"t1","save_path":"/tmp/x.png"}`))
 	if !got.IsError || !strings.Contains(got.Text, "save_path is not available") {
 		t.Errorf("%+v", got)
@@ -204,7 +235,7 @@ func TestQSAgentBrowserVisionHidesTheHost(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer m.Close()
-	b := &browserBridge{tr: trace.New(nil), allowed: loopbackHost}
+	b := &browserBridge{tr: trace.New(nil)}
 	ctx := context.Background()
 	if err := b.connect(ctx, m, "test"); err != nil {
 		t.Fatal(err)
