@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -13,7 +12,6 @@ import (
 	"github.com/tabwright/tabwright/quickstart/report"
 	qsrun "github.com/tabwright/tabwright/quickstart/run"
 	"github.com/tabwright/tabwright/quickstart/task"
-	"github.com/tabwright/tabwright/schemas"
 )
 
 // ciFlags are qs run's flags for running in CI: a shard of the suite, and
@@ -123,13 +121,12 @@ func lastLine(s string) string {
 
 // qsSchema prints the task file's JSON Schema.
 func qsSchema(stdout, stderr io.Writer) exitCode {
-	var b bytes.Buffer
-	if err := json.Indent(&b, schemas.Task, "", "  "); err != nil {
-		fmt.Fprintf(stderr, "the embedded task schema: %v\n", err)
+	b, err := task.OwnSchema()
+	if err != nil {
+		fmt.Fprintln(stderr, err)
 		return exitFailed
 	}
-	b.WriteString("\n")
-	stdout.Write(b.Bytes())
+	stdout.Write(append(b, '\n'))
 	return exitOK
 }
 
