@@ -17,18 +17,18 @@ import (
 const DefaultProfile = "core"
 
 var profiles = map[string][]string{
-	// core: tabs, reading (browser_observe's vision section is its
-	// screenshot), a click or a fill on a ref, and browser_batch for every
-	// other step (type, select_option, wait, press_key, ...) and for
-	// sequences: what the product is known for, within 20,000 characters.
+	// core: tabs, reading (browser_observe, browser_screenshot), a click
+	// or a fill on a ref, and browser_batch for every other step (type,
+	// select_option, wait, press_key, ...) and for sequences: what the
+	// product is known for, within 20,000 characters.
 	"core": {
 		"browser_discover", "browser_open_tab", "browser_claim_tab", "browser_tab_control", "browser_navigate",
-		"browser_observe", "browser_click", "browser_fill", "browser_dialog", "browser_batch",
+		"browser_observe", "browser_screenshot", "browser_click", "browser_fill", "browser_dialog", "browser_batch",
 	},
-	// automation: core, plus each step kind as its own tool, screenshots,
-	// logs and the rarer inputs.
+	// automation: core, plus each step kind as its own tool, logs and the
+	// rarer inputs.
 	"automation": {"core", "browser_type", "browser_select_option", "browser_wait", "browser_press_key",
-		"browser_screenshot", "browser_logs", "browser_hover", "browser_scroll", "browser_drag", "browser_upload"},
+		"browser_logs", "browser_hover", "browser_scroll", "browser_drag", "browser_upload"},
 	// full: every tool.
 	"full": {"automation", "browser_pdf", "browser_emulate", "browser_storage_state"},
 }

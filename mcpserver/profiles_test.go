@@ -115,8 +115,10 @@ func TestToolListBudget(t *testing.T) {
 		if b, ok := budget[p]; ok && total > b {
 			t.Errorf("profile %s lists %d characters; budget %d", p, total, b)
 		}
-		if _, ok := per["browser_batch"]; p == DefaultProfile && !ok {
-			t.Errorf("the default profile does not list browser_batch")
+		for _, want := range []string{"browser_batch", "browser_screenshot"} {
+			if _, ok := per[want]; p == DefaultProfile && !ok {
+				t.Errorf("the default profile does not list %s", want)
+			}
 		}
 		for name, n := range per {
 			limit := 3000

@@ -45,20 +45,20 @@ var summarised = map[string]bool{"frame": true, "observe": true, "to": true}
 
 // actionDocs is each action tool's description.
 var actionDocs = map[string]string{
-	act.Click:        `Click one element with trusted mouse events once it is visible, enabled, still and uncovered, and check it got the click; button, click_count 2: double, modifiers held. mode dom: element.click() (works when covered).`,
-	act.Fill:         `Replace the value of an input, textarea or contenteditable and read it back (value_mismatch if not expected_value). mode dom sets it and fires input and change.`,
+	act.Click:        `Click one element with trusted mouse events once it is visible, enabled, still and uncovered; checks it got the click. button; click_count 2: double; modifiers held. mode dom: element.click() (works when covered).`,
+	act.Fill:         `Replace the value of an input, textarea or contenteditable and check it reads back (value_mismatch if not). mode dom sets it, fires input and change.`,
 	act.Type:         `Type text key by key with trusted keyboard events into one element, or with focused: true wherever focus is; stops if focus leaves it.`,
-	act.Hover:        `Move the mouse onto one element and leave it there (hover menus open).`,
-	act.SelectOption: `Choose an option of a native select by exactly one of value, label or index. Custom dropdowns: click them open, then click the option.`,
+	act.Hover:        `Move the mouse onto one element and leave it there, so that hover menus and tooltips open.`,
+	act.SelectOption: `Choose an option of a native select by exactly one of value, label or index (custom dropdowns: click it open, then the option).`,
 	act.Scroll:       `Scroll the page, or the element a locator names, by delta_x/delta_y pixels. mode wheel sends real wheel events (what lazy lists react to). With until, scroll step by step (at most max_steps) until the text shows.`,
 	act.Wait:         `Wait until a condition holds on one element or the page (url, network_idle for idle_ms). On timeout the error shows the last state seen.`,
 	act.PressKey:     `Press a key or chord with trusted keyboard events where focus is; with a locator, only if that element has focus.`,
-	act.Drag:         `Drag one element with a real pointer onto to, or by dx, dy pixels.`,
+	act.Drag:         `Drag one element with a real pointer (press, move, release) onto to, or by dx, dy pixels.`,
 	act.Upload:       `Put files from the upload folder (--upload-root) into a file input (even a hidden one), as the file dialog would.`,
 }
 
 // actionErrors ends every action tool's description.
-const actionErrors = "\nFields, Errors: see browser_observe."
+const actionErrors = "\nErrors: see browser_observe."
 
 // toolName is the MCP tool of an action.
 func toolName(action string) string { return "browser_" + action }
@@ -301,7 +301,7 @@ func (s *server) dialogTool() tool {
 		name: "browser_dialog",
 		def: func() *mcp.Tool {
 			return &mcp.Tool{
-				Description: `Answer the JavaScript dialog open in a claimed tab (alert, confirm, prompt, beforeunload): accept, with prompt_text for a prompt, or dismiss. While one is open, other calls on the tab fail with dialog_pending.
+				Description: `Answer a claimed tab's open JavaScript dialog (alert, confirm, prompt, beforeunload): accept (prompt_text for a prompt) or dismiss. While open, other calls on the tab get dialog_pending.
 Errors: no_dialog, invalid_handle, invalid_input.`,
 				InputSchema: object([]string{"tab_handle", "action"}, map[string]schema{
 					"tab_handle":  tabHandleField,

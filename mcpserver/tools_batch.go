@@ -15,16 +15,16 @@ import (
 	"github.com/tabwright/tabwright/schemas"
 )
 
-const batchDoc = `Run ordered steps on one claimed tab in one call under one deadline (timeout_ms; a step's own timeout_ms is capped by what remains). A step is {"action": A, ...the fields of browser_A but tab_handle}; refs are refused: use selectors.
-Every step is checked first (those start_at skips too): a bad batch runs nothing and lists each violation with its path. The first failure stops the batch, with no rollback or retry: failed_step, error {code, message, path, hint} and the results of the steps before it. A step's observe reads a control after it; the batch's, after the last step (a failed read is observe_error, not a failure).
-Result: ok, steps (index, action, ok, elapsed_ms and what the step's tool returns), skipped, observe, elapsed_ms.
+const batchDoc = `Run steps in order on one claimed tab, in one call under one deadline (timeout_ms; a step's own is capped by what remains). A step is {"action": A, ...browser_A's fields but tab_handle}; selectors, not refs.
+All steps are checked first (those before start_at too): a bad batch runs nothing and lists each violation with its path. The first failure stops it, no rollback or retry: failed_step, error {code, message, path, hint}, the steps before it. A step's observe reads a control after it; the batch's after the last (a failed read is observe_error, not a failure).
+Result: ok, steps (index, action, ok, elapsed_ms, what the step's tool returns), skipped, observe, elapsed_ms.
 Errors: invalid_input (with violations), invalid_handle, a failed step's code.`
 
 // batchTopDocs describes the batch's own fields (tab_handle is said once,
 // in browser_observe).
 var batchTopDocs = map[string]string{
-	"observe":       "After the last step, read the control selector names.",
-	"start_at":      "First step to run; those before it are checked, not run.",
+	"observe":       "Read a control after the last step.",
+	"start_at":      "First step run; those before are only checked.",
 	"timeout_ms":    "Deadline of the whole batch.",
 	"dialog_policy": "For the steps that set none.",
 }

@@ -71,7 +71,7 @@ func (s *server) screenshotTool() tool {
 		name: "browser_screenshot",
 		def: func() *mcp.Tool {
 			return &mcp.Tool{
-				Description: `Screenshot a claimed tab (image content; png, or jpeg at quality): viewport, full_page, or the element a locator names. Scaled to fit max_long_side and max_megapixels; returns size and scale (image/CSS px). save_path also writes a file in the output folder (--output-dir); groundings: interactive elements' boxes [x,y,w,h] in image px.
+				Description: `Screenshot a claimed tab (image content, png or jpeg at quality): viewport, full_page, or a locator's element, scaled to fit max_long_side and max_megapixels; returns size and scale (image/CSS px). save_path also writes it in --output-dir; groundings: interactive elements' [x,y,w,h] in image px.
 Errors: see browser_observe.`,
 				InputSchema: screenshotSchema(),
 				Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true},

@@ -35,7 +35,7 @@ func (s *server) selectOptionTool() tool {
 	def := base.def
 	base.def = func() *mcp.Tool {
 		d := def()
-		d.Description += " values/labels: several options of a <select multiple> or listbox."
+		d.Description += " values/labels: several, in a <select multiple> or listbox."
 		props := d.InputSchema.(schema)["properties"].(map[string]any)
 		list := schema{"type": "array", "items": schema{"type": "string"}}
 		props["values"], props["labels"] = list, list

@@ -26,7 +26,7 @@ func (s *server) discoverTool() tool {
 		name: "browser_discover",
 		def: func() *mcp.Tool {
 			return &mcp.Tool{
-				Description: `List browsers (browser_id, kind managed | cdp | extension = the user's own paired Chrome/Edge, running, version) or, kind=tabs, one browser's tabs (tab_id, url, title, claimed_by). Every tool's default browser_id: the one paired browser in attach mode, else the managed headless Chromium (or --cdp-url).
+				Description: `List browsers (browser_id, kind managed | cdp | extension: the user's paired Chrome/Edge, running, version) or, kind=tabs, one browser's tabs (tab_id, url, title, claimed_by). Default browser_id: the paired browser in attach mode, else the managed headless Chromium (or --cdp-url).
 Errors: invalid_input, browser_unavailable, browser_not_found.`,
 				InputSchema: object(nil, map[string]schema{
 					"kind":       enum("", "browsers", "browsers", "tabs"),
@@ -120,8 +120,8 @@ func (s *server) openTabTool() tool {
 		name: "browser_open_tab",
 		def: func() *mcp.Tool {
 			return &mcp.Tool{
-				Description: `Open url in a new tab. claim=true (default) waits for the load event and returns tab_handle, url, title, status (or navigation_error; the tab stays claimed); claim=false returns tab_id at once. Before retrying an open, check browser_discover kind=tabs.
-Errors: invalid_input, permission_denied (file:// without --allow-file-urls, or without the extension's file access), browser_unavailable, browser_not_found, timeout.`,
+				Description: `Open url in a new tab. claim=true (default) waits for load and returns tab_handle, url, title, status (or navigation_error; still claimed); claim=false returns tab_id at once. Before retrying, check browser_discover kind=tabs.
+Errors: invalid_input, permission_denied (file:// without --allow-file-urls, or the extension's file access), browser_unavailable, browser_not_found, timeout.`,
 				InputSchema: object([]string{"url"}, map[string]schema{
 					"url":        str("Absolute http(s), file or about URL."),
 					"browser_id": browserIDField,
@@ -189,7 +189,7 @@ func (s *server) claimTabTool() tool {
 		name: "browser_claim_tab",
 		def: func() *mcp.Tool {
 			return &mcp.Tool{
-				Description: `Claim a tab (tab_id from browser_discover kind=tabs) and get its tab_handle; only you act on it until release, close or the end of your session. expected_url / expected_title guard against a tab that changed since you listed it.
+				Description: `Claim a tab (tab_id from browser_discover kind=tabs) for its tab_handle: yours alone until release, close or your session ends. expected_url / expected_title refuse a tab that changed since listed.
 Errors: tab_in_use, tab_mismatch (shows what the tab shows), invalid_input, permission_denied, browser_unavailable.`,
 				InputSchema: object([]string{"tab_id"}, map[string]schema{
 					"tab_id":         str(""),
@@ -231,7 +231,7 @@ func (s *server) tabControlTool() tool {
 		name: "browser_tab_control",
 		def: func() *mcp.Tool {
 			return &mcp.Tool{
-				Description: `release your claim (the page stays as it is), activate (bring to front) or close a claimed tab. After release or close the handle is dead.
+				Description: `release your claim (the page stays), activate (bring to front) or close a claimed tab. After release or close the handle is dead.
 Errors: invalid_handle, invalid_input, browser_unavailable.`,
 				InputSchema: object([]string{"tab_handle", "action"}, map[string]schema{
 					"tab_handle": tabHandleField,
@@ -281,7 +281,7 @@ func (s *server) navigateTool() tool {
 		name: "browser_navigate",
 		def: func() *mcp.Tool {
 			return &mcp.Tool{
-				Description: `Load url in a claimed tab, or go back | forward | reload in its history, then wait for wait_until. Returns the final url, title and HTTP status (a 404 is a successful navigation).
+				Description: `Load url in a claimed tab, or go back | forward | reload, then wait for wait_until. Returns the final url, title and HTTP status (a 404 still navigated).
 Errors: navigation_failed (Chromium's net error), timeout (says which load states were reached), invalid_input, invalid_handle, browser_unavailable.`,
 				InputSchema: object([]string{"tab_handle"}, map[string]schema{
 					"tab_handle": tabHandleField,
