@@ -63,6 +63,7 @@ var quickstartedInputs = []string{"tasks", "agent", "model", "repeat", "workers"
 // The action's inputs are a superset of quickstarted's, and each one is
 // used by a step: an input passed to the script as QS_NAME is read there.
 func TestActionPassesEveryInput(t *testing.T) {
+	t.Parallel()
 	a := readAction(t)
 	if a.Runs.Using != "composite" {
 		t.Fatalf("not a composite action: %q", a.Runs.Using)
@@ -287,6 +288,7 @@ func serveRelease(t *testing.T, dist string, tamper bool) *httptest.Server {
 
 // The release artifacts are reproducible: two builds are byte-identical.
 func TestReleaseBuildIsReproducible(t *testing.T) {
+	t.Parallel()
 	first := releaseDir(t)
 	second := t.TempDir()
 	if err := buildRelease(second); err != nil {
@@ -324,6 +326,7 @@ func docsServer(t *testing.T) *httptest.Server {
 // model ignored by replay), the report, summary, outputs and upload path
 // are as GitHub would see them.
 func TestActionRunsAQuickstartedWorkflow(t *testing.T) {
+	t.Parallel()
 	dist := releaseDir(t)
 	rel := serveRelease(t, dist, false)
 	docs := docsServer(t)
@@ -363,6 +366,7 @@ func TestActionRunsAQuickstartedWorkflow(t *testing.T) {
 // The model input works for model agents: --agent openai --model M asks
 // the server for M (an honest fake of Chat Completions on loopback).
 func TestActionModelInputReachesTheAgent(t *testing.T) {
+	t.Parallel()
 	dist := releaseDir(t)
 	rel := serveRelease(t, dist, false)
 	docs := docsServer(t)
@@ -391,6 +395,7 @@ func TestActionModelInputReachesTheAgent(t *testing.T) {
 // A release whose checksum does not match stops the job before anything
 // runs; a ref with no release builds from source.
 func TestActionReleaseChecksumAndFallback(t *testing.T) {
+	t.Parallel()
 	dist := releaseDir(t)
 	bad := serveRelease(t, dist, true)
 	r := newActionRunner(t, map[string]string{"release-url": bad.URL}, "GITHUB_ACTION_REF="+releaseTag)
@@ -418,6 +423,7 @@ func TestActionReleaseChecksumAndFallback(t *testing.T) {
 // The script the action calls, run as a shard of a matrix: the HTML report
 // beside the results, the exit code deferred or not, shards merged.
 func TestActionScriptRunsShards(t *testing.T) {
+	t.Parallel()
 	bin := filepath.Join(releaseDir(t), "tabwright-linux-amd64")
 	srv := docsServer(t)
 	tasks := t.TempDir()

@@ -66,6 +66,7 @@ func clicks(t *testing.T, s *server, h any, frame map[string]any, label string) 
 // another tab, or after its document changed, fails with stale_ref and acts
 // nowhere; a child frame's ref acts in that frame.
 func TestRefsStayInTheirDocument(t *testing.T) {
+	t.Parallel()
 	site := refPages(t)
 	s := startServer(t)
 	open := func(path string) any {

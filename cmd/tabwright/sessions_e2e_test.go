@@ -22,6 +22,7 @@ func tabCount(t *testing.T, sess *mcp.ClientSession) int {
 // vanishing (their session ends after --session-idle): none of their tabs
 // is left behind.
 func TestEndedSessionsLeaveNoTabs(t *testing.T) {
+	t.Parallel()
 	site := fixtures(t)
 	endpoint, _ := startHTTP(t, "--session-idle", "1s")
 	watcher := connectHTTP(t, endpoint)
@@ -52,6 +53,7 @@ func TestEndedSessionsLeaveNoTabs(t *testing.T) {
 // it opened when its client goes, and leaves the user's tab it claimed
 // open.
 func TestStdioExitClosesOpenedTabs(t *testing.T) {
+	t.Parallel()
 	site := fixtures(t)
 	b := startAttachedBrowser(t, "0")
 	users := b.openTab(t, site.URL+"/users", "Page /users")

@@ -47,6 +47,7 @@ func (c *stdioClient) message(t testing.TB, within time.Duration) map[string]any
 // Every kind of bad line gets its JSON-RPC error, and the server, its
 // browser and its claims go on.
 func TestStdioBadLinesKeepTheServer(t *testing.T) {
+	t.Parallel()
 	site := fixtures(t)
 	c := startStdio(t)
 	c.send(t, toolCall(2, "browser_open_tab", map[string]any{"url": site.URL + "/kept"}))
@@ -315,6 +316,7 @@ func TestHTTPDroppedStreamFreesTheClaim(t *testing.T) {
 // A call the client cancels over HTTP gets no answer on its stream, and the
 // stream ends; the session and its claim stay.
 func TestHTTPCancelledCallIsNotAnswered(t *testing.T) {
+	t.Parallel()
 	site := relSite(t)
 	endpoint, _ := startHTTP(t, "--tools", "full")
 	live := connectHTTP(t, endpoint)

@@ -32,6 +32,7 @@ func startServerEnv(t testing.TB, env []string, args ...string) *server {
 // Two `tabwright mcp --cdp-url` processes on one browser see each other's
 // claims, and a process that dies frees its claims at once.
 func TestClaimsAcrossProcesses(t *testing.T) {
+	t.Parallel()
 	site := fixtures(t)
 	b := startAttachedBrowser(t, "0")
 	env := []string{"XDG_RUNTIME_DIR=" + t.TempDir()}
