@@ -1,6 +1,7 @@
 package main
 
 import (
+	"flag"
 	"strings"
 	"testing"
 
@@ -63,4 +64,29 @@ func FuzzParseSecrets(f *testing.F) {
 			}
 		}
 	})
+}
+
+// --max-popups: the default is the engine's, 0 closes every popup, and a
+// number out of range is refused with the flag named.
+func TestMaxPopupsFlag(t *testing.T) {
+	for args, want := range map[string]int{"": tabs.DefaultMaxPopups, "-max-popups=0": tabs.NoPopups, "-max-popups=3": 3} {
+		var f stateFlags
+		fs := flag.NewFlagSet("mcp", flag.ContinueOnError)
+		f.register(fs)
+		if args != "" {
+			if err := fs.Parse([]string{args}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var opt tabs.Options
+		if err := f.apply(&opt); err != nil || opt.MaxPopups != want {
+			t.Errorf("%q: MaxPopups %d (%v), want %d", args, opt.MaxPopups, err, want)
+		}
+	}
+	for _, bad := range []int{-1, tabs.MaxPopupsLimit + 1} {
+		f := stateFlags{maxPopups: bad}
+		if err := f.apply(&tabs.Options{}); errs.Code(err) != errs.InvalidInput || errs.As(err).Path != "--max-popups" {
+			t.Errorf("--max-popups %d: %v", bad, err)
+		}
+	}
 }
