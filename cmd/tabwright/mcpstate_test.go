@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/tabwright/tabwright/engine/errs"
+	"github.com/tabwright/tabwright/engine/tabs"
 	"github.com/tabwright/tabwright/mcpserver"
 )
 
@@ -79,13 +80,13 @@ func TestMaxPopupsFlag(t *testing.T) {
 			}
 		}
 		var opt tabs.Options
-		if err := f.apply(&opt); err != nil || opt.MaxPopups != want {
+		if err := f.apply(&opt, &mcpserver.Options{}); err != nil || opt.MaxPopups != want {
 			t.Errorf("%q: MaxPopups %d (%v), want %d", args, opt.MaxPopups, err, want)
 		}
 	}
 	for _, bad := range []int{-1, tabs.MaxPopupsLimit + 1} {
 		f := stateFlags{maxPopups: bad}
-		if err := f.apply(&tabs.Options{}); errs.Code(err) != errs.InvalidInput || errs.As(err).Path != "--max-popups" {
+		if err := f.apply(&tabs.Options{}, &mcpserver.Options{}); errs.Code(err) != errs.InvalidInput || errs.As(err).Path != "--max-popups" {
 			t.Errorf("--max-popups %d: %v", bad, err)
 		}
 	}
