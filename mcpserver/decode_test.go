@@ -345,7 +345,7 @@ func TestToolValidationPassesValidInputs(t *testing.T) {
 		{"browser_discover", `{"kind":"tabs","browser_id":"managed"}`},
 		{"browser_open_tab", `{"url":"https://example.com/"}`},
 		{"browser_open_tab", `{"url":"about:blank","claim":false,"active":false,"timeout_ms":100}`},
-		{"browser_open_tab", `{"url":"file:///tmp/x.html","timeout_ms":120000}`},
+		{"browser_open_tab", `{"url":"http://127.0.0.1:9/x.html","timeout_ms":120000}`},
 		{"browser_claim_tab", `{"tab_id":"ABC","expected_url":"https://a.test/","expected_title":"A"}`},
 		{"browser_tab_control", `{"tab_handle":"h","action":"release"}`},
 		{"browser_tab_control", `{"tab_handle":"h","action":"activate"}`},

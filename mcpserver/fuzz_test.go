@@ -17,7 +17,7 @@ var fuzzSeeds = []string{
 	``, `null`, `{}`, `[]`, `"x"`, `0`, `true`, `{`, `{"":1}`,
 	`{"kind":"browsers"}`, `{"kind":"tabs","browser_id":"managed"}`, `{"kind":"windows"}`,
 	`{"url":"https://example.com/"}`, `{"url":"example.com"}`, `{"url":"about:blank","claim":false,"active":true,"timeout_ms":1000}`,
-	`{"url":"file:///tmp/a.html","browser_id":"cdp:127.0.0.1:9222","timeout_ms":99}`,
+	`{"url":"http://127.0.0.1:9/a.html","browser_id":"cdp:127.0.0.1:9222","timeout_ms":99}`,
 	`{"url":"http://[::1]:8080/a?b=c#d"}`, `{"url":"http:///x"}`, `{"url":"javascript:alert(1)"}`, `{"url":"%zz"}`,
 	`{"tab_id":"8F0C5B8A2B4E","expected_url":"https://a.test/","expected_title":"A"}`, `{"tab_id":7}`,
 	`{"tab_handle":"th-0123abcd","action":"release"}`, `{"tab_handle":"th-1","action":"kill"}`,
