@@ -7,10 +7,9 @@ import (
 	"sort"
 	"strings"
 	"unicode/utf8"
-)
 
-// Redacted stands in for a configured secret in a tool result.
-const Redacted = "[redacted]"
+	"github.com/tabwright/tabwright/engine/tabs"
+)
 
 // MinSecretLength is the shortest secret accepted: shorter ones would
 // blank out ordinary text.
@@ -58,7 +57,7 @@ func (r *Redactor) String(s string) string {
 	}
 	for _, f := range r.forms {
 		if strings.Contains(s, f) {
-			s = strings.ReplaceAll(s, f, Redacted)
+			s = strings.ReplaceAll(s, f, tabs.Redacted)
 		}
 	}
 	return s

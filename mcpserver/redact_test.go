@@ -10,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/tabwright/tabwright/engine/errs"
+	"github.com/tabwright/tabwright/engine/tabs"
 )
 
 // Each way a page or a tool can spell a secret is replaced.
@@ -43,7 +44,7 @@ func TestRedactorForms(t *testing.T) {
 		"inside base64, at 2": base64.StdEncoding.EncodeToString([]byte("xy" + plain + "tail")),
 	} {
 		got := r.String("before " + text + " after")
-		if !strings.Contains(got, Redacted) || strings.Contains(got, text) {
+		if !strings.Contains(got, tabs.Redacted) || strings.Contains(got, text) {
 			t.Errorf("%s: %q became %q", name, text, got)
 		}
 	}
@@ -88,7 +89,7 @@ func FuzzRedactor(f *testing.F) {
 	f.Fuzz(func(t *testing.T, secret, text string) {
 		r := NewRedactor([]string{secret})
 		got := r.String(text)
-		if len(secret) >= MinSecretLength && !strings.Contains(secret, Redacted) && strings.Contains(got, secret) && !strings.Contains(Redacted, secret) {
+		if len(secret) >= MinSecretLength && !strings.Contains(secret, tabs.Redacted) && strings.Contains(got, secret) && !strings.Contains(tabs.Redacted, secret) {
 			// Only a secret that overlaps the replacement itself may survive.
 			if !overlapsRedacted(secret) {
 				t.Fatalf("secret %q survives in %q", secret, got)
@@ -100,8 +101,8 @@ func FuzzRedactor(f *testing.F) {
 // overlapsRedacted: the secret can be rebuilt from the end or start of the
 // replacement and the text around it.
 func overlapsRedacted(secret string) bool {
-	for i := 1; i < len(Redacted); i++ {
-		if strings.HasPrefix(secret, Redacted[i:]) || strings.HasSuffix(secret, Redacted[:i]) {
+	for i := 1; i < len(tabs.Redacted); i++ {
+		if strings.HasPrefix(secret, tabs.Redacted[i:]) || strings.HasSuffix(secret, tabs.Redacted[:i]) {
 			return true
 		}
 	}

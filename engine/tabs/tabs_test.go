@@ -19,12 +19,26 @@ func fixture(t *testing.T) *httptest.Server {
 		w.WriteHeader(404)
 		fmt.Fprint(w, "<title>Gone</title>nothing here")
 	})
+	// The image is answered only after a page said its DOMContentLoaded
+	// fired, so a page's load comes strictly after it, told by the page.
+	loaded := make(chan struct{}, 64)
+	mux.HandleFunc("/dom-loaded", func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case loaded <- struct{}{}:
+		default:
+		}
+	})
 	mux.HandleFunc("/slow-image", func(w http.ResponseWriter, r *http.Request) {
-		time.Sleep(300 * time.Millisecond) // a late subresource, so load comes well after DOMContentLoaded: a page property, not synchronisation
+		select {
+		case <-loaded:
+		case <-r.Context().Done():
+			return
+		}
 		w.Header().Set("Content-Type", "image/gif")
 	})
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		fmt.Fprintf(w, `<title>Page %s</title><h1>%s</h1><a href="#frag">frag</a><img src="/slow-image">`, r.URL.Path, r.URL.Path)
+		fmt.Fprintf(w, `<title>Page %s</title><h1>%s</h1><a href="#frag">frag</a><img src="/slow-image">`+
+			`<script>addEventListener("DOMContentLoaded", () => fetch("/dom-loaded"))</script>`, r.URL.Path, r.URL.Path)
 	})
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
