@@ -13,6 +13,7 @@ import (
 	"github.com/tabwright/tabwright/engine/errs"
 	"github.com/tabwright/tabwright/engine/locate"
 	"github.com/tabwright/tabwright/engine/tabs"
+	"github.com/tabwright/tabwright/engine/trace"
 )
 
 // DefaultTimeout bounds a step that names no timeout_ms: as long as
@@ -151,6 +152,8 @@ func settle(ctx context.Context, d time.Duration) {
 	if d <= 0 {
 		return
 	}
+	start := time.Now()
+	defer func() { trace.Waited(ctx, time.Since(start)) }()
 	select {
 	case <-time.After(d):
 	case <-ctx.Done():

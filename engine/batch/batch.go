@@ -17,6 +17,7 @@ import (
 	"github.com/tabwright/tabwright/engine/errs"
 	"github.com/tabwright/tabwright/engine/locate"
 	"github.com/tabwright/tabwright/engine/tabs"
+	"github.com/tabwright/tabwright/engine/trace"
 )
 
 // Bounds of the contract.
@@ -203,8 +204,11 @@ func Run(ctx context.Context, t *tabs.Tab, req *Request) *Result {
 		from = *req.StartAt
 		res.Skipped = from
 	}
+	rec := trace.From(ctx)
+	defer rec.End()
 	for i := from; i < len(req.Steps); i++ {
 		s := *req.Steps[i]
+		rec.Begin(fmt.Sprintf("steps[%d] %s", i, s.Action))
 		if s.DialogPolicy == "" {
 			s.DialogPolicy = req.DialogPolicy
 		}
@@ -227,6 +231,7 @@ func Run(ctx context.Context, t *tabs.Tab, req *Request) *Result {
 		}
 	}
 	if req.Observe != nil {
+		rec.Begin("observe")
 		c, err := act.ReadControl(ctx, t, req.Observe, locate.Locator{})
 		if err != nil {
 			res.ObserveError = errs.As(err)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/tabwright/tabwright/engine/tabs"
+	"github.com/tabwright/tabwright/engine/trace"
 )
 
 // BenchmarkFormBatch is the 12-field form task of issue 4 as one batch on a
@@ -29,9 +30,10 @@ func BenchmarkFormBatch(b *testing.B) {
 	raw := request(tab, formSteps, formObserve)
 	url := env.Site.URL + "/form.html"
 	var navCalls, batchCalls int64
-	task := func() (nav, run time.Duration) {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	task := func(rec *trace.Recorder) (nav, run time.Duration) {
+		ctx, cancel := context.WithTimeout(trace.With(context.Background(), rec), 30*time.Second)
 		defer cancel()
+		rec.Begin("navigate")
 		start := time.Now()
 		before := tab.RoundTrips()
 		if _, err := tab.Navigate(ctx, tabs.Navigation{URL: url}); err != nil {
@@ -56,7 +58,14 @@ func BenchmarkFormBatch(b *testing.B) {
 		return mid.Sub(start), end.Sub(mid)
 	}
 	for range 3 { // warm: isolated worlds, injected helpers, renderer caches
-		task()
+		task(nil)
+	}
+	// One traced run: where each step's time and round trips go.
+	rec := &trace.Recorder{}
+	task(rec)
+	b.Logf("one traced task (ms; page: Runtime commands in flight, input: Input ones, other: the rest, go: between commands):\n%s", trace.Table(rec.Spans()))
+	for kind, n := range commandsPerKind(rec.Spans()) {
+		b.ReportMetric(n, "cmds/"+kind)
 	}
 	navCalls, batchCalls = 0, 0
 	totals := make([]time.Duration, 0, b.N)
@@ -64,7 +73,7 @@ func BenchmarkFormBatch(b *testing.B) {
 	runs := make([]time.Duration, 0, b.N)
 	b.ResetTimer()
 	for range b.N {
-		nav, run := task()
+		nav, run := task(nil)
 		totals = append(totals, nav+run)
 		navs = append(navs, nav)
 		runs = append(runs, run)
@@ -81,6 +90,25 @@ func BenchmarkFormBatch(b *testing.B) {
 	b.ReportMetric(float64(navCalls+batchCalls)/float64(b.N), "cdp-calls/op")
 	b.ReportMetric(float64(batchCalls)/float64(b.N), "cdp-calls/batch")
 	b.ReportMetric(0, "ns/op") // ms/op says it in the unit of the target
+}
+
+// commandsPerKind is the mean count of CDP commands per step of each action
+// (and of the navigation and the batch's observe).
+func commandsPerKind(spans []trace.Span) map[string]float64 {
+	sum, count := map[string]int{}, map[string]int{}
+	for _, s := range spans {
+		kind := s.Name
+		if _, action, ok := strings.Cut(s.Name, " "); ok {
+			kind = action
+		}
+		sum[kind] += len(s.Commands)
+		count[kind]++
+	}
+	out := map[string]float64{}
+	for k, n := range sum {
+		out[k] = float64(n) / float64(count[k])
+	}
+	return out
 }
 
 func median(ds []time.Duration) float64 {

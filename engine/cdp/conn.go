@@ -24,6 +24,7 @@ import (
 
 	"github.com/tabwright/tabwright/engine/deadline"
 	"github.com/tabwright/tabwright/engine/errs"
+	"github.com/tabwright/tabwright/engine/trace"
 )
 
 // maxGone bounds how many detached session ids are remembered.
@@ -322,6 +323,7 @@ func (c *Conn) send(sid target.SessionID, method string, params any) func(ctx co
 		return failed(errs.Wrap(errs.Internal, err, "encoding "+method))
 	}
 	c.roundTrips.Add(1)
+	sent := time.Now()
 	c.writeMu.Lock()
 	err = c.t.WriteMessage(data)
 	c.writeMu.Unlock()
@@ -330,6 +332,7 @@ func (c *Conn) send(sid target.SessionID, method string, params any) func(ctx co
 	}
 
 	return func(ctx context.Context, result any) error {
+		defer trace.Sent(ctx, method, sent)
 		select {
 		case r := <-p.ch:
 			if r.err != nil {

@@ -20,6 +20,7 @@ import (
 	"github.com/tabwright/tabwright/engine/claimlock"
 	"github.com/tabwright/tabwright/engine/deadline"
 	"github.com/tabwright/tabwright/engine/errs"
+	"github.com/tabwright/tabwright/engine/trace"
 )
 
 // worldName names the isolated world our page-side scripts run in: the
@@ -368,6 +369,12 @@ func (t *Tab) waitFor(ctx context.Context, cond func(p *pageState) bool) error {
 	t.mu.Lock()
 	crashes := t.page.crashes
 	t.mu.Unlock()
+	start, blocked := time.Now(), false
+	defer func() {
+		if blocked {
+			trace.Waited(ctx, time.Since(start))
+		}
+	}()
 	for {
 		t.mu.Lock()
 		ok, ch, crashed := cond(&t.page), t.changed, t.page.crashes > crashes
@@ -378,6 +385,7 @@ func (t *Tab) waitFor(ctx context.Context, cond func(p *pageState) bool) error {
 		if crashed {
 			return errCrashed()
 		}
+		blocked = true
 		select {
 		case <-ch:
 		case <-ctx.Done():
