@@ -1,13 +1,18 @@
 # tabwright: two commands for a newcomer — `make demo` and `make test`.
 GO      ?= go
 BIN     := bin/tabwright
+MODELS  := bin/tabwright-models
 VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X main.version=$(VERSION)
 
 .PHONY: build demo test soak bench lint chromium fuzz fuzz-long reliability real-clients release release-check
 
+# bin/tabwright leaves the model agents' SDKs out (-tags nomodels), so the
+# MCP server loads only what it uses; a qs run with a model agent hands
+# itself over to bin/tabwright-models beside it, the full build.
 build:
-	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/tabwright
+	CGO_ENABLED=0 $(GO) build -tags nomodels -trimpath -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/tabwright
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $(MODELS) ./cmd/tabwright
 
 # Installs Debian's chromium when none is found and we are root; otherwise
 # prints the command that does.

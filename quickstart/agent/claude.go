@@ -1,3 +1,5 @@
+//go:build !nomodels
+
 package agent
 
 import (
@@ -14,8 +16,7 @@ import (
 	"github.com/tabwright/tabwright/quickstart/trace"
 )
 
-// DefaultClaudeModel is the model of a bare --agent claude.
-const DefaultClaudeModel = string(anthropic.ModelClaudeSonnet5_5)
+func init() { conversations["claude"] = newClaude }
 
 // noThinking are the models that refused adaptive thinking in this process;
 // later calls to them go without it.

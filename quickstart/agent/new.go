@@ -28,6 +28,22 @@ type Error struct{ Code, Message string }
 
 func (e *Error) Error() string { return e.Code + ": " + e.Message }
 
+// DefaultClaudeModel is the model of a bare --agent claude.
+const DefaultClaudeModel = "claude-sonnet-5-5"
+
+// GeminiBaseURL is Gemini's OpenAI-compatible endpoint, the route
+// gemini:MODEL takes (Chat Completions through the OpenAI SDK).
+const GeminiBaseURL = "https://generativelanguage.googleapis.com/v1beta/openai/"
+
+// CodeModelsLeftOut is New's error code when this build has no model
+// agents: tabwright built with -tags nomodels leaves the vendor SDKs out,
+// so the MCP server starts without paying for them.
+const CodeModelsLeftOut = "qs.models_left_out"
+
+// conversations starts a conversation with each vendor this build has;
+// claude.go and openai.go add theirs unless built with -tags nomodels.
+var conversations = map[string]func(c clientConfig, system, kickoff string, tools []ToolDef) conversation{}
+
 // Vendors and the variables their keys are read from, in order.
 var keyVars = map[string][]string{
 	"claude": {"TABWRIGHT_ANTHROPIC_API_KEY", "QUICKSTARTED_ANTHROPIC_API_KEY", "ANTHROPIC_API_KEY"},
@@ -70,6 +86,10 @@ func New(c Config) (Agent, error) {
 	if _, ok := keyVars[vendor]; !ok {
 		return nil, &Error{"qs.agent_unknown", fmt.Sprintf("unknown agent %q: choose replay, claude[:MODEL], openai:MODEL or gemini:MODEL", c.Agent)}
 	}
+	start, built := conversations[vendor]
+	if !built {
+		return nil, &Error{CodeModelsLeftOut, fmt.Sprintf("--agent %s needs the model SDKs, which this build leaves out (built with -tags nomodels)", c.Agent)}
+	}
 	if model == "" {
 		if vendor != "claude" {
 			return nil, &Error{"qs.agent_model_missing", fmt.Sprintf("--agent %s needs a model (%s:MODEL); no default is assumed", vendor, vendor)}
@@ -90,10 +110,7 @@ func New(c Config) (Agent, error) {
 		return nil, err
 	}
 	cc.key = key
-	m := &modelAgent{vendor: vendor, cc: cc, retry: DefaultRetry, start: newOpenAI}
-	if vendor == "claude" {
-		m.start = newClaude
-	}
+	m := &modelAgent{vendor: vendor, cc: cc, retry: DefaultRetry, start: start}
 	if c.Retry != nil {
 		m.retry = *c.Retry
 	}

@@ -1,3 +1,5 @@
+//go:build !nomodels
+
 package agent
 
 import (
@@ -15,9 +17,10 @@ import (
 	"github.com/tabwright/tabwright/quickstart/trace"
 )
 
-// GeminiBaseURL is Gemini's OpenAI-compatible endpoint, the route
-// gemini:MODEL takes (Chat Completions through the OpenAI SDK).
-const GeminiBaseURL = "https://generativelanguage.googleapis.com/v1beta/openai/"
+func init() {
+	conversations["openai"] = newOpenAI
+	conversations["gemini"] = newOpenAI // Gemini's OpenAI-compatible endpoint
+}
 
 type openaiConv struct {
 	client openai.ChatCompletionService
