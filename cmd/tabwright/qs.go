@@ -489,11 +489,12 @@ func qsReport(args []string, stdout, stderr io.Writer) exitCode {
 		base := strings.TrimRight(paths[0], "/")
 		dest = strings.TrimSuffix(base, filepath.Ext(base)) + ext
 	}
+	root := pagesRoot(dest, resultsPath)
 	var data []byte
 	if *md {
-		data = []byte(report.Markdown(s))
+		data = []byte(report.Markdown(s, root))
 	} else {
-		data = report.HTML(s, report.Transcripts(resultsPath))
+		data = report.HTML(s, report.Transcripts(resultsPath), root)
 	}
 	if err := qsrun.WriteFileAtomic(dest, data); err != nil {
 		fmt.Fprintf(stderr, "could not write %s: %v\n", dest, err)
@@ -501,6 +502,17 @@ func qsReport(args []string, stdout, stderr io.Writer) exitCode {
 	}
 	fmt.Fprintf(stdout, "wrote %s\n", dest)
 	return exitOK
+}
+
+// pagesRoot is the results directory of resultsPath as a report written at
+// dest links to it: relative when it can be, else absolute.
+func pagesRoot(dest, resultsPath string) string {
+	dir, _ := filepath.Abs(filepath.Dir(resultsPath))
+	from, _ := filepath.Abs(filepath.Dir(dest))
+	if rel, err := filepath.Rel(from, dir); err == nil {
+		return filepath.ToSlash(rel)
+	}
+	return filepath.ToSlash(dir)
 }
 
 func qsDiff(args []string, stdout, stderr io.Writer) exitCode {

@@ -60,7 +60,7 @@ func (f *ciFlags) after(s *qsrun.Suite, stdout, stderr io.Writer) exitCode {
 	}
 	fh, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 	if err == nil {
-		_, err = io.WriteString(fh, report.Markdown(s)+"\n")
+		_, err = io.WriteString(fh, report.Markdown(s, "")+"\n")
 		if cerr := fh.Close(); err == nil {
 			err = cerr
 		}
@@ -165,7 +165,7 @@ func qsMerge(dirs []string, out string, strict bool, stdout, stderr io.Writer) e
 		fmt.Fprintf(stderr, "could not write results: %v\n", err)
 		return exitUsage
 	}
-	if err := qsrun.WriteFileAtomic(filepath.Join(out, "suite.md"), []byte(report.Markdown(merged))); err != nil {
+	if err := qsrun.WriteFileAtomic(filepath.Join(out, "suite.md"), []byte(report.Markdown(merged, ""))); err != nil {
 		fmt.Fprintf(stderr, "could not write results: %v\n", err)
 		return exitUsage
 	}

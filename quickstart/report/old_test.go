@@ -17,11 +17,11 @@ func TestResultsFromBeforeStayReadable(t *testing.T) {
 	if len(s.Tasks) != 2 || s.Tasks[0].Passes != 2 || s.Tasks[1].EvidentialRuns != 2 || s.Tasks[1].Passes != 0 || s.Shard != nil {
 		t.Fatalf("loaded %+v", s.Tasks)
 	}
-	html := string(HTML(s, Transcripts(path)))
+	html := string(HTML(s, Transcripts(path), ""))
 	if !strings.Contains(html, "hello-example") || !strings.Contains(html, "missing-step-example") {
 		t.Error("HTML lacks the tasks")
 	}
-	if md := RunMarkdown(s.Tasks[1].Runs[0]); !strings.Contains(md, "**Result: FAIL**") || !strings.Contains(md, "## Where to look first") {
+	if md := RunMarkdown(s.Tasks[1].Runs[0], ".."); !strings.Contains(md, "**Result: FAIL**") || !strings.Contains(md, "## Where to look first") {
 		t.Errorf("report.md:\n%s", md)
 	}
 	if d := Compare(s, s); len(d.Regressions) != 0 {
@@ -36,7 +36,7 @@ func TestWarningsReachTheReports(t *testing.T) {
 	r := &qsrun.Result{Task: "t", Attempt: 1, Agent: "replay", Classification: qsrun.Passed, Passed: true, Evidential: true,
 		Warnings: []string{"step 1 timed out (exit 124): sleep 9"}}
 	s := qsrun.Summarise([]*qsrun.Result{r})
-	for name, text := range map[string]string{"html": string(HTML(s, nil)), "suite.md": Markdown(s), "report.md": RunMarkdown(r)} {
+	for name, text := range map[string]string{"html": string(HTML(s, nil, "")), "suite.md": Markdown(s, ""), "report.md": RunMarkdown(r, "..")} {
 		if !strings.Contains(text, "step 1 timed out (exit 124): sleep 9") {
 			t.Errorf("%s lacks the warning", name)
 		}

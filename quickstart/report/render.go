@@ -38,8 +38,9 @@ func discardedText(m map[string]int, none string) string {
 func mdCell(s string) string { return strings.ReplaceAll(strings.ReplaceAll(s, "|", `\|`), "\n", " ") }
 
 // Markdown renders the suite as Markdown: the facts, the pass-rate table,
-// and where each documentation gap happened.
-func Markdown(s *qsrun.Suite) string {
+// where each documentation gap happened, and the pages each run read,
+// linked to their copies under root (see pageHref).
+func Markdown(s *qsrun.Suite, root string) string {
 	var b strings.Builder
 	b.WriteString("# tabwright qs results\n\n")
 	fmt.Fprintf(&b, "- Tasks: %d\n- Attempts per task: %d\n- Backend: %s (%s)\n- Duration: %.1fs\n- Generated: %s\n",
@@ -81,6 +82,7 @@ func Markdown(s *qsrun.Suite) string {
 		}
 		b.WriteString("\n")
 	}
+	b.WriteString(suitePagesMarkdown(s, root))
 	return b.String()
 }
 
@@ -153,6 +155,7 @@ type htmlData struct {
 	Gaps        []htmlGap
 	Warned      []*qsrun.Result // runs with a command that timed out or failed
 	Transcripts []htmlTranscript
+	PagesRead   []htmlRunPages
 	Cost        []costRow
 	Unpriced    string
 }
@@ -167,7 +170,7 @@ type htmlGap struct {
 	Page    string
 	Stop    string
 	Output  string
-	Pages   []string
+	Pages   []htmlPage
 }
 
 type htmlTranscript struct{ Name, Text string }
@@ -179,9 +182,11 @@ const (
 )
 
 // HTML renders the suite as one self-contained page: inline CSS, an inline
-// SVG pass-rate chart, no script and nothing fetched. transcripts may be nil.
-func HTML(s *qsrun.Suite, transcripts map[string]string) []byte {
-	d := htmlData{S: s}
+// SVG pass-rate chart, no script and nothing fetched. transcripts may be
+// nil; the pages each run read link to their copies under root (see
+// pageHref).
+func HTML(s *qsrun.Suite, transcripts map[string]string, root string) []byte {
+	d := htmlData{S: s, PagesRead: htmlPagesRead(s, root)}
 	meta := []string{fmt.Sprintf("%d task(s)", len(s.Tasks)), fmt.Sprintf("repeat %d", s.Repeat),
 		"backend " + s.Environment.Backend + " (" + enforcedText(s.Environment.Enforced) + ")"}
 	if s.ToolVersion != "" {
@@ -221,7 +226,10 @@ func HTML(s *qsrun.Suite, transcripts map[string]string) []byte {
 	}
 	d.ChartH = len(s.Tasks)*chartRowH + 8
 	for _, r := range gapRuns(s) {
-		g := htmlGap{Task: r.Task, Attempt: r.Attempt, Stop: stopText(r), Pages: r.DocsPagesRead}
+		g := htmlGap{Task: r.Task, Attempt: r.Attempt, Stop: stopText(r)}
+		for _, p := range r.PagesRead() {
+			g.Pages = append(g.Pages, htmlPage{URL: p.URL, Href: pageHref(root, p.File)})
+		}
 		if r.SuspectPage != nil {
 			g.Page = *r.SuspectPage
 		}
@@ -288,12 +296,17 @@ pre { background: var(--code); padding: .75em; overflow-x: auto; white-space: pr
 {{range .Gaps}}<div class="gap"><h3>{{.Task}}, attempt {{.Attempt}}</h3>
 {{if .Page}}<p>Last docs page read: <a href="{{.Page}}">{{.Page}}</a></p>{{end}}
 <p>Stop reason: {{.Stop}}</p><pre>{{.Output}}</pre>
-{{if .Pages}}<details><summary>Pages read ({{len .Pages}})</summary><ol>{{range .Pages}}<li>{{.}}</li>{{end}}</ol></details>{{end}}</div>
+{{if .Pages}}<details><summary>Pages read ({{len .Pages}})</summary><ol>{{range .Pages}}<li>{{.URL}}{{if .Href}} (<a href="{{.Href}}">as read</a>){{end}}</li>{{end}}</ol></details>{{end}}</div>
 {{else}}<p>No documentation gaps in these runs.</p>
 {{end}}
 {{if .Warned}}<h2>Commands that timed out or failed</h2>
 <p class="note">Whatever the verdict: a run that passed may still have hit these.</p>
 {{range .Warned}}<h3>{{.Task}}, attempt {{.Attempt}} ({{.Classification}})</h3><ul>{{range .Warnings}}<li>{{.}}</li>{{end}}</ul>
+{{end}}{{end}}
+{{if .PagesRead}}<h2>Docs pages read</h2>
+<p class="note">Each page as read_docs returned it to the agent, kept in the results directory under its content hash.</p>
+{{range .PagesRead}}<h3>{{.Task}}, attempt {{.Attempt}} ({{.Agent}})</h3>
+{{if .Pages}}<ol>{{range .Pages}}<li>{{.URL}}{{if .Href}} (<a href="{{.Href}}">as read</a>){{end}}</li>{{end}}</ol>{{else}}<p>None.</p>{{end}}
 {{end}}{{end}}
 {{if .Transcripts}}<h2>Transcripts</h2>
 {{range .Transcripts}}<details><summary>{{.Name}}</summary><pre>{{.Text}}</pre></details>

@@ -149,7 +149,7 @@ func TestQSJUnit(t *testing.T) {
 
 func TestQSReportPages(t *testing.T) {
 	s := suite(stat("<script>alert(1)</script>", 1, 1), stat("all-good", 2, 0), stat("nothing", 0, 0, qsrun.BudgetExhausted))
-	page := string(HTML(s, map[string]string{"all-good": "[   0.0s] all-good on local\n<img src=x>"}))
+	page := string(HTML(s, map[string]string{"all-good": "[   0.0s] all-good on local\n<img src=x>"}, ""))
 	for _, bad := range []*regexp.Regexp{regexp.MustCompile(`<script`), regexp.MustCompile(`(?i)<link\b`), regexp.MustCompile(`(?i)<[^>]*\bsrc=`), regexp.MustCompile(`@import`)} {
 		if bad.MatchString(page) {
 			t.Errorf("the page must be self-contained and escaped: %s found", bad)
@@ -161,7 +161,7 @@ func TestQSReportPages(t *testing.T) {
 			t.Errorf("missing %q", want)
 		}
 	}
-	md := Markdown(s)
+	md := Markdown(s, "")
 	for _, want := range []string{"| all-good | replay | 100% | 2/2 | none |", "| nothing | replay | no evidence | 0/0 | budget_exhausted=1 |", "- Last docs page read: https://a/", "check failed: <b>no app.py</b>"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("markdown missing %q:\n%s", want, md)
@@ -198,14 +198,14 @@ func TestQSLoad(t *testing.T) {
 
 func TestQSReportTokensAndCost(t *testing.T) {
 	s := suite(stat("priced", 1, 0))
-	if strings.Contains(string(HTML(s, nil)), "Tokens and cost") || strings.Contains(Markdown(s), "Tokens and cost") {
+	if strings.Contains(string(HTML(s, nil, "")), "Tokens and cost") || strings.Contains(Markdown(s, ""), "Tokens and cost") {
 		t.Errorf("a replay-only suite has no tokens table")
 	}
 	c := 0.0123
 	s.Tasks[0].Tokens = qsrun.Tokens{Input: 10, Output: 20, CacheWrite: 30, CacheRead: 40}
 	s.Tasks[0].EstimatedCost, s.Tasks[0].ModelsReported = &c, []string{"m-1"}
 	s.Totals.Tokens, s.Totals.EstimatedCost, s.Totals.UnpricedModels = s.Tasks[0].Tokens, &c, []string{"other-model"}
-	page, md := string(HTML(s, nil)), Markdown(s)
+	page, md := string(HTML(s, nil, "")), Markdown(s, "")
 	for _, want := range []string{"Tokens and cost", "10 in / 20 out, cache 30 written / 40 read", "$0.0123", "m-1", "No price for other-model"} {
 		if !strings.Contains(page, want) || !strings.Contains(md, want) {
 			t.Errorf("missing %q", want)

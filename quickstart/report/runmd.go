@@ -9,8 +9,9 @@ import (
 )
 
 // RunMarkdown is one run's report.md: the verdict, the facts, why a run is
-// not evidence, the pages read, the check's output and where to look.
-func RunMarkdown(r *qsrun.Result) string {
+// not evidence, the pages read (linked to their copies under root, see
+// pageHref), the check's output and where to look.
+func RunMarkdown(r *qsrun.Result, root string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# tabwright qs: %s\n\n", r.Task)
 	fmt.Fprintf(&b, "**Result: %s** (`%s`, agent: `%s`, attempt %d)\n\n", qsrun.Label(r.Classification), r.Classification, r.Agent, r.Attempt)
@@ -36,12 +37,7 @@ func RunMarkdown(r *qsrun.Result) string {
 		fmt.Fprintf(&b, "\n## This run is not evidence about the documentation\n\nIt ended as `%s`, which counts toward no pass rate: %s\n", r.Classification, stopText(r))
 	}
 	b.WriteString("\n## Docs pages the agent read\n\n")
-	if len(r.DocsPagesRead) == 0 {
-		b.WriteString("None.\n")
-	}
-	for i, p := range r.DocsPagesRead {
-		fmt.Fprintf(&b, "%d. %s\n", i+1, p)
-	}
+	b.WriteString(pagesMarkdown(r, root))
 	if r.DocsBypassAttempts > 0 {
 		fmt.Fprintf(&b, "\n## Blocked shell access to documentation\n\nThe shell tried to reach a docs host %d time(s); the proxy refused, since pages are read through read_docs.\n", r.DocsBypassAttempts)
 	}
@@ -63,10 +59,15 @@ func RunMarkdown(r *qsrun.Result) string {
 func WriteMarkdown(dir string, s *qsrun.Suite) error {
 	for _, st := range s.Tasks {
 		for _, r := range st.Runs {
-			if err := qsrun.WriteFileAtomic(filepath.Join(s.RunDir(dir, r), "report.md"), []byte(RunMarkdown(r))); err != nil {
+			runDir := s.RunDir(dir, r)
+			root, err := filepath.Rel(runDir, dir)
+			if err != nil {
+				return err
+			}
+			if err := qsrun.WriteFileAtomic(filepath.Join(runDir, "report.md"), []byte(RunMarkdown(r, filepath.ToSlash(root)))); err != nil {
 				return err
 			}
 		}
 	}
-	return qsrun.WriteFileAtomic(filepath.Join(dir, "suite.md"), []byte(Markdown(s)))
+	return qsrun.WriteFileAtomic(filepath.Join(dir, "suite.md"), []byte(Markdown(s, "")))
 }

@@ -109,7 +109,8 @@ func (b *belt) read(ctx context.Context, page, by string) *docs.Read {
 		b.tr.Add(trace.ReadError(page, by, r.Err))
 	default:
 		ev := map[string]any{"url": page, "by": by, "chars": r.Chars, "original_chars": r.OriginalChars, "truncated": r.Truncated,
-			"from_cache": r.FromCache, "content_hash": r.ContentHash, "rendered": r.Rendered, "status": r.Status}
+			"from_cache": r.FromCache, "content_hash": r.ContentHash, "rendered": r.Rendered, "status": r.Status,
+			"page_file": PageFile(r.ContentHash)}
 		if r.ResolvedTo != "" {
 			ev["resolved_to"] = r.ResolvedTo
 		}

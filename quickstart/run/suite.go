@@ -317,12 +317,16 @@ func (s *Suite) Exit(strict bool) ExitCode {
 	return ExitOK
 }
 
-// WriteFiles writes results.json and, per run, trace.jsonl, transcript.txt
-// and check.log under dir, each atomically.
+// WriteFiles writes results.json and, per run, trace.jsonl, transcript.txt,
+// check.log and the docs pages it read (PagesDir) under dir, each
+// atomically.
 func (s *Suite) WriteFiles(dir string) error {
 	for _, st := range s.Tasks {
 		for _, r := range st.Runs {
 			if err := WriteRunFiles(s.RunDir(dir, r), r); err != nil {
+				return err
+			}
+			if err := writePages(dir, r); err != nil {
 				return err
 			}
 		}
@@ -358,8 +362,8 @@ func safeName(n string) string {
 		}
 		return r
 	}, n)
-	if n == "." || n == ".." || n == "" {
-		n = "_" + n
+	if n == "." || n == ".." || n == "" || n == PagesDir {
+		n = "_" + n // a task named pages keeps its runs out of the pages folder
 	}
 	return n
 }
