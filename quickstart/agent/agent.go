@@ -27,6 +27,10 @@ const (
 	// StopWorkspaceFull: a command filled the sandbox's bounded workspace
 	// (sandbox.WorkspaceFull); the harness stopped the agent.
 	StopWorkspaceFull = "workspace_full"
+	// StopOfflineCacheMiss: under --offline the agent (or the harness, for
+	// replay) asked for a page the docs cache lacks; the harness stopped the
+	// agent.
+	StopOfflineCacheMiss = "offline_cache_miss"
 )
 
 // Failure says whose fault an error stop was, so the verdict never has to

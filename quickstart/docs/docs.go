@@ -25,6 +25,9 @@ import (
 	"github.com/tabwright/tabwright/quickstart/sandbox"
 )
 
+// OfflineCacheMiss is the refusal of a page --offline found no copy of.
+const OfflineCacheMiss = "offline_cache_miss"
+
 // DefaultMaxChars is the page cap: longer pages keep their head and tail.
 const DefaultMaxChars = 60000
 
@@ -127,7 +130,7 @@ func (d *Reader) Get(ctx context.Context, rawURL string, allow []string) *Read {
 		}
 	}
 	if d.Offline {
-		r.Blocked = "offline_cache_miss"
+		r.Blocked = OfflineCacheMiss
 		return r
 	}
 	u, err := url.Parse(rawURL)

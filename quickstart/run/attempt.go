@@ -164,19 +164,19 @@ func Attempt(ctx context.Context, t *task.Task, attempt int, opt Options) *Resul
 	// The agent phase: max_seconds from here, enforced inside commands and
 	// model calls too.
 	agentCtx, cancel := context.WithTimeoutCause(ctx, time.Duration(b.MaxSeconds)*time.Second, agent.ErrMaxSeconds)
-	agentCtx, bt.stopFull = context.WithCancelCause(agentCtx)
+	agentCtx, bt.cancelAgent = context.WithCancelCause(agentCtx)
 	o := ag.Run(agentCtx, &agent.Session{Task: t, Tools: bt, Trace: tr})
-	if errors.Is(context.Cause(agentCtx), errWorkspaceFull) && ctx.Err() == nil {
-		o.StopReason, o.Failure, o.Detail = agent.StopWorkspaceFull, "", bt.fullDetail
+	if h := bt.haltedBy(); h != nil && errors.Is(context.Cause(agentCtx), errHalted) && ctx.Err() == nil {
+		o.StopReason, o.Failure, o.Detail = h.StopReason, "", h.Detail
 	}
-	bt.stopFull(nil)
+	bt.cancelAgent(nil)
 	cancel()
 	res.Tokens, res.ModelReported = o.Tokens, o.ModelReported
 	if ctx.Err() != nil && o.StopReason != agent.StopSkipped {
 		o.StopReason, o.Failure, o.Detail = agent.StopError, agent.FailureHarness, "interrupted"
 	}
-	// Skips, errors and refusals are not scored: no check runs.
-	if o.StopReason == agent.StopSkipped || o.StopReason == agent.StopError || o.StopReason == agent.StopRefusal {
+	// Skips, errors, refusals and offline misses are not scored: no check runs.
+	if !scored(o.StopReason) {
 		return finish(o)
 	}
 

@@ -25,18 +25,37 @@ type belt struct {
 	cmd   sandbox.Options
 	extra agent.ExtraTools
 
-	// stopFull ends the agent's context when a command filled the
-	// workspace; fullDetail says which.
-	stopFull   context.CancelCauseFunc
-	fullDetail string
+	// cancelAgent ends the agent's context (cause errHalted) when the
+	// harness stops the attempt itself; halted says why (the first wins).
+	cancelAgent context.CancelCauseFunc
+	halted      *agent.Outcome
 
 	mu  sync.Mutex
 	log strings.Builder // what the successful commands printed (the session log)
 }
 
-// errWorkspaceFull is the agent context's cause when a command filled the
-// workspace.
-var errWorkspaceFull = errors.New(sandbox.WorkspaceFull)
+// errHalted is the agent context's cause when the harness stopped the
+// attempt: a command filled the workspace, or --offline missed a page.
+var errHalted = errors.New("the harness stopped the attempt")
+
+// halt stops the agent with reason and detail (the first halt wins).
+func (b *belt) halt(reason, detail string) {
+	b.mu.Lock()
+	if b.halted == nil {
+		b.halted = &agent.Outcome{StopReason: reason, Detail: detail}
+	}
+	b.mu.Unlock()
+	if b.cancelAgent != nil {
+		b.cancelAgent(errHalted)
+	}
+}
+
+// haltedBy is the halt that stopped the attempt, or nil.
+func (b *belt) haltedBy() *agent.Outcome {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.halted
+}
 
 func (b *belt) Extra() agent.ExtraTools { return b.extra }
 
@@ -45,11 +64,8 @@ func (b *belt) Bash(ctx context.Context, command string) trace.Command {
 	r := b.sb.Run(ctx, command, b.cmd)
 	c := trace.Command{Command: command, ExitCode: r.ExitCode, TimedOut: r.TimedOut, Truncated: r.Truncated, Duration: r.Duration, Output: r.Output}
 	b.tr.Add(trace.BashResult(c))
-	if r.WorkspaceFull && b.stopFull != nil {
-		b.mu.Lock()
-		b.fullDetail = fmt.Sprintf("the workspace's %s bound was reached by: %s", sandbox.HumanBytes(b.sb.WorkspaceBound()), command)
-		b.mu.Unlock()
-		b.stopFull(errWorkspaceFull)
+	if r.WorkspaceFull {
+		b.halt(agent.StopWorkspaceFull, fmt.Sprintf("the workspace's %s bound was reached by: %s", sandbox.HumanBytes(b.sb.WorkspaceBound()), command))
 	}
 	if r.ExitCode == 0 && r.Output != "" {
 		b.mu.Lock()
@@ -96,6 +112,11 @@ func (b *belt) read(ctx context.Context, page, by string) *docs.Read {
 		b.res.DocsPagesRead = append(b.res.DocsPagesRead, page)
 	}
 	b.mu.Unlock()
+	if r.Blocked == docs.OfflineCacheMiss {
+		// An offline run reads the bytes a run before it read; without them it
+		// can only diverge, and nothing it does is evidence.
+		b.halt(agent.StopOfflineCacheMiss, fmt.Sprintf("--offline: %s is not in the docs cache; run once without --offline to fill it", page))
+	}
 	switch {
 	case r.Blocked == "affordance_withheld":
 		b.tr.Add(trace.Withheld(page, by))

@@ -27,7 +27,19 @@ const (
 	StopError         = agent.StopError
 	StopSkipped       = agent.StopSkipped
 	StopWorkspaceFull = agent.StopWorkspaceFull
+	StopOfflineMiss   = agent.StopOfflineCacheMiss
 )
+
+// scored reports whether a run that stopped so gets its check run and can
+// be evidence: not when skipped, refused, in error, or offline without the
+// pages it asked for.
+func scored(stop string) bool {
+	switch stop {
+	case StopSkipped, StopError, StopRefusal, StopOfflineMiss:
+		return false
+	}
+	return true
+}
 
 // Trace is an attempt's event log.
 type Trace = trace.Trace
@@ -49,11 +61,12 @@ func Classify(stop string, failure agent.Failure, checkPassed *bool, f trace.Fac
 	if none, _ := DocsUnreadable(f); none {
 		return InfraError
 	}
-	scored := stop != StopError && stop != StopRefusal
-	if scored && checkPassed != nil && *checkPassed {
+	if scored(stop) && checkPassed != nil && *checkPassed {
 		return Passed
 	}
 	switch stop {
+	case StopOfflineMiss:
+		return InfraError
 	case StopRefusal:
 		return AgentRefusal
 	case StopError:
