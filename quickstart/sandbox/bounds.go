@@ -134,16 +134,20 @@ func handOver(tree bool, paths ...string) error {
 
 // newBounded makes a sandbox whose directories live on a tmpfs of size
 // bytes mounted at its base; without root (or with size 0) it is New's
-// folder on disk, and the bound is 0.
-func newBounded(size int64) (*Sandbox, error) {
+// folder on disk, and the bound is 0. With handOver the directories are the
+// sandbox user's (bubblewrap); without, the harness's own (a container,
+// whose root is the harness's user or root itself).
+func newBounded(size int64, handOver bool) (*Sandbox, error) {
 	if size <= 0 || !dropsPrivileges() {
 		s, err := New()
 		if err != nil {
 			return nil, err
 		}
-		if err := s.handOverDirs(); err != nil {
-			os.RemoveAll(s.Base)
-			return nil, err
+		if handOver {
+			if err := s.handOverDirs(); err != nil {
+				os.RemoveAll(s.Base)
+				return nil, err
+			}
 		}
 		return s, nil
 	}
@@ -151,7 +155,11 @@ func newBounded(size int64) (*Sandbox, error) {
 	if err != nil {
 		return nil, err
 	}
-	opts := fmt.Sprintf("size=%d,mode=0755,uid=%d,gid=%d", size, SandboxUID, SandboxUID)
+	owner := os.Geteuid()
+	if handOver {
+		owner = SandboxUID
+	}
+	opts := fmt.Sprintf("size=%d,mode=0755,uid=%d,gid=%d", size, owner, owner)
 	if err := syscall.Mount("tmpfs", base, "tmpfs", syscall.MS_NOSUID|syscall.MS_NODEV, opts); err != nil {
 		os.Remove(base)
 		return nil, fmt.Errorf("sandbox.workspace_mount: cannot mount the workspace's %s tmpfs at %s: %v; give --workspace-size 0 to work on the host's disk, unbounded", HumanBytes(size), base, err)
@@ -169,6 +177,9 @@ func newBounded(size int64) (*Sandbox, error) {
 		s.unmount()
 		os.Remove(base)
 		return nil, fmt.Errorf("sandbox.workspace_mount: cannot mount the output folder's tmpfs: %v", err)
+	}
+	if !handOver {
+		return s, nil
 	}
 	if err := s.handOverDirs(); err != nil {
 		s.unmount()

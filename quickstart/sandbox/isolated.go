@@ -56,8 +56,9 @@ import (
 
 type isolation struct {
 	bwrap, self string
-	selfDir     string // the folder of the sandbox user's copy of self, removed at close, or ""
-	tmpBytes    int64  // the size of the sandbox's private /tmp, /run and /var/tmp
+	ctr         *container // the container backend's runtime and image; nil under bubblewrap
+	selfDir     string     // the folder of the sandbox user's copy of self, removed at close, or ""
+	tmpBytes    int64      // the size of the sandbox's private /tmp, /run and /var/tmp
 	proxy       *egress.Proxy
 
 	run sync.Mutex // held for a whole command
@@ -78,7 +79,7 @@ func NewIsolated(p *egress.Proxy) (*Sandbox, error) {
 // NewIsolatedBounded is NewIsolated with the workspace's bound in bytes (0:
 // none; see bounds.go for when a bound can hold).
 func NewIsolatedBounded(p *egress.Proxy, workspaceBytes int64) (*Sandbox, error) {
-	s, err := newBounded(workspaceBytes)
+	s, err := newBounded(workspaceBytes, true)
 	if err != nil {
 		return nil, err
 	}
@@ -176,6 +177,9 @@ func (iso *isolation) close() {
 	if iso.selfDir != "" {
 		os.RemoveAll(iso.selfDir)
 	}
+	if iso.ctr != nil {
+		os.RemoveAll(iso.ctr.ctlDir)
+	}
 }
 
 // toolchainRoots are the host's folders a toolchain may need, bound
@@ -252,7 +256,10 @@ type keeperConn struct {
 	addr   string       // the proxy's address inside ("" without a proxy)
 	ln     net.Listener // the proxy's listener, made inside
 	stderr *syncBuffer
-	exited chan struct{} // closed when bwrap has exited
+	exited chan struct{} // closed when bwrap (or the container's runtime client) has exited
+	// removed is called once the sandbox has stopped (a container's
+	// removal), or nil.
+	removed func()
 
 	mu    sync.Mutex
 	next  uint64
@@ -270,6 +277,9 @@ type ctlReply struct {
 const keeperStartTimeout = 20 * time.Second
 
 func startKeeper(iso *isolation, s *Sandbox) (*keeperConn, error) {
+	if iso.ctr != nil {
+		return startContainer(iso, s)
+	}
 	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_SEQPACKET|syscall.SOCK_CLOEXEC, 0)
 	if err != nil {
 		return nil, fmt.Errorf("sandbox.socketpair: cannot make the control socket: %v", err)
@@ -299,6 +309,18 @@ func startKeeper(iso *isolation, s *Sandbox) (*keeperConn, error) {
 		return nil, fmt.Errorf("sandbox.start: cannot start %s: %v", iso.bwrap, err)
 	}
 	go func() { k.cmd.Wait(); close(k.exited) }()
+	return k.handshake(iso, keeperStartTimeout, func() string {
+		if _, blocked := DetectUsernsBlock("/", iso.bwrap); blocked {
+			return UsernsHint("/", iso.bwrap)
+		}
+		return "run `tabwright doctor` to see whether this machine can enforce, or use --backend local --allow-unenforced"
+	})
+}
+
+// handshake waits for the keeper's hello (within wait) and serves the
+// egress proxy on the listener it made inside; next says what to do when
+// the sandbox ended first.
+func (k *keeperConn) handshake(iso *isolation, wait time.Duration, next func() string) (*keeperConn, error) {
 	hello := make(chan ctlReply, 1)
 	go k.readLoop(hello)
 	var h ctlReply
@@ -306,14 +328,10 @@ func startKeeper(iso *isolation, s *Sandbox) (*keeperConn, error) {
 	case h = <-hello:
 	case <-k.done:
 		k.stop()
-		next := "run `tabwright doctor` to see whether this machine can enforce, or use --backend local --allow-unenforced"
-		if _, blocked := DetectUsernsBlock("/", iso.bwrap); blocked {
-			next = UsernsHint("/", iso.bwrap)
-		}
-		return nil, fmt.Errorf("sandbox.start: the sandbox ended before it was ready: %s; %s", k.why(), next)
-	case <-time.After(keeperStartTimeout):
+		return nil, fmt.Errorf("sandbox.start: the sandbox ended before it was ready: %s; %s", k.why(), next())
+	case <-time.After(wait):
 		k.stop()
-		return nil, fmt.Errorf("sandbox.start: the sandbox was not ready after %s: %s; the machine may be overloaded, retry", keeperStartTimeout, k.why())
+		return nil, fmt.Errorf("sandbox.start: the sandbox was not ready after %s: %s; the machine may be overloaded, retry", wait, k.why())
 	}
 	if h.m.Error != "" {
 		if h.f != nil {
@@ -417,6 +435,9 @@ func (k *keeperConn) stop() {
 	case <-time.After(3 * time.Second):
 		syscall.Kill(-k.cmd.Process.Pid, syscall.SIGKILL)
 		<-k.exited
+	}
+	if k.removed != nil {
+		k.removed()
 	}
 }
 

@@ -129,8 +129,8 @@ func keeperMain(args []string) int {
 		fmt.Fprintf(os.Stderr, "tabwright sandbox keeper: "+format+"\n", a...)
 		return 125
 	}
-	if len(args) != 1 || (args[0] != "net" && args[0] != "nonet") {
-		return fail("usage: %s net|nonet (the harness starts this, with its control socket on fd 3)", keeperArg)
+	if len(args) < 1 || len(args) > 2 || (args[0] != "net" && args[0] != "nonet") {
+		return fail("usage: %s net|nonet [SOCKET] (the harness starts this, with its control socket on fd 3 or at SOCKET)", keeperArg)
 	}
 	// Descriptors the harness inherited from whoever started it pass through
 	// bwrap; none of them may reach a command.
@@ -142,13 +142,11 @@ func keeperMain(args []string) int {
 			}
 		}
 	}
-	f := os.NewFile(3, "control")
-	c, err := net.FileConn(f)
-	f.Close()
+	ctl, err := keeperControl(args[1:])
 	if err != nil {
-		return fail("no control socket on fd 3: %v", err)
+		return fail("%v", err)
 	}
-	k := &keeper{ctl: c.(*net.UnixConn), waits: map[int]chan syscall.WaitStatus{}}
+	k := &keeper{ctl: ctl, waits: map[int]chan syscall.WaitStatus{}}
 	// Every signal is caught: from inside the namespace only a signal with a
 	// handler reaches PID 1, so commands cannot stop the keeper. Caught (not
 	// ignored) signals are reset to their defaults in children. SIGCHLD (or
@@ -213,6 +211,26 @@ func keeperMain(args []string) int {
 			sendCtl(k.ctl, ctlMsg{Op: "error", ID: m.ID, Error: "unknown op " + m.Op}, nil)
 		}
 	}
+}
+
+// keeperControl is the keeper's end of the control socket: fd 3 under
+// bubblewrap, or the socket the harness listens on in a folder bound into
+// a container (a container cannot inherit a descriptor from the harness).
+func keeperControl(socket []string) (*net.UnixConn, error) {
+	if len(socket) == 1 {
+		c, err := net.DialUnix("unixpacket", nil, &net.UnixAddr{Name: socket[0], Net: "unixpacket"})
+		if err != nil {
+			return nil, fmt.Errorf("cannot reach the harness's control socket %s: %v", socket[0], err)
+		}
+		return c, nil
+	}
+	f := os.NewFile(3, "control")
+	c, err := net.FileConn(f)
+	f.Close()
+	if err != nil {
+		return nil, fmt.Errorf("no control socket on fd 3: %v", err)
+	}
+	return c.(*net.UnixConn), nil
 }
 
 // run forks the command in a session of its own, waits for it and reports

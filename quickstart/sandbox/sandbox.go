@@ -26,7 +26,7 @@ import (
 	"unicode/utf8"
 )
 
-// Backend names.
+// Backend names (and Container, container.go).
 const (
 	Local    = "local"
 	Isolated = "sandbox"
@@ -52,6 +52,9 @@ type Sandbox struct {
 
 // BackendName is the backend that runs this sandbox's commands.
 func (s *Sandbox) BackendName() string {
+	if s.iso != nil && s.iso.ctr != nil {
+		return Container
+	}
 	if s.iso != nil {
 		return Isolated
 	}
@@ -59,7 +62,8 @@ func (s *Sandbox) BackendName() string {
 }
 
 // Enforced reports whether the network policy and the filesystem limits
-// bind the commands (the sandbox backend) or are advisory (local).
+// bind the commands (the sandbox and container backends) or are advisory
+// (local).
 func (s *Sandbox) Enforced() bool { return s.iso != nil }
 
 // New makes a fresh sandbox under the system's temporary directory.
@@ -117,6 +121,9 @@ func Adopt(dir string) (*Sandbox, error) {
 // Env is the commands' environment, built from scratch: nothing of the
 // harness's own environment leaks in but PATH and the locale.
 func (s *Sandbox) Env(extra ...string) []string {
+	if s.iso != nil && s.iso.ctr != nil {
+		return s.iso.ctr.commandEnv(s, extra)
+	}
 	path := os.Getenv("PATH")
 	if path == "" {
 		path = "/usr/bin:/bin"

@@ -1,0 +1,138 @@
+package sandbox
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tabwright/tabwright/internal/testimage"
+	"github.com/tabwright/tabwright/quickstart/egress"
+)
+
+// The container backend's tests fail, never skip, without a container
+// engine: CI installs podman (.ci/run).
+func requireRuntime(t testing.TB) (*Runtime, string) {
+	t.Helper()
+	rt, why := FindRuntime(context.Background())
+	if rt == nil {
+		t.Fatalf("the container backend cannot run here: %s", why)
+	}
+	return rt, testimage.Build(t, rt.Path)
+}
+
+// containerSandbox is a container sandbox with netSandbox's proxy: it
+// allows registry.test, refuses docs.test, and resolves every *.test name
+// to a loopback server of the harness.
+func containerSandbox(t *testing.T) (*Sandbox, *events) {
+	t.Helper()
+	rt, image := requireRuntime(t)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, "served %s%s\n", r.Host, r.URL.Path)
+	}))
+	t.Cleanup(srv.Close)
+	ev := &events{}
+	p := &egress.Proxy{Policy: egress.Policy{Docs: []string{"docs.test"}, Allow: []string{"registry.test"}}, OnEvent: ev.add,
+		Dial: func(ctx context.Context, network, addr string) (net.Conn, error) {
+			if !strings.HasSuffix(strings.Split(addr, ":")[0], ".test") {
+				return nil, fmt.Errorf("tests reach only *.test names, not %s", addr)
+			}
+			var d net.Dialer
+			return d.DialContext(ctx, network, srv.Listener.Addr().String())
+		}}
+	s, err := NewContainer(context.Background(), rt, image, p, MinWorkspaceBytes*16)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close(false) })
+	return s, ev
+}
+
+func runIn(t *testing.T, s *Sandbox, command string) Result {
+	t.Helper()
+	return s.Run(context.Background(), command, Options{Timeout: time.Minute, MaxChars: 4000})
+}
+
+func TestQSContainerRunsInTheImage(t *testing.T) {
+	s, _ := containerSandbox(t)
+	if s.BackendName() != Container || !s.Enforced() {
+		t.Fatalf("backend %s, enforced %v; want container, enforced", s.BackendName(), s.Enforced())
+	}
+	secret := filepath.Join(t.TempDir(), "host-secret")
+	os.WriteFile(secret, []byte("x"), 0o644)
+	r := runIn(t, s, fmt.Sprintf(`cat %s; echo "env=$%s home=$HOME tmp=$TMPDIR pwd=$(pwd)"; echo made > made.txt; test -e %s && echo HOST-VISIBLE; true`,
+		testimage.MarkerFile, testimage.EnvVar, secret))
+	want := fmt.Sprintf("%s\nenv=%s home=%s tmp=%s pwd=%s\n", testimage.Marker, testimage.EnvValue, s.Home, s.Tmp, s.Workspace)
+	if r.ExitCode != 0 || r.Output != want {
+		t.Fatalf("exit %d, output %q; want %q (the image's files and environment, the sandbox's folders)", r.ExitCode, r.Output, want)
+	}
+	if b, err := os.ReadFile(filepath.Join(s.Workspace, "made.txt")); err != nil || string(b) != "made\n" {
+		t.Fatalf("the workspace on the host holds %q, %v; want what the command wrote", b, err)
+	}
+	// Timeouts kill the command's group, as on the sandbox backend.
+	r = s.Run(context.Background(), "sleep 600", Options{Timeout: 300 * time.Millisecond})
+	if r.ExitCode != 124 || !r.TimedOut {
+		t.Fatalf("a command past its timeout: exit %d, timed out %v; want 124, true", r.ExitCode, r.TimedOut)
+	}
+}
+
+// TestQSContainerNetwork: the proxy is the only way out, with the sandbox
+// backend's records; the host's loopback services and its other addresses
+// cannot be dialled directly.
+func TestQSContainerNetwork(t *testing.T) {
+	s, ev := containerSandbox(t)
+	r := runIn(t, s, "wget -q -O - http://registry.test/pkg")
+	if r.ExitCode != 0 || r.Output != "served registry.test/pkg\n" {
+		t.Fatalf("an allowed host through the proxy: exit %d, %q", r.ExitCode, r.Output)
+	}
+	r = runIn(t, s, "wget -q -O - http://docs.test/page")
+	if r.ExitCode == 0 || !ev.has("egress_blocked docs.test docs_host_requires_read_docs") {
+		t.Fatalf("a docs host from the shell: exit %d, %q, events %v; want a recorded refusal", r.ExitCode, r.Output, ev.evs)
+	}
+	if !ev.has("egress_allowed registry.test allowlisted") {
+		t.Fatalf("the allowed request was not recorded: %v", ev.evs)
+	}
+
+	// A service on the host's loopback, and one on every host address.
+	ln, err := net.Listen("tcp", "0.0.0.0:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Write([]byte("HOST-SERVICE\n"))
+			c.Close()
+		}
+	}()
+	port := ln.Addr().(*net.TCPAddr).Port
+	targets := []string{"127.0.0.1"}
+	if addrs, err := net.InterfaceAddrs(); err == nil {
+		for _, a := range addrs {
+			if ip, ok := a.(*net.IPNet); ok && !ip.IP.IsLoopback() && ip.IP.To4() != nil {
+				targets = append(targets, ip.IP.String())
+			}
+		}
+	}
+	for _, host := range targets {
+		r := runIn(t, s, fmt.Sprintf("exec 3<>/dev/tcp/%s/%d && cat <&3", host, port))
+		if r.ExitCode == 0 || strings.Contains(r.Output, "HOST-SERVICE") {
+			t.Fatalf("the container reached the host's %s:%d directly: exit %d, %q", host, port, r.ExitCode, r.Output)
+		}
+	}
+	// Nor the internet, by address, without the proxy.
+	r = runIn(t, s, "exec 3<>/dev/tcp/1.1.1.1/80 && echo CONNECTED")
+	if r.ExitCode == 0 || strings.Contains(r.Output, "CONNECTED") {
+		t.Fatalf("the container dialled out directly: exit %d, %q", r.ExitCode, r.Output)
+	}
+}
