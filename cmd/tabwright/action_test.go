@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -13,7 +14,9 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/tabwright/tabwright/internal/testimage"
 	"github.com/tabwright/tabwright/quickstart/agent/agenttest"
+	"github.com/tabwright/tabwright/quickstart/sandbox"
 	yaml "go.yaml.in/yaml/v2"
 )
 
@@ -330,8 +333,16 @@ func TestActionRunsAQuickstartedWorkflow(t *testing.T) {
 	dist := releaseDir(t)
 	rel := serveRelease(t, dist, false)
 	docs := docsServer(t)
+	// backend: docker runs each task in its image, as quickstarted does:
+	// here the image the container backend's tests build from Debian
+	// packages, so that no registry is needed.
+	rt, why := sandbox.FindRuntime(context.Background())
+	if rt == nil {
+		t.Fatalf("backend: docker needs a container engine: %s", why)
+	}
+	image := testimage.Build(t, rt.Path)
 	r := newActionRunner(t, map[string]string{"agent": "replay", "model": "claude-opus-5", "repeat": "2", "backend": "docker",
-		"junit": "junit.xml", "working-directory": "site", "strict-inconclusive": "true", "image": "python:3.12-slim",
+		"junit": "junit.xml", "working-directory": "site", "strict-inconclusive": "true", "image": image,
 		"release-url": rel.URL}, "GITHUB_ACTION_REF="+releaseTag)
 	actionTasks(t, filepath.Join(r.workspace, "site"), docs.URL)
 	outs, failed, log := r.runAll()
@@ -353,7 +364,7 @@ func TestActionRunsAQuickstartedWorkflow(t *testing.T) {
 			t.Error(err)
 		}
 	}
-	for _, want := range []string{"--backend sandbox", "--model claude-opus-5 is ignored", "--junit junit.xml", "--strict-inconclusive", "a (replay): pass rate 100%"} {
+	for _, want := range []string{"--backend container", "backend: container", "--model claude-opus-5 is ignored", "--junit junit.xml", "--strict-inconclusive", "a (replay): pass rate 100%"} {
 		if !strings.Contains(log, want) {
 			t.Errorf("the log lacks %q:\n%s", want, log)
 		}

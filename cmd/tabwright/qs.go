@@ -252,7 +252,7 @@ func qsRun(ctx context.Context, args []string, stdout, stderr io.Writer) exitCod
 	if code != 0 || len(tasks) == 0 && shard == nil {
 		return exitUsage
 	}
-	chosen, code := chooseBackend(ctx, f.backend, f.allow, stdout, stderr)
+	chosen, runtime, code := chooseBackends(ctx, f.backend, f.allow, anyImage(tasks), stdout, stderr)
 	if code != 0 {
 		return code
 	}
@@ -268,7 +268,7 @@ func qsRun(ctx context.Context, args []string, stdout, stderr io.Writer) exitCod
 	}
 	multi := len(tasks) > 1 || f.workers > 1
 	opt := qsrun.SuiteOptions{Repeat: f.repeat, Workers: f.workers, Version: version, Prices: prices, MaxCostUSD: *f.agent.maxCost, Options: qsrun.Options{
-		Docs: reader, KeepSandbox: f.keep, CheckBrowser: &launch.Options{}, Backend: chosen, Cache: cache, Agent: ag,
+		Docs: reader, KeepSandbox: f.keep, CheckBrowser: &launch.Options{}, Backend: chosen, Runtime: runtime, Cache: cache, Agent: ag,
 		ProbeAffordances: f.docs.probe, WorkspaceBytes: f.workspaceBytes,
 	}}
 	if *f.agent.tools == "+browser" {
@@ -291,6 +291,47 @@ func qsRun(ctx context.Context, args []string, stdout, stderr io.Writer) exitCod
 		return c
 	}
 	return code
+}
+
+// anyImage reports whether a task names an image.
+func anyImage(tasks []*task.Task) bool {
+	for _, t := range tasks {
+		if t.Image != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// chooseBackends resolves --backend for the tasks that name no image, and
+// the container engine for those that do: container runs every task in a
+// container (the engine must answer); auto runs a task with image: in its
+// image when an engine answers, and says so when none does (those tasks
+// then run on the host's toolchain, with a warning per run).
+func chooseBackends(ctx context.Context, want string, allow, images bool, stdout, stderr io.Writer) (string, *sandbox.Runtime, exitCode) {
+	if want != sandbox.Container && (want != "auto" || !images) {
+		chosen, code := chooseBackend(ctx, want, allow, stdout, stderr)
+		return chosen, nil, code
+	}
+	rt, why := sandbox.FindRuntime(ctx)
+	if want == sandbox.Container {
+		if rt == nil {
+			fmt.Fprintf(stderr, "qs.no_container_runtime: the container backend cannot run here: %s\n", why)
+			return "", nil, exitUsage
+		}
+		fmt.Fprintf(stdout, "backend: container (enforced: %s %s, no network but the harness's egress proxy; tasks without image: run in %s)\n", rt.Name, rt.Version, sandbox.DefaultImage)
+		return sandbox.Container, rt, 0
+	}
+	chosen, code := chooseBackend(ctx, want, allow, stdout, stderr)
+	if code != 0 {
+		return "", nil, code
+	}
+	if rt == nil {
+		fmt.Fprintf(stdout, "warning  tasks with image: run on the %s backend's toolchain, not in their image: no container runtime answers (%s)\n", chosen, why)
+		return chosen, nil, 0
+	}
+	fmt.Fprintf(stdout, "backend: container for tasks with image: (enforced: %s %s, no network but the harness's egress proxy)\n", rt.Name, rt.Version)
+	return chosen, rt, 0
 }
 
 // chooseBackend resolves --backend: auto is the sandbox when this machine

@@ -61,13 +61,14 @@ func (c *compatFlags) apply(f *runFlags, stdout, stderr io.Writer) exitCode {
 }
 
 // mapBackend maps quickstarted's backend names: docker (its enforced
-// backend on Linux) runs on our enforced one; seatbelt (macOS's
-// sandbox-exec) is refused, naming ours.
+// backend on Linux, which runs each task in its image) is our container
+// backend, on whichever engine answers; seatbelt (macOS's sandbox-exec) is
+// refused, naming ours.
 func (c *compatFlags) mapBackend(f *runFlags, stdout, stderr io.Writer) exitCode {
 	switch f.backend {
 	case "docker", "podman":
-		fmt.Fprintf(stdout, "note     --backend %s (quickstarted's enforced backend) runs on tabwright's enforced one, --backend %s\n", f.backend, sandbox.Isolated)
-		f.backend = sandbox.Isolated
+		fmt.Fprintf(stdout, "note     --backend %s (quickstarted's) is tabwright's --backend %s: each task in its image, on Docker or Podman, whichever answers (%s chooses)\n", f.backend, sandbox.Container, sandbox.RuntimeEnv)
+		f.backend = sandbox.Container
 	case "seatbelt":
 		fmt.Fprintf(stderr, "qs.flag_refused: --backend seatbelt is macOS's sandbox-exec, which tabwright does not use; its enforced backend is --backend %s (bubblewrap, Linux), or auto\n", sandbox.Isolated)
 		return exitUsage

@@ -139,7 +139,10 @@ var quickstartedFlagCases = map[string]func(t *testing.T){
 		backend := func(f *runFlags) any { return f.backend }
 		sameRun(t, backend, "auto", "--backend", "auto")
 		sameRun(t, backend, sandbox.Local, "--backend", "local")
-		sameRun(t, backend, sandbox.Isolated, "--backend", "docker")
+		sameRun(t, backend, sandbox.Container, "--backend", "docker")
+		sameRun(t, backend, sandbox.Container, "--backend", "podman")
+		sameRun(t, backend, sandbox.Container, "--backend", "container")
+		sameRun(t, backend, sandbox.Isolated, "--backend", "sandbox")
 		refusedRun(t, "--backend sandbox", "--backend", "seatbelt")
 	},
 	"run --image": func(t *testing.T) {

@@ -73,7 +73,7 @@ func (f *docsFlags) open(m *tabs.Manager, backend string, stdout, stderr io.Writ
 	}
 	var reg *egress.Cache
 	if f.registryCache != "" {
-		if backend != sandbox.Isolated {
+		if backend == sandbox.Local {
 			fmt.Fprintln(stderr, qsrun.ErrCacheNeedsSandbox)
 			return nil, nil, exitUsage
 		}

@@ -29,7 +29,7 @@ func newRunFlags(stderr io.Writer) *runFlags {
 	fs := newFlags("qs run")
 	fs.SetOutput(stderr)
 	f := &runFlags{fs: fs, agent: addAgentFlags(fs)}
-	fs.StringVar(&f.backend, "backend", "auto", "execution backend: auto (sandbox when this machine can enforce, else local), sandbox (bubblewrap, enforced) or local (unenforced)")
+	fs.StringVar(&f.backend, "backend", "auto", "execution backend: auto (a task with image: in a container when Docker or Podman answers; the others on sandbox when this machine can enforce, else local), sandbox (bubblewrap, enforced), container (every task in its image, enforced) or local (unenforced)")
 	fs.BoolVar(&f.allow, "allow-unenforced", false, "permit the local backend, which enforces no network policy")
 	fs.StringVar(&f.out, "out", "", "write results.json and per-run files here")
 	fs.StringVar(&f.junit, "junit", "", "write JUnit XML here (with or without --out)")
@@ -69,8 +69,8 @@ func (f *runFlags) check(stdout, stderr io.Writer) exitCode {
 		return code
 	}
 	switch {
-	case f.backend != "auto" && f.backend != sandbox.Isolated && f.backend != sandbox.Local:
-		fmt.Fprintf(stderr, "unknown backend %q: auto, sandbox or local\n", f.backend)
+	case f.backend != "auto" && f.backend != sandbox.Isolated && f.backend != sandbox.Container && f.backend != sandbox.Local:
+		fmt.Fprintf(stderr, "unknown backend %q: auto, sandbox, container or local\n", f.backend)
 		return exitUsage
 	case f.repeat < 1 || f.workers < 1:
 		fmt.Fprintln(stderr, "--repeat and --workers must be at least 1")

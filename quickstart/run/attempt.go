@@ -75,9 +75,17 @@ type Options struct {
 	CheckBrowser *launch.Options
 	// OnEvent sees every trace event as it happens (progress lines).
 	OnEvent func(t *task.Task, attempt int, ev map[string]any, elapsed time.Duration)
-	// Backend is sandbox.Isolated (enforced) or sandbox.Local; empty is
-	// local. The caller chooses; this package does not fall back.
+	// Backend is sandbox.Isolated or sandbox.Container (enforced) or
+	// sandbox.Local; empty is local. The caller chooses; this package does
+	// not fall back.
 	Backend string
+	// Runtime is the container engine. With it, a task that names an
+	// image: runs in that image on the container backend whatever Backend
+	// says; Backend sandbox.Container needs it.
+	Runtime *sandbox.Runtime
+	// DefaultImage is the container backend's image for a task that names
+	// none ("" is sandbox.DefaultImage).
+	DefaultImage string
 	// EgressDial, when set, is how the egress proxy reaches allowed hosts
 	// (tests point it at loopback servers); nil dials the network.
 	EgressDial func(ctx context.Context, network, addr string) (net.Conn, error)
@@ -118,8 +126,12 @@ func Attempt(ctx context.Context, t *task.Task, attempt int, opt Options) *Resul
 	tr := res.Trace
 	finish := func(o agent.Outcome) *Result { return res.finish(o, start) }
 
-	if opt.Backend == sandbox.Isolated {
-		res.Backend, res.Enforced = sandbox.Isolated, true
+	backend, image := attemptBackend(t, opt)
+	if backend != sandbox.Local && backend != "" {
+		res.Backend, res.Enforced = backend, true
+	}
+	if backend == sandbox.Container {
+		res.Image = image
 	}
 	record := func(typ string, f map[string]any) { tr.Add(trace.Raw(typ, f)) }
 	var bridge *CheckBridge
@@ -127,7 +139,7 @@ func Attempt(ctx context.Context, t *task.Task, attempt int, opt Options) *Resul
 		bridge = NewCheckBridge(t, *opt.CheckBrowser, opt.EgressDial, record)
 		defer bridge.Close()
 	}
-	sb, err := NewSandbox(t, SandboxOptions{Backend: opt.Backend, Bridge: bridge, EgressDial: opt.EgressDial,
+	sb, err := NewSandbox(t, SandboxOptions{Backend: backend, Runtime: opt.Runtime, Image: image, Bridge: bridge, EgressDial: opt.EgressDial,
 		Cache: opt.Cache, EgressTLS: opt.EgressTLS, WorkspaceBytes: opt.WorkspaceBytes, OnEvent: record})
 	if err != nil {
 		return finish(harnessError("could not create the sandbox: " + err.Error()))
@@ -139,7 +151,7 @@ func Attempt(ctx context.Context, t *task.Task, attempt int, opt Options) *Resul
 		}
 	}()
 	tr.Add(trace.Start(startEvent(t, attempt, ag.Name(), res, opt)))
-	if t.Image != "" {
+	if t.Image != "" && backend != sandbox.Container {
 		tr.Add(checkImage(ctx, t.Image, sb).event(res.Backend))
 	}
 	if opt.ProbeAffordances && attempt == 1 && opt.Docs != nil && len(t.Route) > 0 {
@@ -194,10 +206,28 @@ func Attempt(ctx context.Context, t *task.Task, attempt int, opt Options) *Resul
 	return finish(o)
 }
 
+// attemptBackend is the backend t's attempt runs on, and its image there:
+// the container backend when t names an image and there is an engine, or
+// when it was asked for (the default image then fills in).
+func attemptBackend(t *task.Task, opt Options) (backend, image string) {
+	image = t.Image
+	if image == "" {
+		image = opt.DefaultImage
+	}
+	if image == "" {
+		image = sandbox.DefaultImage
+	}
+	switch {
+	case opt.Backend == sandbox.Container, opt.Runtime != nil && t.Image != "":
+		return sandbox.Container, image
+	}
+	return opt.Backend, ""
+}
+
 // startEvent is run_start's fields.
 func startEvent(t *task.Task, attempt int, agentName string, res *Result, opt Options) map[string]any {
 	ev := map[string]any{"task": t.Name, "agent": agentName, "backend": res.Backend, "enforced": res.Enforced,
-		"image": t.Image, "attempt": attempt, "source": t.Source, "egress": egressMode(res.Enforced)}
+		"image": res.Image, "attempt": attempt, "source": t.Source, "egress": egressMode(res.Enforced)}
 	if opt.Cache != nil {
 		ev["registry_cache"] = opt.Cache.Dir()
 	}

@@ -20,8 +20,10 @@ import (
 
 // SandboxOptions choose and configure an attempt's sandbox.
 type SandboxOptions struct {
-	Backend        string // sandbox.Isolated or sandbox.Local ("" is local)
-	Adopt          string // an existing workspace (qs check --sandbox), or "" for a fresh one
+	Backend        string           // sandbox.Isolated, sandbox.Container or sandbox.Local ("" is local)
+	Runtime        *sandbox.Runtime // the container backend's engine
+	Image          string           // the container backend's image ("" is sandbox.DefaultImage)
+	Adopt          string           // an existing workspace (qs check --sandbox), or "" for a fresh one
 	Bridge         *CheckBridge
 	EgressDial     func(ctx context.Context, network, addr string) (net.Conn, error)
 	EgressTLS      *tls.Config                             // HTTPS to the mirrors' upstreams; nil: system roots
@@ -57,6 +59,10 @@ func NewSandbox(t *task.Task, o SandboxOptions) (*sandbox.Sandbox, error) {
 
 func newSandbox(p *egress.Proxy, o SandboxOptions) (*sandbox.Sandbox, error) {
 	switch {
+	case o.Backend == sandbox.Container && o.Adopt != "":
+		return sandbox.AdoptContainer(context.Background(), o.Runtime, o.Image, o.Adopt, p)
+	case o.Backend == sandbox.Container:
+		return sandbox.NewContainer(context.Background(), o.Runtime, o.Image, p, workspaceBytes(o.WorkspaceBytes))
 	case o.Backend == sandbox.Isolated && o.Adopt != "":
 		return sandbox.AdoptIsolated(o.Adopt, p)
 	case o.Backend == sandbox.Isolated:

@@ -109,7 +109,7 @@ func probeRuntime(ctx context.Context, name, path string) (*Runtime, error) {
 	}
 	out, err := exec.CommandContext(ctx, path, "info", "--format", format).CombinedOutput()
 	if err != nil {
-		return nil, fmt.Errorf("%s: its engine does not answer (%s)", name, firstLine(string(out), err))
+		return nil, fmt.Errorf("%s: its engine does not answer (%s)", name, lastLine(string(out), err))
 	}
 	f := strings.Fields(strings.TrimSpace(string(out)))
 	rt := &Runtime{Name: name, Path: path}
@@ -125,10 +125,11 @@ func probeRuntime(ctx context.Context, name, path string) (*Runtime, error) {
 	return rt, nil
 }
 
-func firstLine(out string, err error) string {
+// lastLine is the last line an engine printed (its error), or err.
+func lastLine(out string, err error) string {
 	out = strings.TrimSpace(out)
-	if i := strings.IndexByte(out, '\n'); i >= 0 {
-		out = out[:i]
+	if i := strings.LastIndexByte(out, '\n'); i >= 0 {
+		out = out[i+1:]
 	}
 	if out == "" {
 		return err.Error()
@@ -241,10 +242,10 @@ func imageEnv(ctx context.Context, rt *Runtime, image string) ([]string, error) 
 		c, cancel := context.WithTimeout(ctx, 10*time.Minute)
 		defer cancel()
 		if pout, perr := exec.CommandContext(c, rt.Path, "pull", image).CombinedOutput(); perr != nil {
-			return nil, fmt.Errorf("sandbox.image_unavailable: %s has no image %s and cannot pull it: %s; pull or build it first (%s pull %s), or name another with image: or --image", rt.Name, image, firstLine(string(pout), perr), rt.Name, image)
+			return nil, fmt.Errorf("sandbox.image_unavailable: %s has no image %s and cannot pull it: %s; pull or build it first (%s pull %s), or name another with image: or --image", rt.Name, image, lastLine(string(pout), perr), rt.Name, image)
 		}
 		if out, err = inspect(); err != nil {
-			return nil, fmt.Errorf("sandbox.image_unavailable: %s cannot inspect image %s: %s", rt.Name, image, firstLine(string(out), err))
+			return nil, fmt.Errorf("sandbox.image_unavailable: %s cannot inspect image %s: %s", rt.Name, image, lastLine(string(out), err))
 		}
 	}
 	var env []string
@@ -300,7 +301,7 @@ func findKeeperFiles(self string) (keeperFiles, error) {
 	}
 	out, err := exec.Command(interp, "--list", self).CombinedOutput()
 	if err != nil {
-		return kf, fmt.Errorf("sandbox.self: this program is dynamically linked and its loader %s cannot list its libraries (%s); build it with CGO_ENABLED=0", interp, firstLine(string(out), err))
+		return kf, fmt.Errorf("sandbox.self: this program is dynamically linked and its loader %s cannot list its libraries (%s); build it with CGO_ENABLED=0", interp, lastLine(string(out), err))
 	}
 	real, err := filepath.EvalSymlinks(interp)
 	if err != nil {
