@@ -73,6 +73,8 @@ func agentProgressLine(ev map[string]any, verbose bool) string {
 		return fmt.Sprintf("%v refused adaptive thinking; asking without it", ev["model"])
 	case trace.ImagesUnsupported:
 		return fmt.Sprintf("%v's server refused an image; going on without images", ev["model"])
+	case trace.TokenParamSwitched:
+		return fmt.Sprintf("%v's server refused %v; asking with %v", ev["model"], ev["refused"], ev["using"])
 	case trace.BrowserCall:
 		if ev["is_error"] == true {
 			return fmt.Sprintf("browser %v failed", ev["tool"])

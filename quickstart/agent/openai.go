@@ -8,6 +8,9 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"regexp"
+	"strings"
+	"sync"
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
@@ -27,11 +30,13 @@ type openaiConv struct {
 	key    string // only to keep it out of error messages
 	model  string
 	// compat: a server other than OpenAI's own (a base URL, or Gemini),
-	// which gets max_tokens; OpenAI's reasoning models need
-	// max_completion_tokens instead.
-	compat bool
-	tools  []openai.ChatCompletionToolUnionParam
-	msgs   []openai.ChatCompletionMessageParamUnion
+	// which gets max_tokens first; OpenAI's own gets max_completion_tokens
+	// (its reasoning models refuse max_tokens). Either way the server's
+	// answer decides (see tokenParam).
+	compat  bool
+	baseURL string
+	tools   []openai.ChatCompletionToolUnionParam
+	msgs    []openai.ChatCompletionMessageParamUnion
 	// noImages: the server refused an image; results go as text alone.
 	noImages bool
 	shown    []shownImages // where images sit in msgs, to take them back
@@ -64,7 +69,7 @@ func newOpenAI(c clientConfig, system, kickoff string, tools []ToolDef) conversa
 	if c.HTTPClient != nil {
 		opts = append(opts, option.WithHTTPClient(c.HTTPClient))
 	}
-	cv := &openaiConv{client: openai.NewChatCompletionService(opts...), key: c.key, model: c.Model, compat: c.BaseURL != ""}
+	cv := &openaiConv{client: openai.NewChatCompletionService(opts...), key: c.key, model: c.Model, compat: c.BaseURL != "", baseURL: c.BaseURL}
 	for _, d := range tools {
 		cv.tools = append(cv.tools, openai.ChatCompletionFunctionTool(shared.FunctionDefinitionParam{
 			Name: d.Name, Description: param.NewOpt(d.Description), Parameters: shared.FunctionParameters(d.Schema)}))
@@ -138,12 +143,17 @@ func (c *openaiConv) dropImages() {
 
 func (c *openaiConv) send(ctx context.Context, turn int, tr *trace.Trace) (*reply, error) {
 	p := openai.ChatCompletionNewParams{Model: shared.ChatModel(c.model), Messages: c.msgs, Tools: c.tools}
-	if c.compat {
-		p.MaxTokens = openai.Int(maxReplyTokens)
-	} else {
-		p.MaxCompletionTokens = openai.Int(maxReplyTokens)
-	}
+	sent := c.tokenParam()
+	setTokenParam(&p, sent)
 	resp, err := c.client.New(ctx, p)
+	if other := otherTokenParam(sent); err != nil && tokenParamRefused(err, sent) {
+		// A gateway in front of a reasoning model wants
+		// max_completion_tokens; an older server knows only max_tokens.
+		tokenParams.Store(c.baseURL+" "+c.model, other)
+		tr.Add(trace.TokenParam(turn, c.model, sent, other, openaiError(err, c.key).Error()))
+		setTokenParam(&p, other)
+		resp, err = c.client.New(ctx, p)
+	}
 	if err != nil && len(c.shown) > 0 && imagesRefused(err) {
 		// A server without vision (many OpenAI-compatible ones) answers
 		// 400: the run goes on without images rather than failing.
@@ -181,6 +191,66 @@ func (c *openaiConv) send(ctx context.Context, turn int, tr *trace.Trace) (*repl
 		r.Calls = append(r.Calls, toolCall{ID: tc.ID, Name: name, Input: rawArgs(args)})
 	}
 	return r, nil
+}
+
+// The two names of the reply's length cap in Chat Completions.
+const (
+	paramMaxTokens           = "max_tokens"
+	paramMaxCompletionTokens = "max_completion_tokens"
+)
+
+// tokenParams are the cap names servers asked for in this process, by
+// base URL and model: later calls send that one first.
+var tokenParams sync.Map
+
+// tokenParam is the cap name to send: what the server asked for before,
+// else max_tokens to a compatible server and max_completion_tokens to
+// OpenAI's own.
+func (c *openaiConv) tokenParam() string {
+	if v, ok := tokenParams.Load(c.baseURL + " " + c.model); ok {
+		return v.(string)
+	}
+	if c.compat {
+		return paramMaxTokens
+	}
+	return paramMaxCompletionTokens
+}
+
+func otherTokenParam(name string) string {
+	if name == paramMaxTokens {
+		return paramMaxCompletionTokens
+	}
+	return paramMaxTokens
+}
+
+// setTokenParam caps the reply with the parameter called name alone.
+func setTokenParam(p *openai.ChatCompletionNewParams, name string) {
+	p.MaxTokens, p.MaxCompletionTokens = param.Opt[int64]{}, param.Opt[int64]{}
+	if name == paramMaxTokens {
+		p.MaxTokens = openai.Int(maxReplyTokens)
+	} else {
+		p.MaxCompletionTokens = openai.Int(maxReplyTokens)
+	}
+}
+
+// unsupportedWords are how servers say a parameter is not theirs (OpenAI:
+// code unsupported_parameter, "Unsupported parameter: 'max_tokens' is not
+// supported with this model"; others: unrecognized, unknown, extra inputs).
+var unsupportedWords = regexp.MustCompile(`(?i)unsupported|not supported|unrecogni[sz]ed|unknown|not allowed|not permitted|extra (inputs|fields)`)
+
+// tokenParamRefused: a 400 that names the cap parameter sent and says it is
+// not taken (a 400 about its value, or anything else, is not).
+func tokenParamRefused(err error, sent string) bool {
+	var e *openai.Error
+	if !errors.As(err, &e) || e.StatusCode != http.StatusBadRequest {
+		return false
+	}
+	msg := e.Message
+	if msg == "" && e.Response != nil {
+		msg = e.RawJSON()
+	}
+	named := e.Param == sent || strings.Contains(msg, sent)
+	return named && (e.Code == "unsupported_parameter" || unsupportedWords.MatchString(msg))
 }
 
 // rawArgs is the function arguments as JSON; text that is not JSON is

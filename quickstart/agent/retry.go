@@ -83,8 +83,15 @@ func statusError(status int, msg string, resp *http.Response, key string) error 
 	if msg == "" {
 		msg = http.StatusText(status)
 	}
+	if status == http.StatusUnauthorized && key == "" {
+		msg += NoKeySent
+	}
 	return httpError(status, redact(msg, key), resp)
 }
+
+// NoKeySent follows a 401 from a server that was sent no key: one on
+// loopback, whose key is read only from a variable the user names.
+const NoKeySent = " (no API key was sent: a --base-url on loopback gets none unless --api-key-env NAME names the variable that holds its key)"
 
 // transportError is a call that got no HTTP answer (the context's own end
 // is passed on as it is), the key kept out of its message.

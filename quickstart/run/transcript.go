@@ -56,6 +56,8 @@ func eventLine(ev map[string]any, verbose bool) string {
 		return fmt.Sprintf("%v refused adaptive thinking; asking again without it", ev["model"])
 	case trace.ImagesUnsupported:
 		return fmt.Sprintf("%v's server refused an image (%v); going on without images", ev["model"], ev["error"])
+	case trace.TokenParamSwitched:
+		return fmt.Sprintf("%v's server refused %v (%v); asking again with %v", ev["model"], ev["refused"], ev["error"], ev["using"])
 	case trace.ToolCall:
 		return callLine(ev)
 	case trace.ToolResult:

@@ -25,6 +25,7 @@ const (
 	APIRetry            = "api_retry"
 	ThinkingUnsupported = "adaptive_thinking_unsupported"
 	ImagesUnsupported   = "images_unsupported"
+	TokenParamSwitched  = "token_param_switched"
 	BrowserCall         = "browser_call"
 	BrowserRefused      = "browser_blocked"
 	EgressBlocked       = "egress_blocked"
@@ -113,6 +114,13 @@ func Browser(tool, input string, isError bool, output string, d time.Duration, i
 		f["images"] = l
 	}
 	return Event{BrowserCall, f}
+}
+
+// TokenParam: the model's server refused the reply-length parameter sent
+// (max_tokens or max_completion_tokens); the call is sent again with the
+// other, which later calls to that model use too.
+func TokenParam(turn int, model, refused, using, why string) Event {
+	return Event{TokenParamSwitched, map[string]any{"turn": turn, "model": model, "refused": refused, "using": using, "error": Clip(why, 300)}}
 }
 
 // Image is what the trace keeps of an image a tool showed the model: its

@@ -92,6 +92,10 @@ type Server struct {
 	// NoImages makes it a server without vision: a request with an image
 	// gets a 400 (and uses no turn of the script).
 	NoImages bool
+	// RefuseParams are request fields this Chat Completions server does
+	// not take: a request carrying one gets OpenAI's 400 for an
+	// unsupported parameter (and uses no turn of the script).
+	RefuseParams []string
 
 	mu       sync.Mutex
 	script   []Turn
@@ -190,6 +194,11 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		writeError(w, s.protocol, Turn{Status: http.StatusBadRequest, Message: refuse})
 		return
 	}
+	if p := s.refusedParam(body); p != "" {
+		s.mu.Unlock()
+		writeUnsupported(w, p)
+		return
+	}
 	if s.next >= len(s.script) {
 		s.fail("request %d: past the end of the script (%d turns)", len(s.requests), len(s.script))
 		s.mu.Unlock()
@@ -227,6 +236,29 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("x-request-id", fmt.Sprintf("req_fake%d", n))
 		json.NewEncoder(w).Encode(openaiCompletion(t, n))
 	}
+}
+
+// refusedParam is the first of RefuseParams the body carries, or "".
+func (s *Server) refusedParam(body map[string]any) string {
+	for _, p := range s.RefuseParams {
+		if _, ok := body[p]; ok && s.protocol == "openai" {
+			return p
+		}
+	}
+	return ""
+}
+
+// writeUnsupported answers as OpenAI does a parameter the model does not
+// take: 400, an invalid_request_error naming it in param, code
+// unsupported_parameter.
+func writeUnsupported(w http.ResponseWriter, param string) {
+	msg := fmt.Sprintf("Unsupported parameter: '%s' is not supported with this model.", param)
+	if param == "max_tokens" {
+		msg += " Use 'max_completion_tokens' instead."
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusBadRequest)
+	json.NewEncoder(w).Encode(map[string]any{"error": map[string]any{"message": msg, "type": "invalid_request_error", "param": param, "code": "unsupported_parameter"}})
 }
 
 func writeError(w http.ResponseWriter, protocol string, t Turn) {
