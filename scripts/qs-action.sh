@@ -43,10 +43,11 @@ download() {
   fi
 }
 
-# fetch installs the release binary at $bin_dir/tabwright. A release that
-# cannot be had (no tag, another architecture, a download that failed)
-# leaves build=true in the step's outputs; a checksum that does not match
-# stops the job.
+# fetch installs the release's two binaries at $bin_dir: tabwright and,
+# beside it, tabwright-models (the build with the model SDKs, which a
+# model agent's run is handed to). A release that cannot be had (no tag,
+# another architecture, a download that failed) leaves build=true in the
+# step's outputs; a checksum that does not match stops the job.
 fetch() {
   tag=$(release_tag)
   arch=$(machine_arch)
@@ -57,28 +58,39 @@ fetch() {
     return 0
   fi
   tmp=$(mktemp -d)
-  file="tabwright-linux-$arch"
-  if ! download "$base/$tag/$file" "$tmp/$file" || ! download "$base/$tag/SHA256SUMS" "$tmp/SHA256SUMS"; then
-    echo "warning  could not download $base/$tag/$file; building tabwright from source" >&2
+  if ! download "$base/$tag/SHA256SUMS" "$tmp/SHA256SUMS"; then
+    echo "warning  could not download $base/$tag/SHA256SUMS; building tabwright from source" >&2
     rm -rf "$tmp"
     output "build=true"
     return 0
   fi
-  want=$(awk -v f="$file" '$2 == f { print $1 }' "$tmp/SHA256SUMS")
-  got=$(sha256sum "$tmp/$file" | cut -d' ' -f1)
-  if [ -z "$want" ] || [ "$want" != "$got" ]; then
-    echo "qs.release_checksum: $base/$tag/$file has sha256 $got, but SHA256SUMS says '${want:-nothing}'; refusing to run it" >&2
-    rm -rf "$tmp"
-    exit 3
-  fi
+  for name in tabwright tabwright-models; do
+    file="$name-linux-$arch"
+    if ! download "$base/$tag/$file" "$tmp/$file"; then
+      echo "warning  could not download $base/$tag/$file; building tabwright from source" >&2
+      rm -rf "$tmp"
+      output "build=true"
+      return 0
+    fi
+    want=$(awk -v f="$file" '$2 == f { print $1 }' "$tmp/SHA256SUMS")
+    got=$(sha256sum "$tmp/$file" | cut -d' ' -f1)
+    if [ -z "$want" ] || [ "$want" != "$got" ]; then
+      echo "qs.release_checksum: $base/$tag/$file has sha256 $got, but SHA256SUMS says '${want:-nothing}'; refusing to run it" >&2
+      rm -rf "$tmp"
+      exit 3
+    fi
+  done
   mkdir -p "$bin_dir"
-  cp "$tmp/$file" "$bin_dir/tabwright" && chmod 755 "$bin_dir/tabwright" # (install is this script's own function)
+  for name in tabwright tabwright-models; do
+    cp "$tmp/$name-linux-$arch" "$bin_dir/$name" && chmod 755 "$bin_dir/$name" # (install is this script's own function)
+  done
   rm -rf "$tmp"
-  echo "installed $("$bin_dir/tabwright" version) ($file, sha256 $got)" >&2
+  echo "installed $("$bin_dir/tabwright" version) (tabwright-linux-$arch and tabwright-models-linux-$arch, checksums checked)" >&2
   output "build=false"
 }
 
-# build is the fallback: tabwright built from the action's own source.
+# build is the fallback: tabwright built from the action's own source, the
+# full build (model SDKs in), which needs no tabwright-models beside it.
 build() {
   mkdir -p "$bin_dir"
   (cd "$here/.." && CGO_ENABLED=0 go build -trimpath -o "$bin_dir/tabwright" ./cmd/tabwright)

@@ -1,6 +1,12 @@
 #!/bin/sh
 # Builds the release artifacts the GitHub Action installs:
-#   DIST/tabwright-linux-amd64, DIST/tabwright-linux-arm64, DIST/SHA256SUMS
+#   DIST/tabwright-linux-ARCH          the model SDKs left out (-tags nomodels):
+#                                      the MCP server, and qs with replay
+#   DIST/tabwright-models-linux-ARCH   the full build, which tabwright hands
+#                                      a model agent's qs run to (installed
+#                                      beside it as tabwright-models)
+#   DIST/SHA256SUMS
+# for ARCH amd64 and arm64,
 # reproducibly, so anyone can rebuild a tag and get the same bytes: a
 # static binary (CGO off), no file paths (-trimpath), no VCS stamp, an
 # empty build ID, the version given, and every file dated
@@ -20,12 +26,16 @@ build() {
   epoch=${SOURCE_DATE_EPOCH:-$(git -C "$root" log -1 --format=%ct 2>/dev/null || echo 0)}
   mkdir -p "$dist"
   for arch in $arches; do
-    out="$dist/tabwright-linux-$arch"
-    (cd "$root" && CGO_ENABLED=0 GOOS=linux GOARCH="$arch" GOFLAGS= go build -trimpath -buildvcs=false \
-      -ldflags "-s -w -buildid= -X main.version=$version" -o "$out" ./cmd/tabwright)
-    touch -d "@$epoch" "$out"
+    for name in tabwright-models tabwright; do
+      tags=
+      [ "$name" = tabwright ] && tags=nomodels
+      out="$dist/$name-linux-$arch"
+      (cd "$root" && CGO_ENABLED=0 GOOS=linux GOARCH="$arch" GOFLAGS= go build -tags "$tags" -trimpath -buildvcs=false \
+        -ldflags "-s -w -buildid= -X main.version=$version" -o "$out" ./cmd/tabwright)
+      touch -d "@$epoch" "$out"
+    done
   done
-  (cd "$dist" && for arch in $arches; do sha256sum "tabwright-linux-$arch"; done >SHA256SUMS)
+  (cd "$dist" && for arch in $arches; do sha256sum "tabwright-models-linux-$arch" "tabwright-linux-$arch"; done >SHA256SUMS)
   touch -d "@$epoch" "$dist/SHA256SUMS"
 }
 

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -297,15 +298,22 @@ func TestReleaseBuildIsReproducible(t *testing.T) {
 	if err := buildRelease(second); err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range []string{"tabwright-linux-amd64", "SHA256SUMS"} {
+	for _, f := range []string{"tabwright-linux-amd64", "tabwright-models-linux-amd64", "SHA256SUMS"} {
 		a, _ := os.ReadFile(filepath.Join(first, f))
 		b, _ := os.ReadFile(filepath.Join(second, f))
 		if len(a) == 0 || !bytes.Equal(a, b) {
 			t.Errorf("%s differs between two builds (%d and %d bytes)", f, len(a), len(b))
 		}
 	}
-	if b, _ := os.ReadFile(filepath.Join(first, "SHA256SUMS")); !strings.HasSuffix(string(b), "  tabwright-linux-amd64\n") {
-		t.Errorf("SHA256SUMS: %q", b)
+	b, _ := os.ReadFile(filepath.Join(first, "SHA256SUMS"))
+	var listed []string
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		if sum, file, ok := strings.Cut(line, "  "); ok && len(sum) == 64 {
+			listed = append(listed, file)
+		}
+	}
+	if !slices.Equal(listed, []string{"tabwright-models-linux-amd64", "tabwright-linux-amd64"}) {
+		t.Errorf("SHA256SUMS lists %v:\n%s", listed, b)
 	}
 }
 
@@ -352,8 +360,10 @@ func TestActionRunsAQuickstartedWorkflow(t *testing.T) {
 	if r.outputs["fetch"]["build"] != "false" || strings.Contains(strings.Join(r.used, " "), "setup-go") || !strings.Contains(log, "installed tabwright "+releaseTag) {
 		t.Errorf("the release was not installed (fetch outputs %v, used %v):\n%s", r.outputs["fetch"], r.used, log)
 	}
-	if got, _ := exec.Command(filepath.Join(r.temp, "tabwright-bin", "tabwright"), "version").Output(); string(got) != "tabwright "+releaseTag+"\n" {
-		t.Errorf("installed binary says %q", got)
+	for _, name := range []string{"tabwright", modelsBinary} {
+		if got, _ := exec.Command(filepath.Join(r.temp, "tabwright-bin", name), "version").Output(); string(got) != "tabwright "+releaseTag+"\n" {
+			t.Errorf("installed %s says %q", name, got)
+		}
 	}
 	results := filepath.Join(r.workspace, "site", "qs-results")
 	if outs["results"] != results || r.uploadPath != results || outs["report"] != results+"/report.html" {

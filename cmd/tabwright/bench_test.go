@@ -10,6 +10,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"slices"
@@ -36,43 +37,12 @@ func connectClient(b *testing.B) (*mcp.ClientSession, *exec.Cmd) {
 // server's: a full SDK client adds its own decoding of the 100 KB listing
 // (reported apart as ms/start-sdk-client).
 func BenchmarkColdStart(b *testing.B) {
-	const (
-		initialize = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}`
-		listTools  = `{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n" + `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`
-	)
 	var raw, sdk []time.Duration
 	for i := 0; i < b.N; i++ {
-		start := time.Now()
-		cmd := exec.Command(binary, "mcp")
-		stdin, _ := cmd.StdinPipe()
-		stdout, _ := cmd.StdoutPipe()
-		if err := cmd.Start(); err != nil {
-			b.Fatal(err)
-		}
-		r := bufio.NewReaderSize(stdout, 1<<20)
-		fmt.Fprintln(stdin, initialize)
-		if _, err := r.ReadBytes('\n'); err != nil {
-			b.Fatal(err)
-		}
-		fmt.Fprintln(stdin, listTools)
-		line, err := r.ReadBytes('\n')
-		if err != nil {
-			b.Fatal(err)
-		}
-		raw = append(raw, time.Since(start))
+		took, _ := coldStart(b, binary)
+		raw = append(raw, took)
 		b.StopTimer()
-		var answer struct {
-			Result struct {
-				Tools []json.RawMessage `json:"tools"`
-			} `json:"result"`
-		}
-		if err := json.Unmarshal(line, &answer); err != nil || len(answer.Result.Tools) < 10 { // the default profile (mcpserver/profiles.go)
-			b.Fatalf("tools/list answered %.200s (%v)", line, err)
-		}
-		stdin.Close()
-		cmd.Wait()
-
-		start = time.Now()
+		start := time.Now()
 		sess, _ := connectClient(b)
 		if _, err := sess.ListTools(context.Background(), nil); err != nil {
 			b.Fatal(err)
@@ -83,6 +53,51 @@ func BenchmarkColdStart(b *testing.B) {
 	}
 	b.ReportMetric(medianMS(raw), "ms/start")
 	b.ReportMetric(medianMS(sdk), "ms/start-sdk-client")
+}
+
+// coldStart spawns `bin mcp`, answers initialize and tools/list over
+// stdio, closes stdin and waits for the exit: the time to the tools/list
+// answer and the process's peak resident memory until then (VmHWM, what
+// `/usr/bin/time -f %M` says; not wait4's ru_maxrss, which for a child Go
+// forked sharing its memory until the exec is at least the test binary's).
+func coldStart(b *testing.B, bin string) (time.Duration, float64) {
+	const (
+		initialize = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}`
+		listTools  = `{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n" + `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`
+	)
+	start := time.Now()
+	cmd := exec.Command(bin, "mcp")
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	r := bufio.NewReaderSize(stdout, 1<<20)
+	fmt.Fprintln(stdin, initialize)
+	if _, err := r.ReadBytes('\n'); err != nil {
+		b.Fatal(err)
+	}
+	fmt.Fprintln(stdin, listTools)
+	line, err := r.ReadBytes('\n')
+	took := time.Since(start)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var answer struct {
+		Result struct {
+			Tools []json.RawMessage `json:"tools"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal(line, &answer); err != nil || len(answer.Result.Tools) < 10 { // the default profile (mcpserver/profiles.go)
+		b.Fatalf("tools/list answered %.200s (%v)", line, err)
+	}
+	peak := statusMiB(b, cmd.Process.Pid, "VmHWM:")
+	stdin.Close()
+	io.Copy(io.Discard, r)
+	if err := cmd.Wait(); err != nil {
+		b.Fatalf("%s mcp: %v", bin, err)
+	}
+	return took, peak
 }
 
 // medianMS is the median of ds in milliseconds: one slow spawn on a shared

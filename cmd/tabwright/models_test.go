@@ -1,10 +1,7 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -109,62 +106,6 @@ func copyFile(t testing.TB, from, to string) {
 	}
 }
 
-// coldStart spawns `bin mcp`, answers initialize and tools/list over
-// stdio, closes stdin and waits for the exit: the time to the tools/list
-// answer and the process's peak resident memory until then, in KiB. The
-// peak is the kernel's VmHWM of the process, not wait4's ru_maxrss: Go
-// forks its children sharing its own memory until they exec, so a child's
-// ru_maxrss is at least this test binary's.
-func coldStart(b testing.TB, bin string) (time.Duration, int64) {
-	const (
-		initialize = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}`
-		listTools  = `{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n" + `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`
-	)
-	start := time.Now()
-	cmd := exec.Command(bin, "mcp")
-	stdin, _ := cmd.StdinPipe()
-	stdout, _ := cmd.StdoutPipe()
-	if err := cmd.Start(); err != nil {
-		b.Fatal(err)
-	}
-	r := bufio.NewReaderSize(stdout, 1<<20)
-	fmt.Fprintln(stdin, initialize)
-	if _, err := r.ReadBytes('\n'); err != nil {
-		b.Fatal(err)
-	}
-	fmt.Fprintln(stdin, listTools)
-	line, err := r.ReadBytes('\n')
-	took := time.Since(start)
-	if err != nil || !bytes.Contains(line, []byte(`"tools":[`)) {
-		b.Fatalf("tools/list answered %.200s (%v)", line, err)
-	}
-	peak := peakRSS(b, cmd.Process.Pid)
-	stdin.Close()
-	io.Copy(io.Discard, r)
-	if err := cmd.Wait(); err != nil {
-		b.Fatalf("%s mcp: %v", bin, err)
-	}
-	return took, peak
-}
-
-// peakRSS is the VmHWM line of /proc/PID/status, in KiB.
-func peakRSS(b testing.TB, pid int) int64 {
-	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		b.Fatal(err)
-	}
-	for _, line := range strings.Split(string(status), "\n") {
-		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-			var kib int64
-			if _, err := fmt.Sscanf(strings.TrimSpace(rest), "%d kB", &kib); err == nil {
-				return kib
-			}
-		}
-	}
-	b.Fatalf("no VmHWM in /proc/%d/status", pid)
-	return 0
-}
-
 // BenchmarkLeanColdStart: the MCP server as shipped (-tags nomodels)
 // against the full build with the model SDKs (tabwright-models, what one
 // binary was before), cold starts interleaved one for one so both see the
@@ -173,12 +114,12 @@ func peakRSS(b testing.TB, pid int) int64 {
 func BenchmarkLeanColdStart(b *testing.B) {
 	builds := map[string]string{"lean": binary, "full": modelsBinaryBeside(b)}
 	took := map[string][]time.Duration{}
-	rss := map[string][]int64{}
+	peak := map[string][]float64{}
 	for i := 0; i < b.N; i++ {
 		for _, name := range []string{"lean", "full"} {
-			d, kib := coldStart(b, builds[name])
+			d, mib := coldStart(b, builds[name])
 			took[name] = append(took[name], d)
-			rss[name] = append(rss[name], kib)
+			peak[name] = append(peak[name], mib)
 		}
 	}
 	for name, bin := range builds {
@@ -187,12 +128,12 @@ func BenchmarkLeanColdStart(b *testing.B) {
 			b.Fatal(err)
 		}
 		b.ReportMetric(medianMS(took[name]), "ms/start-"+name)
-		b.ReportMetric(float64(median(rss[name]))/1024, "MiB-peak-rss-"+name)
+		b.ReportMetric(median(peak[name]), "MiB-peak-rss-"+name)
 		b.ReportMetric(float64(st.Size())/1e6, "MB-binary-"+name)
 	}
 }
 
-func median(v []int64) int64 {
+func median(v []float64) float64 {
 	s := slices.Clone(v)
 	slices.Sort(s)
 	return s[len(s)/2]
