@@ -357,7 +357,7 @@ func startContainer(iso *isolation, s *Sandbox) (*keeperConn, error) {
 		mode = "net"
 	}
 	for tries := 0; ; tries++ {
-		fix := startFixes.get(c.rt.Name)
+		fix := startFixes.get(c.rt)
 		k, refused, err := c.launch(s, iso, ln, sock, mode, fix)
 		if err == nil {
 			return k.handshake(iso, containerStartTimeout, func() string {
@@ -366,7 +366,7 @@ func startContainer(iso *isolation, s *Sandbox) (*keeperConn, error) {
 		}
 		if tries < maxStartFixes {
 			if next, ok := fix.learn(refused, c.rt); ok {
-				startFixes.set(c.rt.Name, next)
+				startFixes.set(c.rt, next)
 				continue
 			}
 		}
@@ -456,38 +456,65 @@ func randomHex(n int) string {
 
 // startFix is what this machine needs for a container to start.
 type startFix struct {
-	runtime        string // an OCI runtime to use instead of the engine's default
-	nofile, nproc  uint64 // resource limits the container gets, 0: the engine's own
-	limitsRequired bool
+	Runtime        string `json:"runtime,omitempty"` // an OCI runtime to use instead of the engine's default
+	Nofile         uint64 `json:"nofile,omitempty"`  // resource limits the container gets
+	Nproc          uint64 `json:"nproc,omitempty"`
+	LimitsRequired bool   `json:"limits_required,omitempty"`
 }
 
-// The fixes learned per engine, for the process's later containers.
+// The fixes learned per engine (name and version). They are kept in the
+// user's cache folder, since learning them costs a refused start each: a
+// kept fix that stops working is learned again from it.
 type fixes struct {
-	mu sync.Mutex
-	m  map[string]startFix
+	mu     sync.Mutex
+	m      map[string]startFix
+	loaded bool
 }
 
 var startFixes = &fixes{m: map[string]startFix{}}
 
-func (f *fixes) get(engine string) startFix {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.m[engine]
+// fixesFile is where the learned fixes are kept, or "" without a cache folder.
+func fixesFile() string {
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(dir, "tabwright", "container-start.json")
 }
 
-func (f *fixes) set(engine string, fix startFix) {
+func (f *fixes) get(rt *Runtime) startFix {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.m[engine] = fix
+	if !f.loaded {
+		f.loaded = true
+		if b, err := os.ReadFile(fixesFile()); err == nil {
+			json.Unmarshal(b, &f.m)
+		}
+	}
+	return f.m[rt.Name+" "+rt.Version]
+}
+
+func (f *fixes) set(rt *Runtime, fix startFix) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.m[rt.Name+" "+rt.Version] = fix
+	if path := fixesFile(); path != "" {
+		b, _ := json.Marshal(f.m)
+		os.MkdirAll(filepath.Dir(path), 0o755)
+		tmp := fmt.Sprintf("%s.%d", path, os.Getpid())
+		if os.WriteFile(tmp, b, 0o644) == nil {
+			os.Rename(tmp, path)
+		}
+	}
 }
 
 func (f startFix) flags() []string {
 	var a []string
-	if f.runtime != "" {
-		a = append(a, "--runtime", f.runtime)
+	if f.Runtime != "" {
+		a = append(a, "--runtime", f.Runtime)
 	}
-	if f.limitsRequired {
-		a = append(a, "--ulimit", fmt.Sprintf("nofile=%d:%d", f.nofile, f.nofile), "--ulimit", fmt.Sprintf("nproc=%d:%d", f.nproc, f.nproc))
+	if f.LimitsRequired {
+		a = append(a, "--ulimit", fmt.Sprintf("nofile=%d:%d", f.Nofile, f.Nofile), "--ulimit", fmt.Sprintf("nproc=%d:%d", f.Nproc, f.Nproc))
 	}
 	return a
 }
@@ -513,21 +540,21 @@ const minLimit = 256
 //     harness's own; the one still refused is halved until it is accepted.
 func (f startFix) learn(refused string, rt *Runtime) (startFix, bool) {
 	switch {
-	case cgroupsRefused.MatchString(refused) && f.runtime == "" && rt.Name == "podman":
+	case cgroupsRefused.MatchString(refused) && f.Runtime == "" && rt.Name == "podman":
 		if _, err := exec.LookPath("runc"); err != nil {
 			return f, false
 		}
-		f.runtime = "runc"
+		f.Runtime = "runc"
 		return f, true
-	case limitRefused.MatchString(refused) && !f.limitsRequired:
-		f.limitsRequired = true
-		f.nofile, f.nproc = ownLimit(syscall.RLIMIT_NOFILE), ownLimit(rlimitNproc)
+	case limitRefused.MatchString(refused) && !f.LimitsRequired:
+		f.LimitsRequired = true
+		f.Nofile, f.Nproc = ownLimit(syscall.RLIMIT_NOFILE), ownLimit(rlimitNproc)
 		return f, true
-	case limitRefused.MatchString(refused) && nprocRefused.MatchString(refused) && f.nproc/2 >= minLimit:
-		f.nproc /= 2
+	case limitRefused.MatchString(refused) && nprocRefused.MatchString(refused) && f.Nproc/2 >= minLimit:
+		f.Nproc /= 2
 		return f, true
-	case limitRefused.MatchString(refused) && nofileRefused.MatchString(refused) && f.nofile/2 >= minLimit:
-		f.nofile /= 2
+	case limitRefused.MatchString(refused) && nofileRefused.MatchString(refused) && f.Nofile/2 >= minLimit:
+		f.Nofile /= 2
 		return f, true
 	}
 	return f, false
@@ -548,5 +575,5 @@ func ownLimit(r int) uint64 {
 // StartFlags are the flags this process learned it must give the engine to
 // start a container (doctor reports them), or "".
 func StartFlags(rt *Runtime) string {
-	return strings.Join(startFixes.get(rt.Name).flags(), " ")
+	return strings.Join(startFixes.get(rt).flags(), " ")
 }

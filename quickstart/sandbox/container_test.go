@@ -136,3 +136,38 @@ func TestQSContainerNetwork(t *testing.T) {
 		t.Fatalf("the container dialled out directly: exit %d, %q", r.ExitCode, r.Output)
 	}
 }
+
+// TestQSContainerLearnsStartFixes replays the refusals a VM without
+// CAP_SYS_RESOURCE and with hybrid cgroups gives Podman 4.3 (crun first,
+// then runc), and the fixes each one earns.
+func TestQSContainerLearnsStartFixes(t *testing.T) {
+	podman := &Runtime{Name: "podman"}
+	f, ok := startFix{}.learn("Error: crun: setrlimit `RLIMIT_NOFILE`: Operation not permitted: OCI permission denied", podman)
+	if !ok || !f.LimitsRequired || f.Nofile == 0 || f.Nproc == 0 {
+		t.Fatalf("a refused limit: %+v %v; want the harness's own limits", f, ok)
+	}
+	own := f.Nproc
+	if f, ok = f.learn("Error: crun: setrlimit `RLIMIT_NPROC`: Operation not permitted: OCI permission denied", podman); !ok || f.Nproc != own/2 {
+		t.Fatalf("nproc refused again: %+v %v; want it halved from %d", f, ok, own)
+	}
+	if f, ok = f.learn("Error: OCI runtime error: crun: cgroups in hybrid mode not supported, drop all controllers from cgroupv2", podman); !ok || f.Runtime != "runc" {
+		t.Fatalf("crun on hybrid cgroups: %+v %v; want runc (installed here)", f, ok)
+	}
+	n := f.Nproc
+	if f, ok = f.learn("Error: runc: runc create failed: unable to start container process: error during container init: error setting rlimits for ready process: error setting rlimit type 6: operation not permitted: OCI permission denied", podman); !ok || f.Nproc != n/2 {
+		t.Fatalf("runc refusing nproc: %+v %v; want it halved from %d", f, ok, n)
+	}
+	want := fmt.Sprintf("--runtime runc --ulimit nofile=%d:%d --ulimit nproc=%d:%d", f.Nofile, f.Nofile, n/2, n/2)
+	if got := strings.Join(f.flags(), " "); got != want {
+		t.Fatalf("flags %q, want %q", got, want)
+	}
+	if _, ok := f.learn("Error: short-name resolution enforced but cannot prompt without a TTY", podman); ok {
+		t.Fatal("an unrelated refusal was taken for one this package can work around")
+	}
+	for f.Nproc/2 >= minLimit {
+		f, _ = f.learn("error setting rlimit type 6: operation not permitted", podman)
+	}
+	if _, ok := f.learn("error setting rlimit type 6: operation not permitted", podman); ok {
+		t.Fatalf("nproc lowered below %d", minLimit)
+	}
+}
