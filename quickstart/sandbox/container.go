@@ -40,6 +40,9 @@ import (
 //     binaries) runs as it is; a dynamically linked one runs through the
 //     host's own loader and C library, bound read-only beside it, so the
 //     image's C library (or none, in a scratch image) does not matter.
+//   - The container's processes are bounded (--pids-limit) where the engine
+//     can do it. Its own filesystem (the image's layers) is writable, as
+//     under Docker, and not bounded by the workspace's size.
 //   - The workspace, $HOME and $TMPDIR are the sandbox backend's folders
 //     (bounded the same way), bound at their own paths; /tmp and /var/tmp
 //     are private tmpfs of the same bound. All capabilities are dropped and
@@ -143,7 +146,7 @@ type container struct {
 	image    string
 	imageEnv []string // the image's own environment (its PATH, toolchain variables)
 	user     string   // uid:gid the commands run as
-	ctlDir   string   // holds the control socket; removed at close
+	ctlDir   string   // holds the control socket while the keeper connects; removed at close
 	keeper   keeperFiles
 }
 
@@ -197,8 +200,11 @@ func (s *Sandbox) containerise(ctx context.Context, rt *Runtime, image string, p
 	if err != nil {
 		return err
 	}
-	dir, err := os.MkdirTemp("", "tabwright-ctl-")
-	if err != nil {
+	// Beside $HOME, inside the workspace's bound: the folder is bound into
+	// the container (a socket is reached by its path), and what a command
+	// writes there counts against the bound like the rest.
+	dir := filepath.Join(filepath.Dir(s.Home), "control")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("sandbox.control: %v", err)
 	}
 	c := &container{rt: rt, image: image, imageEnv: env, user: containerUser(rt), ctlDir: dir, keeper: kf}
@@ -460,7 +466,12 @@ type startFix struct {
 	Nofile         uint64 `json:"nofile,omitempty"`  // resource limits the container gets
 	Nproc          uint64 `json:"nproc,omitempty"`
 	LimitsRequired bool   `json:"limits_required,omitempty"`
+	NoPidsLimit    bool   `json:"no_pids_limit,omitempty"` // the engine cannot bound the container's processes here
 }
+
+// pidsLimit bounds the processes (threads included) of one container, so
+// that a fork bomb stays inside: room for a parallel build.
+const pidsLimit = 4096
 
 // The fixes learned per engine (name and version). They are kept in the
 // user's cache folder, since learning them costs a refused start each: a
@@ -513,6 +524,9 @@ func (f startFix) flags() []string {
 	if f.Runtime != "" {
 		a = append(a, "--runtime", f.Runtime)
 	}
+	if !f.NoPidsLimit {
+		a = append(a, "--pids-limit", strconv.Itoa(pidsLimit))
+	}
 	if f.LimitsRequired {
 		a = append(a, "--ulimit", fmt.Sprintf("nofile=%d:%d", f.Nofile, f.Nofile), "--ulimit", fmt.Sprintf("nproc=%d:%d", f.Nproc, f.Nproc))
 	}
@@ -524,6 +538,7 @@ var (
 	limitRefused   = regexp.MustCompile(`(?i)rlimit.*(not permitted|permission denied)`)
 	nofileRefused  = regexp.MustCompile(`(?i)RLIMIT_NOFILE|rlimit type 7\b`)
 	nprocRefused   = regexp.MustCompile(`(?i)RLIMIT_NPROC|rlimit type 6\b`)
+	pidsRefused    = regexp.MustCompile(`(?i)pids.*(not supported|not permitted|no such file|cgroup)|pids-limit`)
 )
 
 // minLimit is the least a lowered limit may be: below it a toolchain
@@ -535,6 +550,7 @@ const minLimit = 256
 //
 //   - An OCI runtime that cannot work with this machine's cgroups (crun on
 //     a hybrid hierarchy) is replaced with runc, when runc is installed.
+//   - A process bound the engine cannot set here is dropped.
 //   - Resource limits the engine sets above what this machine lets it raise
 //     (a container or VM without CAP_SYS_RESOURCE) are set to the
 //     harness's own; the one still refused is halved until it is accepted.
@@ -545,6 +561,9 @@ func (f startFix) learn(refused string, rt *Runtime) (startFix, bool) {
 			return f, false
 		}
 		f.Runtime = "runc"
+		return f, true
+	case pidsRefused.MatchString(refused) && !f.NoPidsLimit:
+		f.NoPidsLimit = true
 		return f, true
 	case limitRefused.MatchString(refused) && !f.LimitsRequired:
 		f.LimitsRequired = true

@@ -75,6 +75,11 @@ func TestQSContainerRunsInTheImage(t *testing.T) {
 	if b, err := os.ReadFile(filepath.Join(s.Workspace, "made.txt")); err != nil || string(b) != "made\n" {
 		t.Fatalf("the workspace on the host holds %q, %v; want what the command wrote", b, err)
 	}
+	// The control socket is gone once the keeper is connected: nothing in
+	// the container can open a second control connection.
+	if r := runIn(t, s, "ls -A "+keeperDir+"/control"); r.ExitCode != 0 || r.Output != "" {
+		t.Fatalf("the control folder holds %q (exit %d); want it empty", r.Output, r.ExitCode)
+	}
 	// Timeouts kill the command's group, as on the sandbox backend.
 	r = s.Run(context.Background(), "sleep 600", Options{Timeout: 300 * time.Millisecond})
 	if r.ExitCode != 124 || !r.TimedOut {
@@ -157,7 +162,7 @@ func TestQSContainerLearnsStartFixes(t *testing.T) {
 	if f, ok = f.learn("Error: runc: runc create failed: unable to start container process: error during container init: error setting rlimits for ready process: error setting rlimit type 6: operation not permitted: OCI permission denied", podman); !ok || f.Nproc != n/2 {
 		t.Fatalf("runc refusing nproc: %+v %v; want it halved from %d", f, ok, n)
 	}
-	want := fmt.Sprintf("--runtime runc --ulimit nofile=%d:%d --ulimit nproc=%d:%d", f.Nofile, f.Nofile, n/2, n/2)
+	want := fmt.Sprintf("--runtime runc --pids-limit 4096 --ulimit nofile=%d:%d --ulimit nproc=%d:%d", f.Nofile, f.Nofile, n/2, n/2)
 	if got := strings.Join(f.flags(), " "); got != want {
 		t.Fatalf("flags %q, want %q", got, want)
 	}
