@@ -6,7 +6,6 @@ import (
 
 	"github.com/tabwright/tabwright/engine/deadline"
 	"github.com/tabwright/tabwright/engine/errs"
-	"github.com/tabwright/tabwright/engine/injected"
 	"github.com/tabwright/tabwright/engine/locate"
 	"github.com/tabwright/tabwright/engine/tabs"
 )
@@ -41,10 +40,6 @@ func ReadControl(ctx context.Context, t *tabs.Tab, obs *ObserveSpec, fallback lo
 	if loc.Selector == "" && loc.Ref == "" {
 		return nil, errs.Input("observe.selector", "name the control to read")
 	}
-	target, err := locate.Resolve(ctx, t, loc, locate.Attached)
-	if err != nil {
-		return nil, err
-	}
 	opts := map[string]any{"maxOptions": 30, "maxChars": 16000, "popup": obs.PopupSelector}
 	if obs.MaxOptions != nil {
 		opts["maxOptions"] = *obs.MaxOptions
@@ -53,7 +48,7 @@ func ReadControl(ctx context.Context, t *tabs.Tab, obs *ObserveSpec, fallback lo
 		opts["maxChars"] = *obs.MaxChars
 	}
 	var c Control
-	if err := eval(ctx, t, target.Frame, injected.Call("readControl", target.Handle, opts), &c); err != nil {
+	if _, err := locate.ResolveThen(ctx, t, loc, locate.Attached, then("readControl", opts), &c); err != nil {
 		return nil, err
 	}
 	return &c, nil

@@ -20,12 +20,9 @@ import (
 // inside it) must receive the click, unless the click navigated away.
 func click(ctx context.Context, t *tabs.Tab, s *Step, r *Result) error {
 	if s.Mode == "dom" {
-		target, err := resolve(ctx, t, s.Locator, locate.Need{Enabled: true}, r)
-		if err != nil {
+		err := guardedFind(ctx, t, s, r, func(ctx context.Context) error {
+			_, err := resolveThen(ctx, t, s.Locator, locate.Need{Enabled: true}, then("domClick"), nil, r)
 			return err
-		}
-		err = guarded(ctx, t, s, r, func(ctx context.Context) error {
-			return eval(ctx, t, target.Frame, injected.Call("domClick", target.Handle), nil)
 		})
 		if err != nil {
 			return err

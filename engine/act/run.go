@@ -81,12 +81,28 @@ func stillLoading(err error, l *tabs.Loading) error {
 
 // resolve finds the step's element and waits until it passes need.
 func resolve(ctx context.Context, t *tabs.Tab, loc locate.Locator, need locate.Need, r *Result) (*locate.Target, error) {
-	target, err := locate.Resolve(ctx, t, loc, need)
-	if err != nil {
+	return resolveThen(ctx, t, loc, need, nil, nil, r)
+}
+
+// resolveThen is resolve, then runs fn(handle, args...) on the element in
+// the same page call and decodes its value into out: a DOM-side action
+// costs one round trip with its checks. The target comes back with an
+// error of fn.
+func resolveThen(ctx context.Context, t *tabs.Tab, loc locate.Locator, need locate.Need, then *locate.Then, out any, r *Result) (*locate.Target, error) {
+	target, err := locate.ResolveThen(ctx, t, loc, need, then, out)
+	if target == nil {
 		return nil, err
 	}
 	r.Target = target.Desc
-	return target, nil
+	return target, err
+}
+
+// then names a page-side act helper and its arguments after the handle.
+func then(fn string, args ...any) *locate.Then {
+	if args == nil {
+		args = []any{}
+	}
+	return &locate.Then{Fn: fn, Args: args}
 }
 
 // eval runs a page-side act call in frame f (nil: the main frame) and
@@ -102,6 +118,15 @@ func guarded(ctx context.Context, t *tabs.Tab, s *Step, r *Result, dispatch func
 	dialogs, err := t.Guard(ctx, policy(s), dispatch)
 	r.Dialogs = append(r.Dialogs, dialogs...)
 	return err
+}
+
+// guardedFind is guarded for a dispatch that starts with a resolve: the
+// guard waits as long as the resolve may take to give its reason (see
+// locate.AnswerWindow). dispatch gets ctx itself, not the guard's.
+func guardedFind(ctx context.Context, t *tabs.Tab, s *Step, r *Result, dispatch func(context.Context) error) error {
+	window, stop := locate.AnswerWindow(ctx)
+	defer stop()
+	return guarded(window, t, s, r, func(context.Context) error { return dispatch(ctx) })
 }
 
 func policy(s *Step) string {

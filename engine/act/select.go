@@ -28,18 +28,16 @@ func selectOption(ctx context.Context, t *tabs.Tab, s *Step, r *Result) error {
 	// later is waited for, like the select itself.
 	need := locate.ForSelect
 	need.Option = want
-	target, err := resolve(ctx, t, s.Locator, need, r)
-	if err != nil {
-		return err
-	}
 	var res struct {
 		OK bool `json:"ok"`
 		locate.Refusal
 		Options  []map[string]any `json:"options"`
 		Selected map[string]any   `json:"selected"`
 	}
-	err = guarded(ctx, t, s, r, func(ctx context.Context) error {
-		return eval(ctx, t, target.Frame, injected.Call("selectOption", target.Handle, want), &res)
+	// Find, check, select and read the choice back in one page call.
+	err := guardedFind(ctx, t, s, r, func(ctx context.Context) error {
+		_, err := resolveThen(ctx, t, s.Locator, need, then("selectOption", want), &res, r)
+		return err
 	})
 	if err != nil {
 		return err

@@ -19,30 +19,32 @@ import (
 // select everything, insert the text in one go (no per-key events); dom:
 // set the value through the element's setter and fire input and change.
 func fill(ctx context.Context, t *tabs.Tab, s *Step, r *Result) error {
-	target, err := resolve(ctx, t, s.Locator, locate.ForFill, r)
-	if err != nil {
-		return err
-	}
-	h, f := target.Handle, target.Frame
 	text := *s.Text
+	start := then("fillStart", text)
+	if s.Mode == "dom" {
+		start = then("setValue", text)
+	}
+	var target *locate.Target
 	loader := t.Loader()
 	var set valueSet
-	err = guarded(ctx, t, s, r, func(ctx context.Context) error {
-		if s.Mode == "dom" {
-			return eval(ctx, t, f, injected.Call("setValue", h, text), &set)
-		}
-		if err := eval(ctx, t, f, injected.Call("fillStart", h, text), &set); err != nil || set.Done {
+	// Find, check and start (dom: set) in one page call, under the step's
+	// dialog policy: focusing a field can open a dialog.
+	err := guardedFind(ctx, t, s, r, func(ctx context.Context) error {
+		var err error
+		target, err = resolveThen(ctx, t, s.Locator, locate.ForFill, start, &set, r)
+		if err != nil || set.Done {
 			return err
 		}
 		if text == "" {
 			return pressKeys(ctx, t, []Key{mustKey("Delete")}, 0)
 		}
-		_, err := cdproto.Call(ctx, t.Session(), input.InsertText, input.InsertTextParams{Text: text})
+		_, err = cdproto.Call(ctx, t.Session(), input.InsertText, input.InsertTextParams{Text: text})
 		return err
 	})
 	if err != nil {
 		return err
 	}
+	h, f := target.Handle, target.Frame
 	if set.Refused {
 		return errs.Input("text", "the %s input does not take %q (the browser turned it into %q); the field keeps its value", set.Type, set.Value, set.Got).
 			WithHint("%s", valueFormat(set.Type))
@@ -126,15 +128,12 @@ func typeText(ctx context.Context, t *tabs.Tab, s *Step, r *Result) error {
 		}
 		handle, r.Target = focus.Handle, focus.Target
 	} else {
-		target, err := resolve(ctx, t, s.Locator, locate.ForTyping, r)
+		var focused bool
+		target, err := resolveThen(ctx, t, s.Locator, locate.ForTyping, then("focus"), &focused, r)
 		if err != nil {
 			return err
 		}
 		handle, f = target.Handle, target.Frame
-		var focused bool
-		if err := eval(ctx, t, f, injected.Call("focus", handle), &focused); err != nil {
-			return err
-		}
 		if !focused {
 			return errs.New(errs.NotActionable, "the element did not take focus").WithHint("the page may redirect focus; click the field first")
 		}
@@ -180,12 +179,8 @@ func pressKey(ctx context.Context, t *tabs.Tab, s *Step, r *Result) error {
 		return err
 	}
 	if s.Selector != "" || s.Ref != "" {
-		target, err := resolve(ctx, t, s.Locator, locate.Attached, r)
-		if err != nil {
-			return err
-		}
 		var focused bool
-		if err := eval(ctx, t, target.Frame, injected.Call("isFocused", target.Handle), &focused); err != nil {
+		if _, err := resolveThen(ctx, t, s.Locator, locate.Attached, then("isFocused"), &focused, r); err != nil {
 			return err
 		}
 		if !focused {

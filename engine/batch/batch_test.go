@@ -12,6 +12,7 @@ import (
 
 	"github.com/tabwright/tabwright/engine/errs"
 	"github.com/tabwright/tabwright/engine/tabs"
+	"github.com/tabwright/tabwright/engine/trace"
 	"github.com/tabwright/tabwright/internal/testtabs"
 )
 
@@ -633,5 +634,54 @@ func TestPrevalidateValid(t *testing.T) {
 	req, v = Prevalidate(json.RawMessage(`{"tab_handle":"h","steps":[{"action":"scroll","until":{"text":"End"}}]}`))
 	if len(v) > 0 || req.TimeoutMS != nil || req.StartAt != nil || req.DialogPolicy != "" || req.Observe != nil {
 		t.Fatalf("defaults: %+v %v", req, v)
+	}
+}
+
+// The CDP commands of each step of the form batch, a figure machine load
+// does not change (issue 24). A DOM-side action is one page call with its
+// checks: fill finds, checks and selects the text in one, inserts it, reads
+// it back; select_option and the batch observe are one call each. A native
+// click is one check, three pipelined mouse events and one read of what the
+// element received. A role locator adds the accessibility query and the
+// node lookup, its release sent without waiting, and once per document the
+// read of the document to query under.
+func TestFormBatchRoundTrips(t *testing.T) {
+	tab := page(t, "form.html")
+	req, v := Prevalidate(request(tab, formSteps, formObserve))
+	if len(v) > 0 {
+		t.Fatal(v)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	// As after browser_navigate: a new document, the tab's world known.
+	if _, err := tab.Navigate(ctx, tabs.Navigation{URL: env.Site.URL + "/form.html"}); err != nil {
+		t.Fatal(err)
+	}
+	rec := &trace.Recorder{}
+	r := Run(trace.With(ctx, rec), tab, req)
+	mustOK(t, r)
+	want := map[string]int{
+		"steps[0] fill": 3, "steps[1] fill": 3, "steps[2] fill": 3, "steps[3] fill": 3, "steps[4] fill": 3, "steps[5] fill": 3,
+		"steps[6] fill":          7, // role: the document read, query, node, release
+		"steps[7] select_option": 1,
+		"steps[8] click":         8, // role: query, node, release
+		"steps[9] click":         5,
+		"steps[10] click":        5,
+		"steps[11] fill":         3,
+		"steps[12] click":        8, // role
+		"steps[13] wait":         1,
+		"observe":                1,
+	}
+	spans := rec.Spans()
+	if len(spans) != len(want) {
+		t.Fatalf("%d spans, want %d:\n%s", len(spans), len(want), trace.Table(spans))
+	}
+	for _, s := range spans {
+		if got := len(s.Commands); got != want[s.Name] {
+			t.Errorf("%s: %d commands (%s), want %d", s.Name, got, trace.Of(s).MethodList(), want[s.Name])
+		}
+	}
+	if rec.Unspanned() != 0 {
+		t.Errorf("%d commands outside the steps", rec.Unspanned())
 	}
 }

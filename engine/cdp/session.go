@@ -3,10 +3,13 @@ package cdp
 import (
 	"context"
 	"sync"
+	"time"
 
 	cdproto "github.com/chromedp/cdproto/cdp"
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
 	"github.com/chromedp/cdproto/target"
+
+	"github.com/tabwright/tabwright/engine/trace"
 )
 
 // Session is one flattened target session (or the browser session, whose id
@@ -60,6 +63,14 @@ func (s *Session) Pipeline(ctx context.Context, cmds ...Command) error {
 		}
 	}
 	return first
+}
+
+// Post sends a command whose answer nobody waits for (a release): it costs
+// the caller no round trip. A failure shows in no one's result; a dead
+// connection fails the next call anyway.
+func (s *Session) Post(ctx context.Context, method string, params any) {
+	s.c.send(s.id, method, params)
+	trace.Sent(ctx, method, time.Now())
 }
 
 // Command is one CDP command for Pipeline.

@@ -5,7 +5,7 @@
 (() => {
   'use strict';
   const tw = globalThis.__tabwright;
-  if (tw.checkVersion === 4) return;
+  if (tw.checkVersion === 5) return;
   const { dom, no } = tw;
   const NA = 'not_actionable';
 
@@ -349,8 +349,11 @@
   // resolve finds exactly one element for loc and waits, up to timeoutMs,
   // until it passes the checks in need. On success the element is held and
   // its handle returned with the point to act at. Ambiguity fails at once:
-  // guessing which of several elements was meant is never safe.
-  tw.resolve = async (loc, need, timeoutMs) => {
+  // guessing which of several elements was meant is never safe. then
+  // ({fn, args}, optional) is the action's page-side half, run on the held
+  // element right after the checks passed, in the same task (nothing of the
+  // page runs between): its answer, as tw.answer gives it, is then's.
+  tw.resolve = async (loc, need, timeoutMs, then) => {
     // A ref of another document, or whose element was collected, can never
     // match: fail at once.
     if (tw.staleRef(loc)) return { ok: false, code: 'stale_ref' };
@@ -375,7 +378,9 @@
         if (r.ok) {
           const h = tw.hold(el);
           if (need.watch) watch(r.receiver, el, h, need.watch);
-          return { ok: true, handle: h, x: r.x, y: r.y, count: els.length, target: tw.describe(el) };
+          const found = { ok: true, handle: h, x: r.x, y: r.y, count: els.length, target: tw.describe(el) };
+          if (then) found.then = tw.answer(() => tw[then.fn](h, ...then.args));
+          return found;
         }
         last = { ...r, count: els.length, target: tw.describe(el) };
         logged(st, last);
@@ -435,5 +440,5 @@
     };
   };
 
-  tw.checkVersion = 4;
+  tw.checkVersion = 5;
 })();

@@ -151,6 +151,16 @@ type pageResult struct {
 	Y          float64          `json:"y"`
 	Target     map[string]any   `json:"target"`
 	Options    []map[string]any `json:"options"` // a select's options, when the wanted one is missing
+	Then       json.RawMessage  `json:"then"`    // the answer of the follow-up call, as tw.answer gives it
+}
+
+// Then is the page-side half of an action, run in the resolve's own page
+// call on the element right after it passed its checks: one round trip for
+// find, check and act, and nothing of the page runs between the checks and
+// the action. Fn is an act helper taking the element's handle first.
+type Then struct {
+	Fn   string `json:"fn"`
+	Args []any  `json:"args"`
 }
 
 // actBundle is core and the act helpers.
@@ -167,6 +177,79 @@ func Eval(ctx context.Context, t *tabs.Tab, f *tabs.Frame, call string, out any)
 	return evalBuilt(ctx, t, f, func() string { return call }, out)
 }
 
+// worlds is the set of isolated worlds of one tab known to hold the act
+// helpers, so that the first call into a new world sends the helpers at
+// once instead of a guard that misses (one round trip saved per document).
+// Believing wrongly either way stays correct: a guard that misses is
+// answered with the program, and a program sent again is a no-op.
+type worlds struct {
+	mu   sync.Mutex
+	keys map[string]bool
+	// docs holds a reference to each world's document, for accessibility
+	// queries: read once per document, it lives as long as the world.
+	docs map[string]runtime.RemoteObjectID
+}
+
+const worldsKey = "locate.worlds"
+
+// maxWorlds bounds the set: a tab that navigated this often starts afresh.
+const maxWorlds = 64
+
+func installedWorlds(t *tabs.Tab) *worlds {
+	return t.State(worldsKey, func() any {
+		return &worlds{keys: map[string]bool{}, docs: map[string]runtime.RemoteObjectID{}}
+	}).(*worlds)
+}
+
+// document is the reference to the document of world key, if one is kept.
+func (w *worlds) document(key string) (runtime.RemoteObjectID, bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	doc, ok := w.docs[key]
+	return doc, ok && key != ""
+}
+
+// keepDocument keeps doc, read in world key with the helpers installed.
+func (w *worlds) keepDocument(key string, doc runtime.RemoteObjectID) {
+	if key == "" {
+		return
+	}
+	w.add(key)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if len(w.docs) >= maxWorlds {
+		clear(w.docs)
+	}
+	w.docs[key] = doc
+}
+
+func (w *worlds) forget(key string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	delete(w.keys, key)
+	delete(w.docs, key)
+}
+
+// has reports whether the world key names holds the helpers; "" (no world
+// known yet) never does.
+func (w *worlds) has(key string) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return key != "" && w.keys[key]
+}
+
+func (w *worlds) add(key string) {
+	if key == "" {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if len(w.keys) >= maxWorlds {
+		clear(w.keys)
+	}
+	w.keys[key] = true
+}
+
 // evalBuilt is Eval with the call built right before each send, so a call
 // that carries a time budget is given what is left when it goes out: the
 // first send into a new document costs a round trip the budget must not pay.
@@ -176,10 +259,20 @@ func evalBuilt(ctx context.Context, t *tabs.Tab, f *tabs.Frame, build func() str
 		err := t.EvalIn(ctx, f, expr, &raw)
 		return raw, err
 	}
-	raw, err := actBundle().Run(ctx, eval, true, func() string { return injected.Answer(build()) })
+	installed := installedWorlds(t)
+	key := t.WorldKey(f)
+	raw, err := actBundle().Run(ctx, eval, installed.has(key), func() string { return injected.Answer(build()) })
 	if err != nil {
 		return err
 	}
+	// Read again: the call may have made the world.
+	installed.add(t.WorldKey(f))
+	return decodeAnswer(raw, out)
+}
+
+// decodeAnswer decodes a page answer envelope ({value} or {refused}) into
+// out; a refusal is its error.
+func decodeAnswer(raw json.RawMessage, out any) error {
 	var answer struct {
 		Value   json.RawMessage `json:"value"`
 		Refused *Refusal        `json:"refused"`
@@ -203,6 +296,13 @@ func evalBuilt(ctx context.Context, t *tabs.Tab, f *tabs.Frame, build func() str
 // within ctx's deadline. Errors: not_found (what was searched),
 // ambiguous (how many, the first candidates), not_actionable (why).
 func Resolve(ctx context.Context, t *tabs.Tab, loc Locator, need Need) (*Target, error) {
+	return ResolveThen(ctx, t, loc, need, nil, nil)
+}
+
+// ResolveThen is Resolve, and then (when not nil) runs on the element in
+// the same page call; its value is decoded into out. A refusal of then is
+// its error, with the target returned.
+func ResolveThen(ctx context.Context, t *tabs.Tab, loc Locator, need Need, then *Then, out any) (*Target, error) {
 	deadline, ok := ctx.Deadline()
 	if !ok {
 		deadline = time.Now().Add(DefaultTimeout)
@@ -217,18 +317,19 @@ func Resolve(ctx context.Context, t *tabs.Tab, loc Locator, need Need) (*Target,
 	}
 	var target *Target
 	if loc.SelectorType == Role {
-		target, err = resolveRole(ctx, t, fr, loc, need, deadline)
+		target, err = resolveRole(ctx, t, fr, loc, need, then, out, deadline)
 	} else {
-		target, err = resolvePage(ctx, t, fr, loc, loc.page(), need, deadline)
+		target, err = resolvePage(ctx, t, fr, loc, loc.page(), need, then, out, deadline)
 	}
-	if err != nil || fr == nil {
+	if target == nil || fr == nil {
 		return target, err
 	}
 	// The point is in the frame's viewport; input goes to the top one.
-	if target.X, target.Y, err = fr.toTop(ctx, t, target.X, target.Y); err != nil {
-		return nil, err
+	var mapErr error
+	if target.X, target.Y, mapErr = fr.toTop(ctx, t, target.X, target.Y); mapErr != nil {
+		return nil, mapErr
 	}
-	return target, nil
+	return target, err
 }
 
 // page is the locator as the page-side find reads it.
@@ -256,24 +357,47 @@ func Query(ctx context.Context, t *tabs.Tab, loc Locator) (*tabs.Frame, any, err
 }
 
 // resolvePage runs the find-and-check loop in the page, in one round trip.
-func resolvePage(ctx context.Context, t *tabs.Tab, fr *frameChain, loc Locator, pl pageLocator, need Need, deadline time.Time) (*Target, error) {
-	call := func() string {
-		// Leave the page a margin to answer before our own deadline: one
-		// check can take two animation frames past the page's own deadline.
-		budget := max(0, time.Until(deadline)-PageMargin(time.Until(deadline)))
-		return injected.Call("resolve", pl, need, budget.Milliseconds())
+func resolvePage(ctx context.Context, t *tabs.Tab, fr *frameChain, loc Locator, pl pageLocator, need Need, then *Then, out any, deadline time.Time) (*Target, error) {
+	send := func(ctx context.Context, res *pageResult) error {
+		call := func() string {
+			if then != nil {
+				return injected.Call("resolve", pl, need, pageBudget(deadline), then)
+			}
+			return injected.Call("resolve", pl, need, pageBudget(deadline))
+		}
+		return evalBuilt(ctx, t, fr.frame(), call, res)
 	}
+	return resolveWith(ctx, fr, loc, then, out, deadline, send)
+}
+
+// pageBudget is how long a page-side resolve may wait, in ms: what is left
+// of deadline less a margin for its answer to arrive before it (one check
+// can take two animation frames past the page's own deadline).
+func pageBudget(deadline time.Time) int64 {
+	return max(0, time.Until(deadline)-PageMargin(time.Until(deadline))).Milliseconds()
+}
+
+// resolveWith sends one page-side resolve and turns its answer into the
+// target, and the value of then into out.
+func resolveWith(ctx context.Context, fr *frameChain, loc Locator, then *Then, out any, deadline time.Time, send func(context.Context, *pageResult) error) (*Target, error) {
 	var res pageResult
 	answerCtx, stop := awaitAnswer(ctx, deadline)
 	defer stop()
-	if err := evalBuilt(answerCtx, t, fr.frame(), call, &res); err != nil {
+	if err := send(answerCtx, &res); err != nil {
 		return nil, err
 	}
 	target, err := res.target(ctx, loc)
-	if target != nil {
-		target.Frame = fr.frame()
+	if target == nil {
+		return nil, err
 	}
-	return target, err
+	target.Frame = fr.frame()
+	if then != nil {
+		if len(res.Then) == 0 {
+			return target, errs.New(errs.Internal, "the page ran no %s after finding the element", then.Fn)
+		}
+		return target, decodeAnswer(res.Then, out)
+	}
+	return target, nil
 }
 
 // answerGrace is how long past the deadline the page's answer to a wait it
@@ -295,6 +419,18 @@ func awaitAnswer(ctx context.Context, deadline time.Time) (context.Context, func
 		}
 	})
 	return answer, func() { stop(); cancel() }
+}
+
+// AnswerWindow is the context to wait in for a resolve under ctx: it ends
+// answerGrace past ctx's deadline (or the default timeout), so that a
+// caller waiting around a resolve (a dialog guard) still gets the page's
+// answer with its reason rather than a bare timeout.
+func AnswerWindow(ctx context.Context) (context.Context, func()) {
+	deadline, ok := ctx.Deadline()
+	if !ok {
+		deadline = time.Now().Add(DefaultTimeout)
+	}
+	return awaitAnswer(ctx, deadline)
 }
 
 // within names the budget a failed search ran under, for its message.
@@ -425,7 +561,7 @@ func str(v any) string {
 
 // resolveRole finds the element through the browser's accessibility tree,
 // then checks actionability in the page like every other locator.
-func resolveRole(ctx context.Context, t *tabs.Tab, fr *frameChain, loc Locator, need Need, deadline time.Time) (*Target, error) {
+func resolveRole(ctx context.Context, t *tabs.Tab, fr *frameChain, loc Locator, need Need, then *Then, out any, deadline time.Time) (*Target, error) {
 	f := fr.frame()
 	sess := t.Session()
 	if f != nil {
@@ -457,12 +593,8 @@ func resolveRole(ctx context.Context, t *tabs.Tab, fr *frameChain, loc Locator, 
 			if loc.Nth != nil {
 				i = *loc.Nth
 			}
-			handle, err := hold(ctx, t, f, nodes[i].BackendDOMNodeID)
-			if err != nil {
-				return nil, err
-			}
-			target, err := resolvePage(ctx, t, fr, loc, pageLocator{Handle: handle}, need, deadline)
-			if err == nil {
+			target, err := resolveNode(ctx, t, fr, loc, nodes[i].BackendDOMNodeID, need, then, out, deadline)
+			if target != nil {
 				target.Count = len(nodes)
 			}
 			return target, err
@@ -489,6 +621,15 @@ func resolveRole(ctx context.Context, t *tabs.Tab, fr *frameChain, loc Locator, 
 func queryRole(ctx context.Context, t *tabs.Tab, f *tabs.Frame, sess *cdp.Session, loc Locator, until time.Time) ([]*accessibility.Node, error) {
 	ctx, cancel := context.WithDeadline(ctx, until)
 	defer cancel()
+	known := installedWorlds(t)
+	if doc, ok := known.document(t.WorldKey(f)); ok {
+		nodes, err := roleNodes(ctx, sess, doc, loc.Selector, loc.Name)
+		var pe *cdp.ProtocolError
+		if !errors.As(err, &pe) {
+			return nodes, err
+		}
+		known.forget(t.WorldKey(f)) // the object went with its world: read it again
+	}
 	doc, err := t.EvalObjectIn(ctx, f, Program("document"))
 	if err != nil {
 		if ctx.Err() != nil {
@@ -496,6 +637,7 @@ func queryRole(ctx context.Context, t *tabs.Tab, f *tabs.Frame, sess *cdp.Sessio
 		}
 		return nil, err
 	}
+	known.keepDocument(t.WorldKey(f), doc)
 	return roleNodes(ctx, sess, doc, loc.Selector, loc.Name)
 }
 
@@ -543,11 +685,15 @@ func axName(n *accessibility.Node) string {
 	return s
 }
 
-// hold registers a DOM node in the isolated world and returns its handle.
-func hold(ctx context.Context, t *tabs.Tab, f *tabs.Frame, node cdproto.BackendNodeID) (string, error) {
+// resolveNode runs the page-side resolve on a DOM node the browser named
+// (by backend id): the node is handed to the page as the object a
+// function is called on, held there, and checked, in one round trip. Its
+// object reference is released without waiting for the answer.
+func resolveNode(ctx context.Context, t *tabs.Tab, fr *frameChain, loc Locator, node cdproto.BackendNodeID, need Need, then *Then, out any, deadline time.Time) (*Target, error) {
+	f := fr.frame()
 	world, err := t.WorldID(ctx, f)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	sess := t.Session()
 	if f != nil {
@@ -555,13 +701,35 @@ func hold(ctx context.Context, t *tabs.Tab, f *tabs.Frame, node cdproto.BackendN
 	}
 	obj, err := cdproto.Call(ctx, sess, dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: node, ExecutionContextID: world})
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	if obj.Object == nil {
-		return "", errs.New(errs.NotFound, "the element left the page while we located it")
+		return nil, errs.New(errs.NotFound, "the element left the page while we located it")
 	}
-	var handle string
-	err = t.CallOnIn(ctx, f, obj.Object.ObjectID, injected.Method("hold"), &handle)
-	t.ReleaseObject(ctx, f, obj.Object.ObjectID)
-	return handle, err
+	defer t.ReleaseObjectLater(ctx, f, obj.Object.ObjectID)
+	// The helpers are in this world: queryRole's document read installed them.
+	send := func(ctx context.Context, res *pageResult) error {
+		args := []any{need, pageBudget(deadline)}
+		if then != nil {
+			args = append(args, then)
+		}
+		var raw json.RawMessage
+		if err := t.CallOnIn(ctx, f, obj.Object.ObjectID, heldResolve(args), &raw); err != nil {
+			return err
+		}
+		return decodeAnswer(raw, res)
+	}
+	return resolveWith(ctx, fr, loc, then, out, deadline, send)
+}
+
+// heldResolve is a function declaration that holds the node it is called
+// on and resolves it with args (need, budget and then), answering in the
+// page contract's envelope.
+func heldResolve(args []any) string {
+	call := injected.Call("resolve", args...) // globalThis.__tabwright.resolve(need, budget…)
+	rest, ok := strings.CutPrefix(call, "globalThis.__tabwright.resolve(")
+	if !ok { // an argument that cannot be encoded: the call throws
+		return "function(){ return " + call + " }"
+	}
+	return "function(){ const tw = globalThis.__tabwright; return tw.answer(() => tw.resolve({handle: tw.hold(this)}, " + rest + ") }"
 }

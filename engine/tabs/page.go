@@ -3,6 +3,7 @@ package tabs
 import (
 	"context"
 	"encoding/json"
+	"strconv"
 	"time"
 
 	cdproto "github.com/chromedp/cdproto/cdp"
@@ -114,6 +115,13 @@ func (t *Tab) ReleaseObject(ctx context.Context, f *Frame, obj runtime.RemoteObj
 	cdproto.Call(ctx, t.frameOrMain(f).sess, runtime.ReleaseObject, runtime.ReleaseObjectParams{ObjectID: obj})
 }
 
+// ReleaseObjectLater frees an object reference of frame f without waiting
+// for the browser's answer: nothing depends on it, and the commands sent
+// after it are answered after it anyway.
+func (t *Tab) ReleaseObjectLater(ctx context.Context, f *Frame, obj runtime.RemoteObjectID) {
+	t.frameOrMain(f).sess.Post(ctx, runtime.CommandReleaseObject, runtime.ReleaseObjectParams{ObjectID: obj})
+}
+
 // WorldID returns the execution context id of our isolated world in frame
 // f (nil: the main frame), creating the world if needed.
 func (t *Tab) WorldID(ctx context.Context, f *Frame) (runtime.ExecutionContextID, error) {
@@ -128,6 +136,24 @@ func (t *Tab) WorldID(ctx context.Context, f *Frame) (runtime.ExecutionContextID
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.page.worlds[f.ID].id, nil
+}
+
+// WorldKey names our isolated world in frame f's current document as the
+// tab's events last reported it, "" while none is known (a world not made
+// yet, or one that just went away). A new key means a new world, which
+// holds none of our scripts.
+func (t *Tab) WorldKey(f *Frame) string {
+	f = t.frameOrMain(f)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	w, ok := t.page.worlds[f.ID]
+	if !ok {
+		return ""
+	}
+	if w.uid != "" {
+		return w.uid
+	}
+	return strconv.FormatInt(int64(w.id), 10)
 }
 
 // WaitURL blocks until match accepts the main frame's URL and returns it.
