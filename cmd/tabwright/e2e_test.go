@@ -84,9 +84,17 @@ type server struct {
 // startServer lists every tool (--tools full) unless args name others.
 func startServer(t testing.TB, args ...string) *server {
 	t.Helper()
-	cmd := exec.Command(binary, append([]string{"mcp", "--tools", "full"}, args...)...)
+	return startServerWith(t, nil, nil, append([]string{"--tools", "full"}, args...)...)
+}
+
+// startServerWith runs `tabwright mcp args...` with env added to the
+// test's environment, connected by a client with opts (nil for none).
+func startServerWith(t testing.TB, env []string, opts *mcp.ClientOptions, args ...string) *server {
+	t.Helper()
+	cmd := exec.Command(binary, append([]string{"mcp"}, args...)...)
+	cmd.Env = append(os.Environ(), env...)
 	cmd.Stderr = os.Stderr
-	client := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, nil)
+	client := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, opts)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	sess, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}, nil)
@@ -96,6 +104,66 @@ func startServer(t testing.TB, args ...string) *server {
 	s := &server{cmd: cmd, sess: sess}
 	t.Cleanup(func() { sess.Close() })
 	return s
+}
+
+// progressServer is startServerWith whose client hands the token of every
+// progress notification to the returned channel.
+func progressServer(t testing.TB, env []string, args ...string) (*server, <-chan any) {
+	t.Helper()
+	tokens := make(chan any, 64)
+	s := startServerWith(t, env, &mcp.ClientOptions{
+		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+			select {
+			case tokens <- req.Params.ProgressToken:
+			default: // a test reads only the first few
+			}
+		},
+	}, args...)
+	return s, tokens
+}
+
+// callInFlight starts the call with a progress token and returns once the
+// server reports progress on it, which it does only after the call has run
+// for a second (mcpserver's progressEvery): the call is under way, neither
+// queued nor answered. The call's result comes on the returned channel.
+func callInFlight(t testing.TB, sess *mcp.ClientSession, tokens <-chan any, name string, args map[string]any) <-chan callResult {
+	t.Helper()
+	token := fmt.Sprintf("%s-%d", name, time.Now().UnixNano())
+	done := make(chan callResult, 1)
+	go func() {
+		res, err := sess.CallTool(context.Background(), progressParams(name, args, token))
+		r := callResult{err: err, at: time.Now()}
+		if err == nil {
+			raw, _ := json.Marshal(res.StructuredContent)
+			json.Unmarshal(raw, &r.out)
+			r.isErr = res.IsError
+		}
+		done <- r
+	}()
+	for {
+		select {
+		case got := <-tokens:
+			if got == token {
+				return done
+			}
+		case r := <-done:
+			t.Fatalf("%s answered before it reported progress: %+v", name, r)
+		}
+	}
+}
+
+func progressParams(name string, args map[string]any, token string) *mcp.CallToolParams {
+	p := &mcp.CallToolParams{Name: name, Arguments: args}
+	p.SetProgressToken(token)
+	return p
+}
+
+// callResult is a call's structured result and when it came.
+type callResult struct {
+	out   map[string]any
+	isErr bool
+	err   error
+	at    time.Time
 }
 
 // call calls a tool and decodes its structured result; isErr reports a tool error.

@@ -29,7 +29,14 @@ import (
 // endpoint.
 func startHTTP(t testing.TB, args ...string) (endpoint string, cmd *exec.Cmd) {
 	t.Helper()
+	return startHTTPEnv(t, nil, args...)
+}
+
+// startHTTPEnv is startHTTP with env added to the test's environment.
+func startHTTPEnv(t testing.TB, env []string, args ...string) (endpoint string, cmd *exec.Cmd) {
+	t.Helper()
 	cmd = exec.Command(binary, append([]string{"mcp", "--http", "127.0.0.1:0"}, args...)...)
+	cmd.Env = append(os.Environ(), env...)
 	stderr, _ := cmd.StderrPipe()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -7,6 +7,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -72,37 +73,28 @@ func batchCall(t testing.TB, sess *mcp.ClientSession, h string, steps ...map[str
 	return call(t, sess, "browser_batch", map[string]any{"tab_handle": h, "steps": list})
 }
 
-// The browser SIGKILLed while a batch waits: the batch fails within a
-// second, the handle is dead, the next call relaunches.
+// The browser SIGKILLed while a batch waits: the batch fails at once, not
+// at its step's deadline, the handle is dead, the next call relaunches.
 func TestReliabilityBrowserKilledMidBatch(t *testing.T) {
+	t.Parallel()
 	site := relSite(t)
-	s := startServer(t, "--tools", "full")
+	s, progress := progressServer(t, nil, "--tools", "full")
 	h := open(t, s.sess, site.URL+"/rel")
 	pgid, _ := browserGroup(t, s.cmd.Process.Pid)
-	type result struct {
-		out   map[string]any
-		isErr bool
-		at    time.Time
-	}
-	done := make(chan result, 1)
-	go func() {
-		out, isErr := batchCall(t, s.sess, h,
-			map[string]any{"action": "fill", "selector": "#in", "text": "x"},
-			map[string]any{"action": "wait", "condition": "text", "selector": "#log", "expected": "never", "timeout_ms": 20000})
-		done <- result{out, isErr, time.Now()}
-	}()
-	time.Sleep(500 * time.Millisecond) // the wait step is running
+	done := callInFlight(t, s.sess, progress, "browser_batch", map[string]any{"tab_handle": h, "steps": []any{
+		map[string]any{"action": "fill", "selector": "#in", "text": "x"},
+		map[string]any{"action": "wait", "condition": "text", "selector": "#log", "expected": "never", "timeout_ms": 20000}}})
 	syscall.Kill(pgid, syscall.SIGKILL)
 	killed := time.Now()
-	var r result
-	select {
-	case r = <-done:
-	case <-time.After(5 * time.Second):
-		t.Fatal("batch still pending 5 s after the browser died")
+	r := <-done
+	if r.err != nil {
+		t.Fatal(r.err)
 	}
 	code, _, _ := errorOf(t, r.out, r.isErr)
 	figure(t, "pending batch failed after the browser's SIGKILL", "%d ms, code %s", r.at.Sub(killed).Milliseconds(), code)
-	if code != "browser_unavailable" || r.at.Sub(killed) > time.Second {
+	// "At once" against the step's 20 s; the bound is generous for a loaded
+	// machine (the figure says how fast: tens of ms when quiet).
+	if code != "browser_unavailable" || r.at.Sub(killed) > 10*time.Second {
 		t.Fatalf("pending batch: %v after %v", r.out, r.at.Sub(killed))
 	}
 	if code, _, _ := callErr(t, s.sess, "browser_observe", map[string]any{"tab_handle": h}); code != "invalid_handle" {
@@ -116,9 +108,10 @@ func TestReliabilityBrowserKilledMidBatch(t *testing.T) {
 // A renderer that crashes, and a page whose script never returns: the call
 // ends at its deadline (or at once) with a code, and the browser goes on.
 func TestReliabilityCrashAndEndlessLoop(t *testing.T) {
+	t.Parallel()
 	site := relSite(t)
 	b := startAttachedBrowser(t, "0")
-	s := startServerEnv(t, []string{"XDG_RUNTIME_DIR=" + t.TempDir()}, "--cdp-url", b.HTTPURL, "--tools", "full")
+	s, progress := progressServer(t, []string{"XDG_RUNTIME_DIR=" + t.TempDir()}, "--cdp-url", b.HTTPURL, "--tools", "full")
 
 	// Endless loop: a click whose handler never returns.
 	h := open(t, s.sess, site.URL+"/rel")
@@ -126,12 +119,14 @@ func TestReliabilityCrashAndEndlessLoop(t *testing.T) {
 	code, _, msg := callErr(t, s.sess, "browser_click", map[string]any{"tab_handle": h, "selector": "#spin", "timeout_ms": 1500})
 	took := time.Since(start)
 	figure(t, "click into an endless loop ended", "after %d ms (timeout_ms 1500), code %s", took.Milliseconds(), code)
-	if code != "timeout" || took > 3*time.Second || !strings.Contains(msg, "timeout_ms (1500 ms)") {
+	// The message shows the call's own deadline ended it; the bound only
+	// tells "ended" from "hung", with room for a loaded machine.
+	if code != "timeout" || took > 10*time.Second || !strings.Contains(msg, "timeout_ms (1500 ms)") {
 		t.Fatalf("endless loop: %s %q after %v", code, msg, took)
 	}
 	start = time.Now()
 	code, _, _ = callErr(t, s.sess, "browser_observe", map[string]any{"tab_handle": h, "timeout_ms": 1000})
-	if code != "timeout" || time.Since(start) > 2500*time.Millisecond {
+	if code != "timeout" || time.Since(start) > 10*time.Second { // ended, not hung (as above)
 		t.Fatalf("observe of the spinning page: %s after %v", code, time.Since(start))
 	}
 	mustCall(t, s.sess, "browser_tab_control", map[string]any{"tab_handle": h, "action": "close"})
@@ -141,27 +136,18 @@ func TestReliabilityCrashAndEndlessLoop(t *testing.T) {
 
 	// Renderer crash: the page's process is killed under a pending wait.
 	h3 := open(t, s.sess, site.URL+"/rel")
-	type ended struct {
-		code, msg string
-		at        time.Time
-	}
-	done := make(chan ended, 1)
-	go func() {
-		code, _, msg := callErr(t, s.sess, "browser_wait", map[string]any{"tab_handle": h3, "condition": "text", "selector": "#log", "expected": "never", "timeout_ms": 10000})
-		done <- ended{code, msg, time.Now()}
-	}()
-	time.Sleep(400 * time.Millisecond)
+	done := callInFlight(t, s.sess, progress, "browser_wait", map[string]any{"tab_handle": h3, "condition": "text", "selector": "#log", "expected": "never", "timeout_ms": 10000})
 	crashed := time.Now()
 	crashRenderer(t, b, site.URL+"/rel")
-	var r ended
-	select {
-	case r = <-done:
-	case <-time.After(12 * time.Second):
-		t.Fatal("the wait outlived its deadline after the renderer crashed")
+	r := <-done
+	if r.err != nil {
+		t.Fatal(r.err)
 	}
-	figure(t, "wait on a crashed renderer ended", "%d ms after Page.crash was sent, code %s", r.at.Sub(crashed).Milliseconds(), r.code)
-	if r.code != "tab_crashed" || r.at.Sub(crashed) > 2*time.Second {
-		t.Fatalf("crash: %v after %v", r, r.at.Sub(crashed))
+	code, _, msg = errorOf(t, r.out, r.isErr)
+	figure(t, "wait on a crashed renderer ended", "%d ms after Page.crash was sent, code %s", r.at.Sub(crashed).Milliseconds(), code)
+	// Well before the wait's own 10 s deadline; generous for a loaded machine.
+	if code != "tab_crashed" || r.at.Sub(crashed) > 5*time.Second {
+		t.Fatalf("crash: %s %q after %v", code, msg, r.at.Sub(crashed))
 	}
 	// Calls fail at once until a navigation loads a page again.
 	if code, _, _ := callErr(t, s.sess, "browser_observe", map[string]any{"tab_handle": h3}); code != "tab_crashed" {
@@ -204,6 +190,7 @@ func crashRenderer(t testing.TB, b *attachedBrowser, url string) {
 // close: every call returns (dialog_pending, or done under accept), and the
 // tab works afterwards.
 func TestReliabilityDialogsNeverHang(t *testing.T) {
+	t.Parallel()
 	site := relSite(t)
 	s := startServer(t, "--tools", "full")
 	h := open(t, s.sess, site.URL+"/rel")
@@ -236,8 +223,10 @@ func TestReliabilityDialogsNeverHang(t *testing.T) {
 			code, _, _ = errorOf(t, out, isErr)
 		}
 		// A scroll may finish before the page's scroll handler opens its
-		// dialog; every other action meets it.
-		if (code != "dialog_pending" && !(tool == "browser_scroll" && code == "")) || took > 3*time.Second {
+		// dialog; every other action meets it. A call stuck on the dialog
+		// would end at the 5 s action timeout with code timeout: the code
+		// tells, and the bound is only a guard, generous for a loaded machine.
+		if (code != "dialog_pending" && !(tool == "browser_scroll" && code == "")) || took > 15*time.Second {
 			t.Fatalf("%s with a dialog: %v after %v", tool, out, took)
 		}
 		waitFor(t, "the dialog to answer", 3*time.Second, func() bool {
@@ -263,7 +252,7 @@ func TestReliabilityDialogsNeverHang(t *testing.T) {
 	start := time.Now()
 	out, isErr = call(t, s.sess, "browser_navigate", map[string]any{"tab_handle": u, "url": site.URL + "/away", "timeout_ms": 5000})
 	navTook := time.Since(start)
-	if code, _, _ := errorOf(t, out, isErr); code != "dialog_pending" || navTook > 2*time.Second {
+	if code, _, _ := errorOf(t, out, isErr); code != "dialog_pending" || navTook > 15*time.Second { // as above
 		t.Fatalf("navigate away from beforeunload: %v after %v", out, navTook)
 	}
 	{
@@ -355,15 +344,24 @@ func concurrentBatches(t *testing.T, sessions []*mcp.ClientSession, site string,
 	return lost, interleaved
 }
 
+// perSession is how many batches each session runs in the concurrency
+// scenarios. Its two workers keep two batches in flight on the session's
+// tab at every moment, so every batch but the last overlaps another: a
+// queue that let two batches interleave shows it within the first few,
+// and 12 each makes 96 overlapping batches across the 8 tabs.
+// TABWRIGHT_RELIABILITY_SCALE asks for more.
+func perSession() int { return 12 * scale() }
+
 // 8 HTTP sessions on one server, each on its own tab.
 func TestReliabilityConcurrentSessionsHTTP(t *testing.T) {
+	t.Parallel()
 	site := relSite(t)
 	endpoint, _ := startHTTP(t, "--tools", "full")
 	var sessions []*mcp.ClientSession
 	for range 8 {
 		sessions = append(sessions, connectHTTP(t, endpoint))
 	}
-	per := 50 * scale()
+	per := perSession()
 	start := time.Now()
 	lost, interleaved := concurrentBatches(t, sessions, site.URL, per)
 	figure(t, "8 HTTP sessions x batches on 8 tabs", "%d batches of 6 steps in %.1f s: %d interleaved, %d lost", 8*per, time.Since(start).Seconds(), interleaved, lost)
@@ -374,18 +372,18 @@ func TestReliabilityConcurrentSessionsHTTP(t *testing.T) {
 
 // 2 server processes on one --cdp-url browser, 4 HTTP sessions each.
 func TestReliabilityConcurrentProcesses(t *testing.T) {
+	t.Parallel()
 	site := relSite(t)
 	b := startAttachedBrowser(t, "0")
-	runtime := t.TempDir()
+	env := []string{"XDG_RUNTIME_DIR=" + t.TempDir()} // one claim folder for both
 	var sessions []*mcp.ClientSession
 	for range 2 {
-		t.Setenv("XDG_RUNTIME_DIR", runtime)
-		endpoint, _ := startHTTP(t, "--cdp-url", b.HTTPURL, "--tools", "full")
+		endpoint, _ := startHTTPEnv(t, env, "--cdp-url", b.HTTPURL, "--tools", "full")
 		for range 4 {
 			sessions = append(sessions, connectHTTP(t, endpoint))
 		}
 	}
-	per := 50 * scale()
+	per := perSession()
 	start := time.Now()
 	lost, interleaved := concurrentBatches(t, sessions, site.URL, per)
 	figure(t, "2 processes x 4 sessions on one --cdp-url browser", "%d batches of 6 steps in %.1f s: %d interleaved, %d lost", 8*per, time.Since(start).Seconds(), interleaved, lost)
@@ -394,24 +392,35 @@ func TestReliabilityConcurrentProcesses(t *testing.T) {
 	}
 }
 
-// Many observations: the server's resident memory stays bounded.
+// Many observations: the server's resident memory stays bounded. After a
+// warm-up the server's RSS is flat (30.5 MiB after 1,000 observations and
+// 30.4 MiB after 10,000 when this ran 10,000), so 3,500 past a warm-up of
+// 500 are enough: anything one observation left behind, at least its
+// payload (checked below: about 1.2 KiB) or a goroutine's 8 KiB stack,
+// would add up past the 4 MiB bound.
 func TestReliabilityObservationMemory(t *testing.T) {
+	t.Parallel()
 	site := relSite(t)
 	s := startServer(t)
 	h := open(t, s.sess, site.URL+"/rel")
-	n := 10000 * scale()
-	var at1000 int64
+	const warmUp, growth = 500, 4 << 20
+	n := warmUp + 3500*scale()
+	var atWarm int64
 	start := time.Now()
 	for i := 1; i <= n; i++ {
-		mustCall(t, s.sess, "browser_observe", map[string]any{"tab_handle": h})
-		if i == 1000 {
-			at1000 = rssKiB(t, s.cmd.Process.Pid)
+		obs := mustCall(t, s.sess, "browser_observe", map[string]any{"tab_handle": h})
+		if i == warmUp {
+			atWarm = rssKiB(t, s.cmd.Process.Pid)
+			raw, _ := json.Marshal(obs)
+			if int64(len(raw))*int64(n-warmUp) < growth {
+				t.Fatalf("a leaked %d-byte observation would not show in %d observations: raise n", len(raw), n-warmUp)
+			}
 		}
 	}
 	end := rssKiB(t, s.cmd.Process.Pid)
-	figure(t, "server RSS over observations", "%.1f MiB after 1,000, %.1f MiB after %d (%.1f s; Chromium not counted)", float64(at1000)/1024, float64(end)/1024, n, time.Since(start).Seconds())
-	if end > at1000+16*1024 || end > 64*1024 {
-		t.Fatalf("RSS grew from %d KiB to %d KiB", at1000, end)
+	figure(t, "server RSS over observations", "%.1f MiB after %d, %.1f MiB after %d (%.1f s; Chromium not counted)", float64(atWarm)/1024, warmUp, float64(end)/1024, n, time.Since(start).Seconds())
+	if end > atWarm+growth>>10 || end > 64*1024 {
+		t.Fatalf("RSS grew from %d KiB to %d KiB", atWarm, end)
 	}
 }
 

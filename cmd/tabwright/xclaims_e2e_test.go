@@ -1,9 +1,6 @@
 package main
 
 import (
-	"context"
-	"os"
-	"os/exec"
 	"strings"
 	"syscall"
 	"testing"
@@ -15,18 +12,7 @@ import (
 // startServerEnv is startServer with extra environment.
 func startServerEnv(t testing.TB, env []string, args ...string) *server {
 	t.Helper()
-	cmd := exec.Command(binary, append([]string{"mcp"}, args...)...)
-	cmd.Env = append(os.Environ(), env...)
-	cmd.Stderr = os.Stderr
-	client := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, nil)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	sess, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { sess.Close() })
-	return &server{cmd: cmd, sess: sess}
+	return startServerWith(t, env, nil, args...)
 }
 
 // Two `tabwright mcp --cdp-url` processes on one browser see each other's
