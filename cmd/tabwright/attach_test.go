@@ -24,6 +24,7 @@ import (
 	"time"
 
 	cdproto "github.com/chromedp/cdproto/cdp"
+	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
 	"github.com/chromedp/cdproto/target"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -85,19 +86,33 @@ type devtoolsTarget struct {
 // openTab opens a tab through /json/new and waits until it shows title.
 func (b *attachedBrowser) openTab(t *testing.T, url, title string) devtoolsTarget {
 	t.Helper()
-	var created devtoolsTarget
-	b.devtools(t, http.MethodPut, "/json/new?"+url, &created)
-	if created.ID == "" {
-		t.Fatalf("/json/new gave no tab id: %+v", created)
-	}
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		if tb, ok := b.tab(t, created.ID); ok && tb.Title == title {
-			return tb
+	var created, shown devtoolsTarget
+	b.whenTargetsChange(t, "a tab to show "+title, 10*time.Second, func() bool {
+		if created.ID == "" {
+			b.devtools(t, http.MethodPut, "/json/new?"+url, &created)
+			if created.ID == "" {
+				t.Fatalf("/json/new gave no tab id: %+v", created)
+			}
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("tab %s never showed the title %q", created.ID, title)
-		}
+		var ok bool
+		shown, ok = b.tab(t, created.ID)
+		return ok && shown.Title == title
+	})
+	return shown
+}
+
+// whenTargetsChange is whenTargetsChange on a DevTools connection of its own.
+func (b *attachedBrowser) whenTargetsChange(t testing.TB, what string, within time.Duration, cond func() bool) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	tr, err := cdp.DialWebSocket(ctx, b.WSURL, nil)
+	if err != nil {
+		t.Fatal(err)
 	}
+	conn := cdp.New(tr)
+	defer conn.Close()
+	whenTargetsChange(t, conn.Browser(), what, within, cond)
 }
 
 // tab returns the page target with id, from /json/list.
@@ -226,7 +241,8 @@ func TestAttachToRunningBrowser(t *testing.T) {
 
 // An attached browser that dies fails the calls on it; once a browser runs
 // on the endpoint again, the next call attaches to it. Nothing is launched
-// in its place.
+// in its place. Not parallel: between its two browsers the port is free,
+// and another test's listener could take it.
 func TestAttachedBrowserDiesAndComesBack(t *testing.T) {
 	site := fixtures(t)
 	b := startAttachedBrowser(t, "0")
@@ -311,15 +327,20 @@ func TestAttachBadCDPURL(t *testing.T) {
 
 // ---- attach mode through the extension, end to end over MCP
 
-// syncBuf collects a process's stderr.
+// syncBuf collects a process's stderr and tells waiters of each write.
 type syncBuf struct {
-	mu sync.Mutex
-	b  strings.Builder
+	mu      sync.Mutex
+	b       strings.Builder
+	changed chan struct{} // closed and replaced by each write
 }
 
 func (s *syncBuf) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.changed != nil {
+		close(s.changed)
+		s.changed = nil
+	}
 	return s.b.Write(p)
 }
 
@@ -329,11 +350,29 @@ func (s *syncBuf) String() string {
 	return s.b.String()
 }
 
-// waitText waits until the process's stderr shows want.
+// next returns what was written so far and a channel closed by the next write.
+func (s *syncBuf) next() (string, <-chan struct{}) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.changed == nil {
+		s.changed = make(chan struct{})
+	}
+	return s.b.String(), s.changed
+}
+
+// waitText waits until the process's stderr shows want, looking again at
+// each write.
 func (s *syncBuf) waitText(t *testing.T, want string, within time.Duration) {
 	t.Helper()
-	for end := time.Now().Add(within); !strings.Contains(s.String(), want); time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(end) {
+	timeout := time.After(within)
+	for {
+		text, changed := s.next()
+		if strings.Contains(text, want) {
+			return
+		}
+		select {
+		case <-changed:
+		case <-timeout:
 			t.Fatalf("waited %v for %q in:\n%s", within, want, s.String())
 		}
 	}
@@ -417,12 +456,42 @@ func (b *userBrowser) open(t *testing.T, url, title string) string {
 		t.Fatal(err)
 	}
 	id := string(res.TargetID)
-	waitFor(t, "tab "+id+" to show "+title, 10*time.Second, func() bool { ti := b.target(t, id); return ti != nil && ti.Title == title })
+	whenTargetsChange(t, b.conn.Browser(), "tab "+id+" to show "+title, 10*time.Second, func() bool { ti := b.target(t, id); return ti != nil && ti.Title == title })
 	return id
 }
 
-func waitFor(t *testing.T, what string, within time.Duration, cond func() bool) {
+// whenTargetsChange checks cond now and again at each target the browser
+// on sess reports created, changed or destroyed, until cond holds.
+func whenTargetsChange(t testing.TB, sess *cdp.Session, what string, within time.Duration, cond func() bool) {
 	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), within)
+	defer cancel()
+	var events []<-chan jsonv2.Value
+	for _, method := range []string{"Target.targetCreated", "Target.targetInfoChanged", "Target.targetDestroyed"} {
+		ch, stop := sess.Subscribe(method)
+		defer stop()
+		events = append(events, ch)
+	}
+	if err := sess.Call(ctx, "Target.setDiscoverTargets", map[string]any{"discover": true}, nil); err != nil {
+		t.Fatal(err)
+	}
+	for !cond() {
+		select {
+		case <-events[0]:
+		case <-events[1]:
+		case <-events[2]:
+		case <-ctx.Done():
+			t.Fatalf("waited %v for %s", within, what)
+		}
+	}
+}
+
+func waitFor(t testing.TB, what string, within time.Duration, cond func() bool) {
+	t.Helper()
+	// Asking again is the only signal for what the server does on its own
+	// and tells no client (a session ended, its claims released, its tabs
+	// closed): each ask checks the condition itself, so the pause between
+	// asks stands in for nothing.
 	for end := time.Now().Add(within); !cond(); time.Sleep(50 * time.Millisecond) {
 		if time.Now().After(end) {
 			t.Fatalf("waited %v for %s", within, what)
@@ -581,7 +650,7 @@ func TestAttachModeOverMCP(t *testing.T) {
 	}
 
 	mustCall(t, a.sess, "browser_tab_control", map[string]any{"tab_handle": h, "action": "release"})
-	waitFor(t, "the debugger to detach", 10*time.Second, func() bool { ti := b.target(t, tabID); return ti != nil && !ti.Attached })
+	whenTargetsChange(t, b.conn.Browser(), "the debugger to detach", 10*time.Second, func() bool { ti := b.target(t, tabID); return ti != nil && !ti.Attached })
 	if ti := b.target(t, tabID); ti == nil || ti.URL != site+"/account.html" {
 		t.Fatalf("the tab after release: %+v", ti)
 	}
@@ -624,7 +693,7 @@ func TestAttachModeOverMCP(t *testing.T) {
 	cLog.waitText(t, "taking over", 10*time.Second)
 	cLog.waitText(t, fmt.Sprintf("attach hub on 127.0.0.1:%d", port), 10*time.Second)
 	pairedProfile(t, c, "E2E Profile")
-	waitFor(t, "the first process's tab to be detached", 20*time.Second, func() bool { return !b.target(t, tabID).Attached })
+	whenTargetsChange(t, b.conn.Browser(), "the first process's tab to be detached", 20*time.Second, func() bool { return !b.target(t, tabID).Attached })
 	if code, _, _ := callErr(t, c.sess, "browser_observe", map[string]any{"tab_handle": ch}); code != "invalid_handle" && code != "browser_unavailable" {
 		t.Fatalf("a handle made through the old hub: %s", code)
 	}

@@ -137,6 +137,7 @@ func TestHTTPRefusesForeignOrigins(t *testing.T) {
 // --session-idle and its claim with it. A client that only holds its event
 // stream open stays.
 func TestHTTPIdleSessionReleasesClaims(t *testing.T) {
+	t.Parallel()
 	site := fixtures(t)
 	const idle = time.Second
 	endpoint, _ := startHTTP(t, "--session-idle", idle.String())
@@ -153,15 +154,12 @@ func TestHTTPIdleSessionReleasesClaims(t *testing.T) {
 	if code, _, _ := callErr(t, live, "browser_claim_tab", map[string]any{"tab_id": opened["tab_id"]}); code != "tab_in_use" {
 		t.Fatalf("claim of a live session: %s", code)
 	}
-	for {
-		if _, isErr := call(t, live, "browser_claim_tab", map[string]any{"tab_id": opened["tab_id"]}); !isErr {
-			break
-		}
-		if time.Since(vanished) > idle+3*time.Second {
-			t.Fatalf("claim still held %v after its client vanished (idle %v)", time.Since(vanished), idle)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	// Generous: the bound tells "freed" from "held for good"; the figure and
+	// the check below say it was after idle.
+	waitFor(t, "the vanished client's claim to be freed", idle+30*time.Second, func() bool {
+		_, isErr := call(t, live, "browser_claim_tab", map[string]any{"tab_id": opened["tab_id"]})
+		return !isErr
+	})
 	freed := time.Since(vanished)
 	figure(t, "claims of a vanished HTTP client freed after", "%d ms (--session-idle %v)", freed.Milliseconds(), idle)
 	if freed < idle {
@@ -171,7 +169,10 @@ func TestHTTPIdleSessionReleasesClaims(t *testing.T) {
 	if st, _ := gone.post(t, `{"jsonrpc":"2.0","id":3,"method":"tools/list"}`); st != http.StatusNotFound {
 		t.Fatalf("the idle session still answers: %d", st)
 	}
-	// The SDK client, idle for longer than idle but with its stream open, is still served.
+	// The SDK client, idle for longer than idle but with its stream open, is
+	// still served. A window, not a synchronisation: what must not happen
+	// (the live session ending) can only be shown not to over a span longer
+	// than idle.
 	time.Sleep(idle + 500*time.Millisecond)
 	mustCall(t, live, "browser_discover", map[string]any{})
 }
@@ -254,20 +255,16 @@ func TestStdioCancelledCallIsNotAnswered(t *testing.T) {
 	<-site.arrived // the tab is open and claimed, loading /slow
 	c.send(t, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2,"reason":"user gave up"}}`)
 	cancelled := time.Now()
-	for id := 3; ; id++ {
+	id := 2
+	// A guard, not a speed bound (the figure says how fast): a loaded
+	// 2-core machine took over 2 s.
+	waitFor(t, "the cancelled open_tab's tab to close", 15*time.Second, func() bool {
+		id++
 		c.send(t, toolCall(id, "browser_discover", map[string]any{"kind": "tabs"}))
 		msg := c.reply(t, id, 10*time.Second) // fails if request 2 is answered
 		raw, _ := json.Marshal(msg)
-		if !bytes.Contains(raw, []byte("/slow")) {
-			break
-		}
-		// A guard, not a speed bound (the figure says how fast): a loaded
-		// 2-core machine took over 2 s.
-		if time.Since(cancelled) > 15*time.Second {
-			t.Fatalf("the cancelled open_tab's tab is still there 15s later: %s", raw)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return !bytes.Contains(raw, []byte("/slow"))
+	})
 	figure(t, "tab of a cancelled open_tab closed after", "%d ms", time.Since(cancelled).Milliseconds())
 	// And the answer to request 2 never comes.
 	c.send(t, `{"jsonrpc":"2.0","id":99,"method":"ping"}`)
@@ -314,6 +311,7 @@ func TestStaleRefAndActionTimeout(t *testing.T) {
 // A call that waits tells a client that sent a progress token that it is
 // still running, over stdio and over HTTP (on the request's own stream).
 func TestProgressWhileWaiting(t *testing.T) {
+	t.Parallel()
 	site := fixtures(t)
 	endpoint, _ := startHTTP(t)
 	for _, transport := range []string{"stdio", "http"} {

@@ -70,6 +70,7 @@ func FuzzParseSecrets(f *testing.F) {
 // --max-popups: the default is the engine's, 0 closes every popup, and a
 // number out of range is refused with the flag named.
 func TestMaxPopupsFlag(t *testing.T) {
+	t.Parallel()
 	for args, want := range map[string]int{"": tabs.DefaultMaxPopups, "-max-popups=0": tabs.NoPopups, "-max-popups=3": 3} {
 		var f stateFlags
 		fs := flag.NewFlagSet("mcp", flag.ContinueOnError)

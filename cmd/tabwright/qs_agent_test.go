@@ -72,6 +72,7 @@ func TestQSRunAgentFlags(t *testing.T) {
 // 42}) is shown as the model sent it: no "<nil>" in the console, qs show,
 // the report or the warnings.
 func TestQSRunTurnLinesAndNoNil(t *testing.T) {
+	t.Parallel()
 	docs := docsServer(t)
 	fake := agenttest.OpenAI(
 		agenttest.Turn{Calls: []agenttest.Call{{Name: "bash", Input: map[string]any{"command": 42}}}, Usage: agenttest.Usage{Input: 120, Output: 7}},

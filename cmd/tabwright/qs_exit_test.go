@@ -11,6 +11,7 @@ import (
 // results.json says the code the process exits with: a suite that passed
 // beside an invalid task file exits 3, and its results.json says 3.
 func TestQSRunResultsCarryTheFinalExitCode(t *testing.T) {
+	t.Parallel()
 	docs := docsServer(t)
 	dir := t.TempDir()
 	actionTasks(t, dir, docs.URL)

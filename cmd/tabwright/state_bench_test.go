@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -71,7 +70,7 @@ func BenchmarkLogsRead(b *testing.B) {
 	s := startServer(b)
 	h := openOn(b, s.sess, site.URL+"/")
 	args := map[string]any{"tab_handle": h, "limit": 1000} // 998 messages, the navigation, the page's request
-	waitFor2(b, func() bool {
+	waitFor(b, "the log entries", 15*time.Second, func() bool {
 		_, out := callFull(b, s.sess, "browser_logs", args)
 		return len(out["entries"].([]any)) == 1000
 	})
@@ -87,15 +86,4 @@ func BenchmarkLogsRead(b *testing.B) {
 	b.ReportMetric(medianMS(times), "ms/1000-entries")
 	b.ReportMetric(float64(structured), "json-chars/1000-entries")
 	b.ReportMetric(float64(text), "text-chars/1000-entries")
-}
-
-func waitFor2(b *testing.B, cond func() bool) {
-	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
-	defer cancel()
-	for !cond() {
-		if ctx.Err() != nil {
-			b.Fatal("waited 15 s")
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
 }
