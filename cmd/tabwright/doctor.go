@@ -76,10 +76,30 @@ func runDoctor(stdout io.Writer) int {
 	}
 	cancel()
 	usernsReport(stdout, "/", sandbox.BwrapPath())
+	containerReport(stdout)
 	if ok {
 		fmt.Fprintln(stdout, "ready:    yes — try: tabwright observe https://example.com/")
 		return 0
 	}
 	fmt.Fprintln(stdout, "ready:    no")
 	return 1
+}
+
+// containerReport names the container engine a task's image: runs on
+// (qs run --backend container, or auto), and the start flags this machine
+// was found to need.
+func containerReport(stdout io.Writer) {
+	rt, why := sandbox.FindRuntime(context.Background())
+	if rt == nil {
+		fmt.Fprintf(stdout, "container: none: %s; tasks with image: run on the host's toolchain, with a warning\n", why)
+		return
+	}
+	mode := "rootful"
+	if rt.Rootless {
+		mode = "rootless"
+	}
+	fmt.Fprintf(stdout, "container: %s %s (%s, %s): qs runs a task's image: in it\n", rt.Name, rt.Version, mode, rt.Path)
+	if flags := sandbox.StartFlags(rt); flags != "" {
+		fmt.Fprintf(stdout, "  start flags this machine needs (learned): %s\n", flags)
+	}
 }

@@ -2,10 +2,13 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/tabwright/tabwright/quickstart/sandbox"
 )
 
 // doctor names the exact fix for AppArmor's userns restriction (Ubuntu
@@ -35,5 +38,20 @@ func TestDoctorNamesTheUsernsFix(t *testing.T) {
 	usernsReport(&out, root, "/usr/bin/bwrap")
 	if got := out.String(); !strings.HasPrefix(got, "userns:   unprivileged user namespaces are allowed") {
 		t.Errorf("lifted: %s", got)
+	}
+}
+
+// doctor names the container engine qs runs a task's image: in (podman
+// here: CI installs it; the docker CLI may be present without a daemon),
+// and says what was tried when the one named does not answer.
+func TestDoctorReportsTheContainerEngine(t *testing.T) {
+	var out bytes.Buffer
+	containerReport(&out)
+	if got := out.String(); !strings.HasPrefix(got, "container: podman ") && !strings.HasPrefix(got, "container: docker ") {
+		t.Fatalf("doctor's container line: %q; want the engine that answers", got)
+	}
+	rt, why := sandbox.FindRuntimeNamed(context.Background(), "no-such-engine-here")
+	if rt != nil || !strings.Contains(why, "no-such-engine-here: not installed") || !strings.Contains(why, "apt-get install -y podman") {
+		t.Fatalf("an engine that is not installed: %v, %q", rt, why)
 	}
 }

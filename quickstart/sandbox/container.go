@@ -76,15 +76,17 @@ var (
 // process: $TABWRIGHT_CONTAINER_RUNTIME, else docker, else podman, the first
 // whose engine answers. why says what was tried when none answers.
 func FindRuntime(ctx context.Context) (*Runtime, string) {
-	runtimeOnce.Do(func() { runtimeFound, runtimeWhy = findRuntime(ctx) })
+	runtimeOnce.Do(func() {
+		names := []string{"docker", "podman"}
+		if v := os.Getenv(RuntimeEnv); v != "" {
+			names = []string{v}
+		}
+		runtimeFound, runtimeWhy = findRuntime(ctx, names)
+	})
 	return runtimeFound, runtimeWhy
 }
 
-func findRuntime(ctx context.Context) (*Runtime, string) {
-	names := []string{"docker", "podman"}
-	if v := os.Getenv(RuntimeEnv); v != "" {
-		names = []string{v}
-	}
+func findRuntime(ctx context.Context, names []string) (*Runtime, string) {
 	var tried []string
 	for _, n := range names {
 		path, err := exec.LookPath(n)
@@ -595,4 +597,9 @@ func ownLimit(r int) uint64 {
 // start a container (doctor reports them), or "".
 func StartFlags(rt *Runtime) string {
 	return strings.Join(startFixes.get(rt).flags(), " ")
+}
+
+// FindRuntimeNamed is FindRuntime for one engine name or path, not cached.
+func FindRuntimeNamed(ctx context.Context, name string) (*Runtime, string) {
+	return findRuntime(ctx, []string{name})
 }
