@@ -25,7 +25,7 @@ const qsUsage = `tabwright qs: can a reader get through the quickstart using onl
 
 Usage:
   tabwright qs validate [TASK|DIR ...] [--check-urls]     check task files, strictly, and lint them
-  tabwright qs run [TASK|DIR ...] [--backend auto|sandbox|local] [--allow-unenforced] [--out DIR]
+  tabwright qs run [TASK|DIR ...] [--backend auto|sandbox|container|local] [--image IMAGE] [--allow-unenforced] [--out DIR]
                    [--repeat N] [--workers N] [--junit PATH] [--example NAME] [--keep-sandbox]
                    [--quiet] [--verbose] [--strict-inconclusive] [--cache-dir DIR [--refresh|--offline]]
                    [--registry-cache DIR] [--rate-limit S] [--ignore-robots] [--affordances all|none]
@@ -33,7 +33,8 @@ Usage:
                    [--agent replay|claude[:MODEL]|openai:MODEL|gemini:MODEL] [--base-url URL]
                    [--api-key-env NAME] [--agent-tools +browser] [--prices FILE] [--max-cost-usd N]
                                                           run tasks with an agent (sandbox backend
-                                                          where bubblewrap works; local needs --allow-unenforced;
+                                                          where bubblewrap works; a task with image: in it
+                                                          on Docker or Podman; local needs --allow-unenforced;
                                                           --cache-dir is the docs cache, --registry-cache keeps
                                                           registry downloads between runs)
   tabwright qs check TASK (--sandbox DIR | --show)        re-run only the success check in a kept workspace
