@@ -1,11 +1,14 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"syscall"
+
+	"github.com/tabwright/tabwright/quickstart/agent"
 )
 
 // modelsBinary is the full build of tabwright, with the model agents'
@@ -14,6 +17,20 @@ import (
 // does not load 31 MB of SDK code it never calls; a qs run with a model
 // agent hands itself over to this binary instead.
 const modelsBinary = "tabwright-models"
+
+// modelAgentLeftOut reports whether qs run's args ask for a model agent
+// this build leaves out, and which. They are parsed once without a word,
+// so that what they make qs run say (notes, refusals) is said once, by the
+// binary that runs.
+func modelAgentLeftOut(args []string) (string, bool) {
+	f := newRunFlags(io.Discard)
+	if _, goOn := f.parse(args, io.Discard, io.Discard); !goOn {
+		return "", false
+	}
+	_, err := agent.New(agent.Config{Agent: *f.agent.agent})
+	var e *agent.Error
+	return *f.agent.agent, errors.As(err, &e) && e.Code == agent.CodeModelsLeftOut
+}
 
 // execModels replaces this process with tabwright-models run with the
 // same arguments, so the run is the one asked for, only in the build that

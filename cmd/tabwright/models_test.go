@@ -85,14 +85,29 @@ func TestModelAgentsLiveInTheModelsBuild(t *testing.T) {
 		t.Errorf("handed over to %s: exit %d, %d model calls:\n%s", modelsBinary, code, len(fake.Requests()), out)
 	}
 
-	alone := filepath.Join(t.TempDir(), "tabwright")
-	copyFile(t, binary, alone)
+	// What the arguments make qs run say is said once, by tabwright-models.
+	said := exec.Command(binary, "qs", "run", task, "--agent", "openai:gpt-x", "--backend", "docker")
+	said.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()} // no API key
+	out, _ := said.CombinedOutput()
+	for _, once := range []string{"note     --backend docker (quickstarted's)", "qs.agent_key_missing: --agent openai:gpt-x"} {
+		if n := strings.Count(string(out), once); n != 1 {
+			t.Errorf("%q said %d times, want once:\n%s", once, n, out)
+		}
+	}
+
 	unused := agenttest.OpenAI()
 	defer unused.Close()
-	code, out := run(alone, unused)
-	want := "qs.models_missing: --agent openai:gpt-test runs in tabwright-models"
-	if code != int(exitUsage) || !strings.Contains(out, want) || !strings.Contains(out, filepath.Join(filepath.Dir(alone), modelsBinary)) || !strings.Contains(out, "make build") {
-		t.Errorf("without %s: exit %d, want %d and %q with the path it looked at:\n%s", modelsBinary, code, exitUsage, want, out)
+	for name, wantWhy := range map[string]string{"tabwright": "no such file or directory", modelsBinary: "is itself built with -tags nomodels"} {
+		alone := filepath.Join(t.TempDir(), name)
+		copyFile(t, binary, alone)
+		code, out := run(alone, unused)
+		want := "qs.models_missing: --agent openai:gpt-test runs in tabwright-models"
+		if code != int(exitUsage) || !strings.Contains(out, want) || !strings.Contains(out, wantWhy) || !strings.Contains(out, filepath.Dir(alone)) || !strings.Contains(out, "make build") {
+			t.Errorf("the lean build alone as %s: exit %d, want %d and %q with the path and %q:\n%s", name, code, exitUsage, want, wantWhy, out)
+		}
+	}
+	if n := len(unused.Requests()); n != 0 {
+		t.Errorf("a run that could not be handed over called the model %d times", n)
 	}
 }
 

@@ -230,6 +230,10 @@ func qsValidate(ctx context.Context, args []string, stdout, stderr io.Writer) ex
 }
 
 func qsRun(ctx context.Context, args []string, stdout, stderr io.Writer) exitCode {
+	if spec, leftOut := modelAgentLeftOut(args); leftOut {
+		execModels(spec, stderr) // returns only when it could not
+		return exitUsage
+	}
 	f := newRunFlags(stderr)
 	if code, goOn := f.parse(args, stdout, stderr); !goOn {
 		return code

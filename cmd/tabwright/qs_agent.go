@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -32,11 +31,6 @@ func addAgentFlags(fs *flag.FlagSet) *agentFlags {
 // build makes the agent and the price book, or says what is wrong (exit 3).
 func (f *agentFlags) build(stderr io.Writer) (agent.Agent, qsrun.Prices, bool) {
 	a, err := agent.New(agent.Config{Agent: *f.agent, BaseURL: *f.baseURL, APIKeyEnv: *f.keyEnv})
-	var e *agent.Error
-	if errors.As(err, &e) && e.Code == agent.CodeModelsLeftOut {
-		execModels(*f.agent, stderr) // returns only when it could not
-		return nil, nil, false
-	}
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return nil, nil, false
