@@ -62,5 +62,8 @@ func readControlInto(ctx context.Context, t *tabs.Tab, s *Step, r *Result) {
 		r.ObserveError = errs.As(err)
 		return
 	}
+	if r.Value != nil && c.Value != nil && *c.Value == *r.Value {
+		c.Value = nil // the result states it once
+	}
 	r.Control = c
 }

@@ -94,19 +94,38 @@ func valueFormat(typ string) string {
 	return "check the value against the field's format"
 }
 
-// readBack reads the element's value and compares it with want.
+// readBack reads the element's value and compares it with want. A secret
+// (a password, a card number) is compared in the page: its value is never
+// in the result nor in the error.
 func readBack(ctx context.Context, t *tabs.Tab, f *tabs.Frame, handle, want string, r *Result) error {
-	var got string
-	if err := eval(ctx, t, f, injected.Call("readValue", handle), &got); err != nil {
+	var got readValue
+	if err := eval(ctx, t, f, injected.Call("readValue", handle, want), &got); err != nil {
 		return err
 	}
-	r.Value = &got
-	if got != want {
-		return errs.New(errs.ValueMismatch, "the field holds %q after the action, expected %q", got, want).
+	if got.Secret {
+		if !got.Equal {
+			return errs.New(errs.ValueMismatch, "the secret field does not hold the text given after the action (it holds %d characters; its value is not shown)", got.Length).
+				WithHint("the page may reformat or limit input (maxlength, masks)")
+		}
+		r.Verified = "value read back equals the expected value (a secret: not shown)"
+		return nil
+	}
+	r.Value = &got.Value
+	if got.Value != want {
+		return errs.New(errs.ValueMismatch, "the field holds %q after the action, expected %q", got.Value, want).
 			WithHint("the page may reformat or limit input (maxlength, masks); set expected_value to what it should hold")
 	}
 	r.Verified = "value read back equals the expected value"
 	return nil
+}
+
+// readValue is what the page reads back of a field: its value, or for a
+// secret only whether it equals what was asked and its length.
+type readValue struct {
+	Value  string `json:"value"`
+	Secret bool   `json:"secret"`
+	Equal  bool   `json:"equal"`
+	Length int    `json:"length"`
 }
 
 // typeText sends trusted key events for each character, into the located
@@ -163,9 +182,9 @@ func typeText(ctx context.Context, t *tabs.Tab, s *Step, r *Result) error {
 		}
 		typed++
 	}
-	var got string
-	if err := eval(ctx, t, f, injected.Call("readValue", handle), &got); err == nil {
-		r.Value = &got
+	var got readValue
+	if err := eval(ctx, t, f, injected.Call("readValue", handle, ""), &got); err == nil && !got.Secret {
+		r.Value = &got.Value
 	}
 	r.Verified = fmt.Sprintf("%d characters typed with focus kept on the element", typed)
 	return nil

@@ -4,7 +4,7 @@
 (() => {
   'use strict';
   const tw = globalThis.__tabwright;
-  if (tw.actVersion === 7) return;
+  if (tw.actVersion === 8) return;
   const { dom, norm, byHandle, describe, css, check, disabled, no } = tw;
 
   // --- page-side halves of actions -----------------------------------------
@@ -60,7 +60,13 @@
     return true;
   };
 
-  tw.readValue = (h) => valueOf(need(h));
+  // readValue is what an action reads back; a secret's value is compared
+  // in the page and never returned.
+  tw.readValue = (h, want) => {
+    const el = need(h);
+    const value = valueOf(el);
+    return tw.secret(el) ? { secret: true, equal: value === want, length: value.length } : { value };
+  };
   const valueOf = (el) => {
     const tag = dom.tag(el);
     if (tag === 'input' || tag === 'textarea') return el.value;
@@ -241,7 +247,7 @@
     const out = { role: tw.role(el) || dom.tag(el), name: tw.cut(tw.accName(el), 200) };
     const tag = dom.tag(el);
     if (tag === 'input' || tag === 'textarea' || tag === 'select') {
-      if ((dom.attr(el, 'type') || '').toLowerCase() !== 'password') out.value = el.value;
+      if (!tw.secret(el)) out.value = el.value;
     } else if (el.isContentEditable) {
       out.value = tw.cut(innerText(el), o.maxChars);
     }
@@ -322,5 +328,5 @@
     return {rect: [r.x, r.y], selected, point, options: opts.slice(0, 20).map(info)};
   };
 
-  tw.actVersion = 7;
+  tw.actVersion = 8;
 })();

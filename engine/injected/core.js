@@ -8,7 +8,7 @@
 // state there for the life of the document.
 (() => {
   'use strict';
-  const CORE_VERSION = 4;
+  const CORE_VERSION = 5;
 
   // An element with id="__tabwright" shows up as a named property of the
   // window, in our world too; only an own property is really ours.
@@ -382,6 +382,12 @@
 
   // pruneRefs forgets refs whose element was collected, so the table does not
   // grow without bound on pages that churn their DOM.
+  // secret says whether a control's value must never leave the page:
+  // passwords, card numbers and security codes, one-time codes. Observations
+  // leave it out, and actions that read a value back do not echo it.
+  const SECRET_AUTOCOMPLETE = /\b(current-password|new-password|one-time-code|cc-number|cc-csc)\b/;
+  tw.secret = (el) => el.type === 'password' || SECRET_AUTOCOMPLETE.test(dom.attr(el, 'autocomplete') || '');
+
   tw.pruneRefs = () => {
     for (const [r, w] of tw.refTarget) if (!w.deref()) tw.refTarget.delete(r);
   };

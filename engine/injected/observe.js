@@ -3,7 +3,7 @@
 // Needs core.js first. Installs tw.observe(options) once per document.
 (() => {
   'use strict';
-  const OBSERVE_VERSION = 8;
+  const OBSERVE_VERSION = 9;
   const tw = globalThis.__tabwright;
   if (tw.observeVersion === OBSERVE_VERSION) return;
   const { dom, norm, cut, rendered } = tw;
@@ -71,11 +71,7 @@
   const formGet = (f, prop) => Reflect.get(HTMLFormElement.prototype, prop, f);
   const BUTTON_TYPES = new Set(['submit', 'reset', 'button', 'image']);
   const NOT_FIELDS = new Set(['fieldset', 'output', 'object']);
-  // Values of these never leave the page: passwords, card numbers and
-  // security codes, one-time codes.
-  const SECRET_AUTOCOMPLETE = /\b(current-password|new-password|one-time-code|cc-number|cc-csc)\b/;
-
-  const isSecret = (el) => el.type === 'password' || SECRET_AUTOCOMPLETE.test(dom.attr(el, 'autocomplete') || '');
+  const isSecret = tw.secret;
   const isDisabled = (el) => el.matches(':disabled') || dom.attr(el, 'aria-disabled') === 'true';
   const isRequired = (el) => !!el.required || dom.attr(el, 'aria-required') === 'true';
 
