@@ -131,7 +131,7 @@ func TestDecodeUnknownFieldHintPerInput(t *testing.T) {
 		{&claimTabInput{}, "allowed fields: tab_id, browser_id, expected_url, expected_title"},
 		{&tabControlInput{}, "allowed fields: tab_handle, action"},
 		{&navigateInput{}, "allowed fields: tab_handle, url, history, wait_until, timeout_ms"},
-		{&observeInput{}, "allowed fields: tab_handle, include, max_chars, max_interactive, mode, since, scope, selector, selector_type, name, nth, ref, frame, frame_id, timeout_ms, rows"},
+		{&observeInput{}, "allowed fields: tab_handle, include, max_chars, max_interactive, mode, since, scope, selector, selector_type, name, nth, ref, frame, frame_id, timeout_ms, rows, full"},
 	} {
 		t.Run(fmt.Sprintf("%T", tc.dst), func(t *testing.T) {
 			e := inputError(t, decode(json.RawMessage(`{"bogus":1}`), tc.dst), "bogus")

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -32,11 +33,13 @@ type observeInput struct {
 	locate.Locator
 	TimeoutMS *int `json:"timeout_ms"`
 	Rows      bool `json:"rows"`
+	// Full repeats what this claim was already shown (see observe.Since).
+	Full bool `json:"full"`
 }
 
 // observeDoc is browser_observe's description; it also says once what
 // the fields every locating tool shares mean.
-var observeDoc = fmt.Sprintf(`Read a claimed tab: url, title, digest (same: unchanged), textpreview, forms (fields: label, type, ref, selector, value, options), interactive (up to max_interactive visible actionable elements: ref, selector, role, label, state); child frames inline. include adds a11y, reader (article Markdown), listpattern, tableshape, vision or "all" to the default text, forms, interactive. Cuts are said. mode diffing with since (an earlier digest) adds a diff; watching: what changed since the last watching call. scope (CSS), a locator or a frame reads part of the page.
+var observeDoc = fmt.Sprintf(`Read a claimed tab: url, title, digest, textpreview, forms (fields: label, type, ref, selector, value, options), interactive (up to max_interactive visible actionable elements: ref, selector, role, label, state); child frames inline. include adds sections (reader: article Markdown). Cuts are said. mode diffing with since (an earlier digest) adds a diff; watching: changes since the last watching. scope (CSS), a locator or a frame reads part of the page. Unchanged since your last observe: one line (reserved.unchanged; full: true repeats).
 Locators, in every tool: ref (latest observation), or selector by selector_type: css (default; open shadow roots too), xpath, label (exact text), placeholder, role (name: exact accessible name). Several matches are ambiguous unless nth (0-based) picks one. frame {path: iframe selectors outermost first, url, title} or frame_id: in a child frame. Actions wait up to timeout_ms (%d..%d; default %d or --action-timeout) for the element; dialog_policy ask stops at a dialog (see browser_dialog), accept/dismiss handle it; observe {} reads the acted-on element after, or a locator's control (state, max_options options).
 Errors: invalid_input (path: the field), not_found, ambiguous, stale_ref (observe again), invalid_handle, timeout, cancelled, tab_crashed, browser_unavailable; actions also not_actionable (why: "covered by div#cookie"), value_mismatch, dialog_pending.`,
 	stepBound("timeout_ms", "minimum"), stepBound("timeout_ms", "maximum"), DefaultActionTimeout.Milliseconds())
@@ -54,6 +57,7 @@ func observeSchema() schema {
 	props["scope"] = str("")
 	props["timeout_ms"] = timeoutField
 	props["rows"] = boolean("Runs of plain elements as {columns, rows}, not one entry each.", false)
+	props["full"] = boolean("", false)
 	return schema{"type": "object", "properties": props, "required": []string{"tab_handle"}, "additionalProperties": false}
 }
 
@@ -101,8 +105,11 @@ func (s *server) observeTool() tool {
 				if in.Selector != "" || in.Ref != "" {
 					part.Locator = &in.Locator
 				}
-				obs, err = observetab.Capture(ctx, t, part, opt)
-				return err
+				if obs, err = observetab.Capture(ctx, t, part, opt); err != nil {
+					return err
+				}
+				obs = toldOnce(t, in.TabHandle, obs, in.Full)
+				return nil
 			})
 			if err != nil {
 				return nil, "", err
@@ -113,6 +120,30 @@ func (s *server) observeTool() tool {
 			return obs, observe.Render(obs), nil
 		},
 	}
+}
+
+// seenKey keeps, per tab and claim, what the claim's last observation
+// showed; a new claim (a new handle) starts knowing nothing.
+const seenKey = "mcpserver.seen."
+
+type seenBox struct {
+	mu   sync.Mutex
+	seen observe.Seen
+}
+
+// toldOnce leaves out of obs what the claim handle was already shown
+// (everything when the page is unchanged), unless full asks for it all,
+// and remembers what it shows now.
+func toldOnce(t *tabs.Tab, handle string, obs *observe.Observation, full bool) *observe.Observation {
+	box := t.State(seenKey+handle, func() any { return &seenBox{} }).(*seenBox)
+	box.mu.Lock()
+	defer box.mu.Unlock()
+	prev := box.seen
+	box.seen = observe.SeenIn(obs)
+	if full {
+		return obs
+	}
+	return obs.Since(prev)
 }
 
 // includeArg is the include argument: a JSON array of section names. It

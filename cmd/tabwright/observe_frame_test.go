@@ -28,7 +28,9 @@ func TestObserveFrame(t *testing.T) {
 	h := mustCall(t, s.sess, "browser_open_tab", map[string]any{"url": site.URL + "/top"})["tab_handle"]
 	mustCall(t, s.sess, "browser_wait", map[string]any{"tab_handle": h, "condition": "network_idle"})
 	for _, frame := range []map[string]any{{"path": []string{"#f"}}, {"title": "Inner"}} {
-		obs := mustCall(t, s.sess, "browser_observe", map[string]any{"tab_handle": h, "frame": frame})
+		// full: the second spelling reads the same frame, which the claim
+		// would otherwise be told is unchanged.
+		obs := mustCall(t, s.sess, "browser_observe", map[string]any{"tab_handle": h, "frame": frame, "full": true})
 		text, _ := obs["textpreview"].(string)
 		if !strings.Contains(text, "inside the frame") || strings.Contains(text, "outside the frame") {
 			t.Fatalf("frame %v: text %q", frame, text)

@@ -3,7 +3,7 @@
 // Needs core.js first. Installs tw.observe(options) once per document.
 (() => {
   'use strict';
-  const OBSERVE_VERSION = 9;
+  const OBSERVE_VERSION = 10;
   const tw = globalThis.__tabwright;
   if (tw.observeVersion === OBSERVE_VERSION) return;
   const { dom, norm, cut, rendered } = tw;
@@ -32,11 +32,26 @@
   const isInline = (d) => d.startsWith('inline') || d === 'contents' || d.startsWith('ruby');
   const preserves = (cs) => /^(preserve|break-spaces)/.test(cs.whiteSpaceCollapse || '') || cs.whiteSpace.startsWith('pre');
 
+  // Marks in the walked text, none of them white space: a listed element's
+  // own text (its label already says it), table rows folded away, and the
+  // line that says so.
+  const LABEL_ON = '\u0001', LABEL_OFF = '\u0002';
+  const FOLD_ON = '\u0003', FOLD_OFF = '\u0004';
+  const NOTE_ON = '\u0005', NOTE_OFF = '\u0006';
+  // A table of more than TABLE_ROWS_FOLD rows shows its first TABLE_ROWS_KEEP
+  // in the preview and says how to read the rest.
+  const TABLE_ROWS_FOLD = 12;
+  const TABLE_ROWS_KEEP = 3;
+
   // visibleText walks the rendered (flat) tree in document order and
   // returns its text the way a reader sees it: one line per block, runs of
-  // white space collapsed, hidden content left out.
-  const visibleText = (root) => {
+  // white space collapsed, hidden content left out. Optional: said(el), an
+  // element whose text the observation already says (its label), and
+  // foldTable(el), whether a long table's rows may fold. It returns the
+  // text marked (see preview).
+  const visibleText = (root, said, foldTable) => {
     const out = [];
+    let rowsLeft = Infinity; // rows the table being walked may still show
     const walk = (node, cs, kids) => {
       for (const c of kids || tw.flatChildren(node)) {
         if (c.nodeType === 3) {
@@ -54,17 +69,60 @@
         if (tw.hiddenSubtree(c, ccs)) continue;
         const d = ccs.display;
         const sep = isInline(d) ? '' : d === 'table-cell' ? ' ' : '\n';
-        out.push(sep);
         // A closed <details> shows only its summary.
         const only = tag === 'details' && !c.open ? [...c.children].filter((k) => dom.tag(k) === 'summary').slice(0, 1) : null;
-        walk(c, ccs, only);
-        out.push(sep);
+        const [on, off] = tag === 'tr' && rowsLeft-- <= 0 ? [FOLD_ON, FOLD_OFF] : said?.(c) ? [LABEL_ON, LABEL_OFF] : ['', ''];
+        out.push(sep, on);
+        if (tag === 'table' && c.rows.length > TABLE_ROWS_FOLD && foldTable?.(c)) walkTable(c, ccs);
+        else walk(c, ccs, only);
+        out.push(off, sep);
       }
+    };
+    const walkTable = (table, cs) => {
+      const outer = rowsLeft;
+      rowsLeft = TABLE_ROWS_KEEP;
+      walk(table, cs);
+      const folded = -rowsLeft;
+      rowsLeft = outer;
+      if (folded > 0) out.push('\n', NOTE_ON, `[${folded} more rows of table ${sel(table)}: scope on it reads them]`, NOTE_OFF, '\n');
     };
     const body = root || dom.body();
     if (!body) return '';
     walk(body, getComputedStyle(body));
     return out.join('').replace(/[^\S\n]+/g, ' ').replace(/\s*\n\s*/g, '\n').trim();
+  };
+
+  // plainText is marked text without its marks: all the visible text.
+  const plainText = (marked) => marked.replace(/\u0005[^\u0006]*\u0006/g, '').replace(/[\u0001-\u0004\u0006]/g, '').replace(/\n{2,}/g, '\n').trim();
+
+  // preview is the marked text as the preview shows it: folded rows out,
+  // their note in, and a line made only of listed elements' own text left
+  // out (a line that has other text keeps them: "Read the guide today").
+  const preview = (marked) => {
+    const kept = [];
+    let inLabel = false; // a label's text may span lines
+    for (let line of marked.replace(/\u0003[^\u0004]*\u0004/g, '').split('\n')) {
+      if (inLabel) line = LABEL_ON + line;
+      inLabel = line.lastIndexOf(LABEL_ON) > line.lastIndexOf(LABEL_OFF);
+      const other = line.replace(/\u0001[^\u0002]*(\u0002|$)/g, '').replace(/[\u0002-\u0006]/g, '');
+      if (other.trim() === '') continue;
+      kept.push(line.replace(/[\u0001-\u0006]/g, '').trim());
+    }
+    return kept.filter((l) => l !== '').join('\n');
+  };
+
+  // saidBy returns said for visibleText: a listed element whose visible
+  // text its label holds (an icon's one glyph too), and a <label> whose
+  // control is listed.
+  const saidBy = (labels) => (el) => {
+    if (dom.tag(el) === 'label') return !!el.control && labels.has(el.control);
+    const label = labels.get(el);
+    if (label === undefined) return false;
+    // Compared without white space: textContent runs blocks together
+    // ("Title(1)site") where the name has a space.
+    const bare = (t) => t.replace(/\s+/g, '');
+    const text = bare(el.textContent || '');
+    return text.length <= 2 || bare(label).includes(text);
   };
 
   // --- forms -----------------------------------------------------------------
@@ -504,7 +562,16 @@
       const a = outer[i];
       return a >= 0 && inner.get(a) === 1 && !inner.has(i) && list[a].label !== '' && list[a].label === list[i].label && !inForms?.has(tw.element(list[i].ref));
     };
-    return { list: list.filter((e, i) => !same(i)), omitted };
+    // A link with no name (an image link, called by its href) to where a
+    // named listed link goes too is that link's second door: one entry.
+    const link = (e) => {
+      const el = tw.element(e.ref);
+      return el && dom.tag(el) === 'a' && dom.has(el, 'href') ? { to: el.href, nameless: e.label === cut(shortHref(dom.attr(el, 'href')), 80) } : null;
+    };
+    const links = list.map(link);
+    const named = new Set(links.filter((l) => l && !l.nameless).map((l) => l.to));
+    const door = (i) => !!links[i]?.nameless && named.has(links[i].to);
+    return { list: list.filter((e, i) => !same(i) && !door(i)), omitted };
   };
 
   // --- entry point -------------------------------------------------------------
@@ -565,23 +632,20 @@
     selectorCache = tw.selectorCache();
     const result = { url: location.href, title: dom.title(), doc: tw.doc };
 
-    if (inc.text) {
-      const text = visibleText(scope);
-      if (text.length > maxChars) truncated.textpreview = true;
-      result.textpreview = cut(text, maxChars);
-      result.textlength = text.length;
-    }
     inForms = inc.forms ? new Map() : null;
     itemsCache = new Map();
+    const labels = new Map(); // listed element -> its label, said in forms or interactive
     if (inc.forms) {
       const { forms, omitted } = formsSection(roots, scope);
       if (omitted) truncated.forms = { shown: forms.length, omitted };
       result.forms = forms;
+      for (const f of forms) for (const fd of f.fields) if (fd.ref && fd.label) labels.set(tw.element(fd.ref), fd.label);
     }
     if (inc.interactive || inc.vision) {
       const { list, omitted } = interactiveSection(maxInteractive, scope);
       if (omitted) truncated.interactive = { shown: list.length, omitted };
       result.interactive = list;
+      if (inc.interactive) for (const e of list) if (e.label) labels.set(tw.element(e.ref), e.label);
       if (opt.cards) {
         cardCache = new Map();
         const cards = {};
@@ -593,6 +657,16 @@
         result.cards = cards;
       }
       if (inc.vision) result.groundings = groundings(list);
+    }
+    if (inc.text) {
+      // After forms and interactive: the preview leaves out what their
+      // labels say, and a long table's rows unless the scope is the table.
+      const foldTable = (t) => !opt.allText && !(scope && (t === scope || t.contains(scope)));
+      const marked = visibleText(scope, labels.size && !opt.allText ? saidBy(labels) : null, foldTable);
+      const text = preview(marked);
+      if (text.length > maxChars) truncated.textpreview = true;
+      result.textpreview = cut(text, maxChars);
+      result.textlength = plainText(marked).length;
     }
     if ((inc.forms || inc.interactive) && !scope) {
       // Drawn child frames, for the engine to read into this observation.

@@ -129,11 +129,12 @@ type pageOptions struct {
 	Scope          string          `json:"scope,omitempty"`
 	ScopeHandle    string          `json:"scopeHandle,omitempty"`
 	Cards          bool            `json:"cards,omitempty"` // say where repeated cards are, to fold them
+	AllText        bool            `json:"allText,omitempty"`
 }
 
 // pageCall is the page-side call that reads the sections of set.
 func pageCall(o Options, set Set, watch bool) string {
-	opts := pageOptions{MaxChars: o.maxChars(), MaxInteractive: o.MaxInteractive, Include: set, Scope: o.Scope, ScopeHandle: o.ScopeHandle, Cards: o.fold && set[SectionInteractive]}
+	opts := pageOptions{MaxChars: o.maxChars(), MaxInteractive: o.MaxInteractive, Include: set, Scope: o.Scope, ScopeHandle: o.ScopeHandle, Cards: o.fold && set[SectionInteractive], AllText: o.AllText}
 	if watch {
 		// Reads the journal first: a quiet document since the last watching
 		// observation needs no extraction at all.
@@ -404,8 +405,8 @@ func (o *Observation) reserve(key string, v any) {
 	o.Reserved[key] = v
 }
 
-func (o Options) boundsKey() [5]any {
-	return [5]any{o.maxChars(), o.MaxInteractive, o.Scope, o.ScopeName, o.fold}
+func (o Options) boundsKey() [6]any {
+	return [6]any{o.maxChars(), o.MaxInteractive, o.Scope, o.ScopeName, o.fold, o.AllText}
 }
 
 // HistorySize is how many recent observations of a tab diffing can name.
@@ -455,5 +456,5 @@ type watchState struct {
 	prev    *Observation
 	loader  string
 	include string
-	opts    [5]any
+	opts    [6]any
 }

@@ -21,7 +21,7 @@ func DigestOf(o *Observation) string {
 	c.Diff = nil
 	c.Delta = false
 	c.Digest = ""
-	c.rows = false // a form of writing, not content
+	c.rows, c.headKnown = false, false // forms of writing, not content
 	if o.Vision != nil {
 		v := *o.Vision
 		v.Screenshot = ""

@@ -29,8 +29,8 @@ const ReservedRepeated = "repeated"
 // less than the refs it would hide).
 const (
 	foldMin         = 6
-	foldKeep        = 3
-	foldMinElements = 15
+	foldKeep        = 1
+	foldMinElements = 8
 )
 
 // Repeat is a run of cards folded out of interactive.

@@ -80,6 +80,10 @@ type Options struct {
 	// {columns, rows} entries (see Elements). The default is one element
 	// per entry, the contract's meaning.
 	Rows bool
+	// AllText makes the preview all the visible text, for a caller that
+	// looks for words on the page: by default it leaves out lines a listed
+	// element's label says and folds a long table's rows.
+	AllText bool
 
 	fold bool // fold repeated cards (see fold): max_interactive left at its default
 }
@@ -176,6 +180,9 @@ type Observation struct {
 	Reserved      map[string]any `json:"reserved,omitempty"`
 
 	rows bool // write interactive's runs as rows (Options.Rows)
+	// headKnown: the reader already knows the title and URL (see Since),
+	// so the text leaves their line out.
+	headKnown bool
 }
 
 // ReservedLoading is the Reserved key under which a tab that had not

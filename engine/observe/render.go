@@ -9,7 +9,8 @@ import (
 )
 
 // Render returns the text view of o, for clients that show a model only the
-// text content: title and URL, counts, the text preview, each form with
+// text content: title and URL (unless the reader knows them, see Since),
+// counts, the text preview, each form with
 // every field and its ref (or selector), and one line per interactive
 // element not already shown with a form, e.g.
 //
@@ -19,11 +20,16 @@ import (
 // bounds; what the bounds cut is said, with the option that gets it.
 func Render(o *Observation) string {
 	var b strings.Builder
-	title := o.Title
-	if title == "" {
-		title = "(untitled)"
+	if o.Unchanged() {
+		return unchangedNote(o.Digest) + "\n"
 	}
-	fmt.Fprintf(&b, "%s %s\n", strconv.Quote(title), o.URL)
+	if !o.headKnown {
+		title := o.Title
+		if title == "" {
+			title = "(untitled)"
+		}
+		fmt.Fprintf(&b, "%s %s\n", strconv.Quote(title), o.URL)
+	}
 	if l, ok := o.Reserved[ReservedLoading].(fmt.Stringer); ok {
 		b.WriteString(l.String() + "\n")
 	}
@@ -73,15 +79,38 @@ func renderRepeats(b *strings.Builder, reps []Repeat) {
 			}
 		}
 		b.WriteString(" labels by n:\n")
-		for k, row := range r.Labels {
-			fmt.Fprintf(b, " %d", r.From+k)
-			for _, l := range row {
-				fmt.Fprintf(b, " %q", l)
+		// Cards of one label each go ten to a line ("12-21: ..."), which
+		// costs far less than a line per card and keeps them easy to count.
+		per := 1
+		if oneLabelEach(r.Labels) {
+			per = 10
+		}
+		for k := 0; k < len(r.Labels); k += per {
+			end := min(k+per, len(r.Labels))
+			if end-k == 1 {
+				fmt.Fprintf(b, " %d", r.From+k)
+			} else {
+				fmt.Fprintf(b, " %d-%d:", r.From+k, r.From+end-1)
+			}
+			for _, row := range r.Labels[k:end] {
+				for _, l := range row {
+					fmt.Fprintf(b, " %q", l)
+				}
 			}
 			b.WriteByte('\n')
 		}
 		b.WriteString("… their refs: observe with scope on one card, or give max_interactive\n")
 	}
+}
+
+// oneLabelEach: every card has exactly one label of its own.
+func oneLabelEach(rows [][]string) bool {
+	for _, row := range rows {
+		if len(row) != 1 {
+			return false
+		}
+	}
+	return true
 }
 
 // renderFrames says which child frames were not read inline, and why.

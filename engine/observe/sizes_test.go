@@ -6,27 +6,28 @@ import (
 )
 
 // TestObservationSizes holds each fixture page's default observation
-// (compact JSON, and the text rendering) under a ceiling about 10% above
-// what it measures, so a regression in size shows. The targets
-// (form 2,600 with labels in forms; article 6,000; 50-row table with 30
-// cards of distinct links, the shop, 4,000; 2,000 links 16,000) are not all
-// met yet: shop and docs are over (the 2,500-character text preview is most
-// of them). shop, docs and settings are in shapes of real sites, written
-// before folding was tuned.
+// (compact JSON) under the targets where it sets one (form 2,600
+// with labels in forms; article 6,000; the shop, a 50-row table and 30
+// cards of distinct links, 4,000; 2,000 links 16,000), the others under a
+// ceiling about 10% above what they measure, and the text rendering
+// smaller than the JSON. shop, docs, settings and search are in shapes of
+// real sites; search was written after the tuning and is not helped by it
+// yet (its results vary in shape, so they do not fold).
 func TestObservationSizes(t *testing.T) {
 	ctx := testCtx(t)
 	for _, c := range []struct {
-		page       string
-		json, text int
+		page string
+		json int
 	}{
-		{"signup", 3000, 1000},
-		{"settings", 4700, 1700},
-		{"article", 6700, 4900},
-		{"table", 3000, 2800},
-		{"products", 4200, 3400},
-		{"shop", 8700, 7000},
-		{"docs", 12500, 10200},
-		{"links", 6000, 6100},
+		{"signup", 2600},
+		{"settings", 4400},
+		{"article", 6000},
+		{"table", 800},
+		{"products", 2500},
+		{"shop", 4000},
+		{"docs", 10800},
+		{"links", 16000},
+		{"search", 13700},
 	} {
 		p := open(t, ctx, "/"+c.page+".html")
 		o, err := Capture(ctx, p, Options{})
@@ -39,8 +40,8 @@ func TestObservationSizes(t *testing.T) {
 		}
 		size, text := len([]rune(string(raw))), len([]rune(Render(o)))
 		t.Logf("%-9s json %6d  text %6d", c.page, size, text)
-		if size > c.json || text > c.text {
-			t.Errorf("%s: %d chars of JSON (ceiling %d), %d of text (ceiling %d)", c.page, size, c.json, text, c.text)
+		if size > c.json || text >= size {
+			t.Errorf("%s: %d chars of JSON (ceiling %d), %d of text (must be fewer)", c.page, size, c.json, text)
 		}
 	}
 }
@@ -53,7 +54,7 @@ func TestFoldByShape(t *testing.T) {
 	p := open(t, ctx, "/shop.html")
 	o, _ := observeOK(t, ctx, p, Options{})
 	reps := o.Repeated()
-	if len(reps) != 1 || reps[0].Card != "#grid > article:nth-of-type(n)" || reps[0].From != 4 || reps[0].To != 30 || reps[0].List == "" {
+	if len(reps) != 1 || reps[0].Card != "#grid > article:nth-of-type(n)" || reps[0].From != 2 || reps[0].To != 30 || reps[0].List == "" {
 		t.Fatalf("repeated: %+v", reps)
 	}
 	r := reps[0]

@@ -68,7 +68,7 @@ func expect(ctx context.Context, m *tabs.Manager, u, text string) string {
 	if err != nil {
 		return fmt.Sprintf("error: %v", err)
 	}
-	obs, err := observe.Capture(ctx, opened.Tab, observe.Options{MaxChars: observe.LimitMaxChars})
+	obs, err := observe.Capture(ctx, opened.Tab, observe.Options{MaxChars: observe.LimitMaxChars, AllText: true})
 	if err != nil {
 		return fmt.Sprintf("error: %v", err)
 	}
