@@ -176,3 +176,30 @@ func TestQSContainerLearnsStartFixes(t *testing.T) {
 		t.Fatalf("nproc lowered below %d", minLimit)
 	}
 }
+
+// FuzzContainerStartParsers: what an engine or a loader prints never
+// panics the parsers, a library is always a bare name at an absolute path,
+// and learning from one refusal ends.
+func FuzzContainerStartParsers(f *testing.F) {
+	f.Add("\tlibc.so.6 => /lib/x86_64-linux-gnu/libc.so.6 (0x00007f8fa6034000)\n\t/lib64/ld-linux-x86-64.so.2 (0x00007f8fa622a000)\n")
+	f.Add("Error: crun: setrlimit `RLIMIT_NPROC`: Operation not permitted: OCI permission denied")
+	f.Add("error setting rlimit type 7: operation not permitted; cgroups in hybrid mode not supported; pids-limit")
+	f.Fuzz(func(t *testing.T, text string) {
+		for _, lib := range listedLibraries(text) {
+			if strings.ContainsRune(lib[0], '/') || !strings.HasPrefix(lib[1], "/") {
+				t.Fatalf("library %q at %q", lib[0], lib[1])
+			}
+		}
+		fix, rt := startFix{}, &Runtime{Name: "podman"}
+		for i := 0; ; i++ {
+			next, ok := fix.learn(text, rt)
+			if !ok {
+				break
+			}
+			if i > 64 {
+				t.Fatalf("learning from %q does not end: %+v", text, next)
+			}
+			fix = next
+		}
+	})
+}
