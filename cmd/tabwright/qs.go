@@ -421,6 +421,21 @@ func progressLine(ev map[string]any, verbose bool) string {
 	return ""
 }
 
+// checkBackend is where qs check runs t's check: in t's image when it
+// names one and a container engine answers, as qs run did; else the
+// sandbox backend where it can enforce, else local.
+func checkBackend(ctx context.Context, t *task.Task) (string, *sandbox.Runtime) {
+	if t.Image != "" {
+		if rt, _ := sandbox.FindRuntime(ctx); rt != nil {
+			return sandbox.Container, rt
+		}
+	}
+	if ok, _ := sandbox.Probe(ctx); ok {
+		return sandbox.Isolated, nil
+	}
+	return sandbox.Local, nil
+}
+
 func qsCheck(ctx context.Context, args []string, stdout, stderr io.Writer) exitCode {
 	fs := newFlags("qs check")
 	fs.SetOutput(stderr)
@@ -452,13 +467,10 @@ func qsCheck(ctx context.Context, args []string, stdout, stderr io.Writer) exitC
 		fmt.Fprint(stdout, check.Script(t.Name, t.SuccessScript))
 		return exitOK
 	}
-	backend := sandbox.Local
-	if ok, _ := sandbox.Probe(ctx); ok {
-		backend = sandbox.Isolated
-	}
+	backend, rt := checkBackend(ctx, t)
 	var sb *sandbox.Sandbox
 	if *dir != "" {
-		sb, err = qsrun.NewSandbox(t, qsrun.SandboxOptions{Backend: backend, Adopt: *dir, OnEvent: func(typ string, f map[string]any) {
+		sb, err = qsrun.NewSandbox(t, qsrun.SandboxOptions{Backend: backend, Runtime: rt, Image: t.Image, Adopt: *dir, OnEvent: func(typ string, f map[string]any) {
 			if typ == "egress_blocked" {
 				fmt.Fprintf(stdout, "blocked from the shell: %v\n", f["host"])
 			}
