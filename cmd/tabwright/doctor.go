@@ -77,6 +77,7 @@ func runDoctor(stdout io.Writer) int {
 	cancel()
 	usernsReport(stdout, "/", sandbox.BwrapPath())
 	containerReport(stdout)
+	modelsReport(stdout)
 	if ok {
 		fmt.Fprintln(stdout, "ready:    yes — try: tabwright observe https://example.com/")
 		return 0

@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 
 	"github.com/tabwright/tabwright/quickstart/agent"
@@ -32,20 +34,55 @@ func modelAgentLeftOut(args []string) (string, bool) {
 	return *f.agent.agent, errors.As(err, &e) && e.Code == agent.CodeModelsLeftOut
 }
 
+// modelsPath is where tabwright-models is looked for: beside this
+// binary (os.Executable has resolved any symlink to it).
+func modelsPath() (string, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return modelsBinary, err
+	}
+	if filepath.Base(exe) == modelsBinary {
+		return exe, fmt.Errorf("%s is itself built with -tags nomodels", exe) // a handover to itself would never end
+	}
+	return filepath.Join(filepath.Dir(exe), modelsBinary), nil
+}
+
 // execModels replaces this process with tabwright-models run with the
 // same arguments, so the run is the one asked for, only in the build that
 // has the model agents. It returns only when that binary cannot be run,
 // having said why and what to do.
 func execModels(agentSpec string, stderr io.Writer) {
-	path := modelsBinary
-	exe, err := os.Executable()
-	if err == nil && filepath.Base(exe) == modelsBinary {
-		err = fmt.Errorf("%s is itself built with -tags nomodels", exe) // a handover to itself would never end
-	} else if err == nil {
-		path = filepath.Join(filepath.Dir(exe), modelsBinary)
+	path, err := modelsPath()
+	if err == nil {
 		err = syscall.Exec(path, append([]string{path}, os.Args[1:]...), os.Environ())
 	}
-	fmt.Fprintf(stderr, "qs.models_missing: --agent %s runs in %s, the build of tabwright with the model SDKs, which this one leaves out (built with -tags nomodels), and %s could not be run: %v. "+
-		"Put %s beside this binary (`make build` builds both; each release has %s-linux-ARCH), or build this one without -tags nomodels.\n",
-		agentSpec, modelsBinary, path, err, modelsBinary, modelsBinary)
+	fmt.Fprintf(stderr, "qs.models_missing: --agent %s runs in %s, the build of tabwright with the model SDKs, which this one leaves out (built with -tags nomodels), and %s could not be run: %v. %s\n",
+		agentSpec, modelsBinary, path, err, modelsFix)
+}
+
+const modelsFix = "Put " + modelsBinary + " beside this binary (`make build` builds both; each release has " + modelsBinary + "-linux-ARCH), or build this one without -tags nomodels."
+
+// modelsReport is doctor's line on the model agents: in this build, in
+// tabwright-models beside it (and whether that is this version), or
+// nowhere, which leaves qs run only replay.
+func modelsReport(stdout io.Writer) {
+	if agent.ModelsBuiltIn() {
+		fmt.Fprintln(stdout, "models:   the model agents (claude, openai, gemini) are in this build")
+		return
+	}
+	path, err := modelsPath()
+	var out []byte
+	if err == nil {
+		out, err = exec.Command(path, "version").Output()
+	}
+	if err != nil {
+		fmt.Fprintf(stdout, "models:   none: this build leaves the model SDKs out and %s does not run (%v); qs run has replay only\n", path, err)
+		fmt.Fprintf(stdout, "  fix:    %s\n", modelsFix)
+		return
+	}
+	theirs := strings.TrimSpace(string(out))
+	fmt.Fprintf(stdout, "models:   %s (%s) runs qs with a model agent; this build leaves the model SDKs out\n", path, theirs)
+	if theirs != "tabwright "+version {
+		fmt.Fprintf(stdout, "  note:   it is not this version (tabwright %s); rebuild both with make build\n", version)
+	}
 }

@@ -153,3 +153,22 @@ func median(v []float64) float64 {
 	slices.Sort(s)
 	return s[len(s)/2]
 }
+
+// doctor says where the model agents are: in tabwright-models beside the
+// lean binary, or nowhere, with the fix.
+func TestDoctorSaysWhereTheModelAgentsAre(t *testing.T) {
+	t.Parallel()
+	models := modelsBinaryBeside(t)
+	out, _ := exec.Command(binary, "doctor").Output()
+	if want := "models:   " + models + " (tabwright "; !strings.Contains(string(out), want) || strings.Contains(string(out), "not this version") {
+		t.Errorf("doctor lacks %q:\n%s", want, out)
+	}
+	alone := filepath.Join(t.TempDir(), "tabwright")
+	copyFile(t, binary, alone)
+	out, _ = exec.Command(alone, "doctor").Output()
+	for _, want := range []string{"models:   none: this build leaves the model SDKs out and " + filepath.Join(filepath.Dir(alone), modelsBinary), "fix:    Put tabwright-models beside this binary"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("doctor alone lacks %q:\n%s", want, out)
+		}
+	}
+}

@@ -44,6 +44,9 @@ const CodeModelsLeftOut = "qs.models_left_out"
 // claude.go and openai.go add theirs unless built with -tags nomodels.
 var conversations = map[string]func(c clientConfig, system, kickoff string, tools []ToolDef) conversation{}
 
+// ModelsBuiltIn reports whether this build has the model agents.
+func ModelsBuiltIn() bool { return len(conversations) > 0 }
+
 // Vendors and the variables their keys are read from, in order.
 var keyVars = map[string][]string{
 	"claude": {"TABWRIGHT_ANTHROPIC_API_KEY", "QUICKSTARTED_ANTHROPIC_API_KEY", "ANTHROPIC_API_KEY"},
