@@ -187,6 +187,9 @@ func (s *Sandbox) containerise(ctx context.Context, rt *Runtime, image string, p
 	if image == "" {
 		image = DefaultImage
 	}
+	if !imageRef.MatchString(image) {
+		return fmt.Errorf("sandbox.bad_image: image: %q is not an image reference (name[:tag][@digest], starting with a letter or digit); the engine would read it as something else, so it is refused", image)
+	}
 	env, err := imageEnv(ctx, rt, image)
 	if err != nil {
 		return err
@@ -226,6 +229,11 @@ func (s *Sandbox) Image() string {
 	}
 	return s.iso.ctr.image
 }
+
+// imageRef is what an image reference may look like: it reaches the
+// engine's command line, so it must never read as a flag (a task file is
+// untrusted: image: --privileged).
+var imageRef = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._/:@+-]{0,254}$`)
 
 // containerUser is who the commands run as: the container's root where
 // that is the harness's user (a rootless engine) or the harness is root;
@@ -443,10 +451,18 @@ func (c *container) runArgs(s *Sandbox, iso *isolation, name, sock, mode string,
 		"--cap-drop", "ALL", "--security-opt", "no-new-privileges", "--user", c.user,
 		"--tmpfs", "/tmp:rw,nosuid,nodev,size=" + size + ",mode=1777", "--tmpfs", "/var/tmp:rw,nosuid,nodev,size=" + size + ",mode=1777",
 		"--workdir", s.Workspace}
-	for _, d := range []string{s.Workspace, s.Home, s.Tmp} {
-		a = append(a, "--volume", d+":"+d)
+	// Podman can bind without set-user-ID and device files (a command
+	// running as root inside must not leave a set-user-ID root program on
+	// the host); Docker's -v cannot, and the bounded workspace's tmpfs is
+	// mounted nosuid and nodev already.
+	opts := ""
+	if c.rt.Name == "podman" {
+		opts = ":nosuid,nodev"
 	}
-	a = append(a, "--volume", c.ctlDir+":"+keeperDir+"/control")
+	for _, d := range []string{s.Workspace, s.Home, s.Tmp} {
+		a = append(a, "--volume", d+":"+d+opts)
+	}
+	a = append(a, "--volume", c.ctlDir+":"+keeperDir+"/control"+opts)
 	for _, b := range c.keeper.binds {
 		a = append(a, "--volume", b[0]+":"+b[1]+":ro")
 	}

@@ -32,6 +32,13 @@ func requireRuntime(t testing.TB) (*Runtime, string) {
 // to a loopback server of the harness.
 func containerSandbox(t *testing.T) (*Sandbox, *events) {
 	t.Helper()
+	return containerSandboxSized(t, MinWorkspaceBytes*16)
+}
+
+// containerSandboxSized is containerSandbox with the workspace's bound (0:
+// a folder on the host's disk).
+func containerSandboxSized(t *testing.T, workspaceBytes int64) (*Sandbox, *events) {
+	t.Helper()
 	rt, image := requireRuntime(t)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintf(w, "served %s%s\n", r.Host, r.URL.Path)
@@ -46,7 +53,7 @@ func containerSandbox(t *testing.T) (*Sandbox, *events) {
 			var d net.Dialer
 			return d.DialContext(ctx, network, srv.Listener.Addr().String())
 		}}
-	s, err := NewContainer(context.Background(), rt, image, p, MinWorkspaceBytes*16)
+	s, err := NewContainer(context.Background(), rt, image, p, workspaceBytes)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -202,4 +209,25 @@ func FuzzContainerStartParsers(f *testing.F) {
 			fix = next
 		}
 	})
+}
+
+// An image: from an untrusted task file never reaches the engine's command
+// line as a flag.
+func TestQSContainerRefusesAnImageThatReadsAsAFlag(t *testing.T) {
+	rt := &Runtime{Name: "podman", Path: "/nonexistent/podman"}
+	for _, image := range []string{"--privileged", "-v=/:/host", "node 22", "node:22\n--privileged", ":tag"} {
+		if _, err := NewContainer(context.Background(), rt, image, nil, 0); err == nil || !strings.Contains(err.Error(), "sandbox.bad_image") {
+			t.Errorf("image %q: %v; want sandbox.bad_image", image, err)
+		}
+	}
+}
+
+// A command running as the container's root cannot leave a set-user-ID
+// program in the workspace that the host would honour.
+func TestQSContainerWorkspaceIgnoresSetUID(t *testing.T) {
+	s, _ := containerSandboxSized(t, 0) // on the host's disk: no tmpfs of ours to make it nosuid
+	r := runIn(t, s, "cp /bin/busybox ./suid && chmod 4755 ./suid && grep -q nosuid /proc/self/mountinfo && grep \" $(pwd) \" /proc/self/mountinfo")
+	if r.ExitCode != 0 || !strings.Contains(r.Output, "nosuid") {
+		t.Fatalf("the workspace's mount inside: exit %d, %q; want it nosuid", r.ExitCode, r.Output)
+	}
 }
