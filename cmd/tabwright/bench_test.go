@@ -39,8 +39,7 @@ func connectClient(b *testing.B) (*mcp.ClientSession, *exec.Cmd) {
 func BenchmarkColdStart(b *testing.B) {
 	var raw, sdk []time.Duration
 	for i := 0; i < b.N; i++ {
-		took, _ := coldStart(b, binary)
-		raw = append(raw, took)
+		raw = append(raw, coldStart(b, binary).took)
 		b.StopTimer()
 		start := time.Now()
 		sess, _ := connectClient(b)
@@ -55,12 +54,19 @@ func BenchmarkColdStart(b *testing.B) {
 	b.ReportMetric(medianMS(sdk), "ms/start-sdk-client")
 }
 
+// started is what one cold start of `tabwright mcp` cost.
+type started struct {
+	took    time.Duration // spawn to the tools/list answer
+	cpu     time.Duration // the process's user and system time, start to exit
+	peakMiB float64       // peak resident memory until the answer
+}
+
 // coldStart spawns `bin mcp`, answers initialize and tools/list over
-// stdio, closes stdin and waits for the exit: the time to the tools/list
-// answer and the process's peak resident memory until then (VmHWM, what
-// `/usr/bin/time -f %M` says; not wait4's ru_maxrss, which for a child Go
-// forked sharing its memory until the exec is at least the test binary's).
-func coldStart(b *testing.B, bin string) (time.Duration, float64) {
+// stdio, closes stdin and waits for the exit. The peak memory is VmHWM,
+// what `/usr/bin/time -f %M` says; not wait4's ru_maxrss, which for a
+// child Go forked sharing its memory until the exec is at least the test
+// binary's.
+func coldStart(b *testing.B, bin string) started {
 	const (
 		initialize = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}`
 		listTools  = `{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n" + `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`
@@ -91,13 +97,14 @@ func coldStart(b *testing.B, bin string) (time.Duration, float64) {
 	if err := json.Unmarshal(line, &answer); err != nil || len(answer.Result.Tools) < 10 { // the default profile (mcpserver/profiles.go)
 		b.Fatalf("tools/list answered %.200s (%v)", line, err)
 	}
-	peak := statusMiB(b, cmd.Process.Pid, "VmHWM:")
+	s := started{took: took, peakMiB: statusMiB(b, cmd.Process.Pid, "VmHWM:")}
 	stdin.Close()
 	io.Copy(io.Discard, r)
 	if err := cmd.Wait(); err != nil {
 		b.Fatalf("%s mcp: %v", bin, err)
 	}
-	return took, peak
+	s.cpu = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	return s
 }
 
 // medianMS is the median of ds in milliseconds: one slow spawn on a shared
