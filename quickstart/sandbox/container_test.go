@@ -231,3 +231,31 @@ func TestQSContainerWorkspaceIgnoresSetUID(t *testing.T) {
 		t.Fatalf("the workspace's mount inside: exit %d, %q; want it nosuid", r.ExitCode, r.Output)
 	}
 }
+
+// BenchmarkQSContainerStart measures what a container sandbox costs once
+// (the engine's start, this binary as its first process, the close and
+// removal) and then per command, beside the sandbox backend's numbers
+// (BenchmarkQSSandboxStart, BenchmarkQSCommandOverhead).
+func BenchmarkQSContainerStart(b *testing.B) {
+	rt, image := requireRuntime(b)
+	ctx := context.Background()
+	var starts, cmds []time.Duration
+	for i := 0; i < b.N; i++ {
+		t0 := time.Now()
+		s, err := NewContainer(ctx, rt, image, &egress.Proxy{}, 0)
+		if err != nil {
+			b.Fatal(err)
+		}
+		starts = append(starts, time.Since(t0))
+		for j := 0; j < 5; j++ {
+			t1 := time.Now()
+			if r := s.Run(ctx, "true", Options{}); r.ExitCode != 0 {
+				b.Fatalf("%+v", r)
+			}
+			cmds = append(cmds, time.Since(t1))
+		}
+		s.Close(false)
+	}
+	b.ReportMetric(medianMS(starts), "start-ms")
+	b.ReportMetric(medianMS(cmds), "command-ms")
+}
