@@ -242,6 +242,25 @@ func qsRun(ctx context.Context, args []string, stdout, stderr io.Writer) exitCod
 	if !ok {
 		return exitUsage
 	}
+	// read_docs' browser starts now, while the tasks load and the backend
+	// is chosen, rather than at the first read.
+	m, err := tabs.New(tabs.Options{Launch: launch.Options{}})
+	if err != nil {
+		fmt.Fprintf(stderr, "read_docs needs a browser: %v\n", err)
+		return exitUsage
+	}
+	reader := f.docs.reader(m)
+	warmCtx, stopWarm := context.WithCancel(ctx) // a usage error below does not wait for the browser
+	warmed := make(chan struct{})
+	go func() {
+		defer close(warmed)
+		reader.Warm(warmCtx, nil)
+	}()
+	defer func() {
+		stopWarm()
+		<-warmed
+		m.Close()
+	}()
 	docsURL := ""
 	if f.example != "" {
 		srv := examples.Server()
@@ -261,13 +280,7 @@ func qsRun(ctx context.Context, args []string, stdout, stderr io.Writer) exitCod
 	if code != 0 {
 		return code
 	}
-	m, err := tabs.New(tabs.Options{Launch: launch.Options{}})
-	if err != nil {
-		fmt.Fprintf(stderr, "read_docs needs a browser: %v\n", err)
-		return exitUsage
-	}
-	defer m.Close()
-	reader, cache, code := f.docs.open(m, chosen, stdout, stderr)
+	reader, cache, code := f.docs.open(reader, chosen, stdout, stderr)
 	if code != 0 {
 		return code
 	}

@@ -51,10 +51,15 @@ func (f *docsFlags) check(stderr io.Writer) exitCode {
 	return exitUsage
 }
 
-// open makes the reader and opens the caches, saying where they are.
-func (f *docsFlags) open(m *tabs.Manager, backend string, stdout, stderr io.Writer) (*docs.Reader, *egress.Cache, exitCode) {
-	reader := &docs.Reader{Manager: m, Refresh: f.refresh, Offline: f.offline, IgnoreRobots: f.ignoreRobots,
+// reader makes read_docs' reader as the flags say (its cache comes with
+// open).
+func (f *docsFlags) reader(m *tabs.Manager) *docs.Reader {
+	return &docs.Reader{Manager: m, Refresh: f.refresh, Offline: f.offline, IgnoreRobots: f.ignoreRobots,
 		Affordances: f.affordances, RateLimit: time.Duration(f.rateLimit * float64(time.Second))}
+}
+
+// open opens the caches into reader, saying where they are.
+func (f *docsFlags) open(reader *docs.Reader, backend string, stdout, stderr io.Writer) (*docs.Reader, *egress.Cache, exitCode) {
 	if f.cacheDir != "" {
 		c, err := docs.OpenCache(f.cacheDir)
 		if err != nil {

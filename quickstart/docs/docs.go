@@ -160,11 +160,7 @@ func (d *Reader) Get(ctx context.Context, rawURL string, allow []string) *Read {
 // checked, then the page rendered when it is HTML.
 func (d *Reader) fetch(ctx context.Context, rawURL string, allow []string) *Read {
 	r := &Read{URL: rawURL}
-	timeout := d.Timeout
-	if timeout == 0 {
-		timeout = 30 * time.Second
-	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	ctx, cancel := context.WithTimeout(ctx, d.timeout())
 	defer cancel()
 
 	// The server's answer first, with every redirect hop checked against
@@ -232,12 +228,46 @@ func (d *Reader) fetch(ctx context.Context, rawURL string, allow []string) *Read
 	return r
 }
 
+// timeout bounds one read (and Warm's start of the browser).
+func (d *Reader) timeout() time.Duration {
+	if d.Timeout == 0 {
+		return 30 * time.Second
+	}
+	return d.Timeout
+}
+
 func hashOf(text string) string {
 	sum := sha256.Sum256([]byte(text))
 	return hex.EncodeToString(sum[:])
 }
 
 func runeCount(s string) int { return utf8.RuneCountInString(s) }
+
+// Warm gets the reader ready for an attempt's first read while the harness
+// makes the sandbox: the browser started and the reader's tab open, and the
+// robots.txt of the pages' sites read. Reads wait for it, so it runs in a
+// goroutine; a failure is left to the read that meets it. --offline reads
+// nothing, so it warms nothing.
+func (d *Reader) Warm(ctx context.Context, pages []string) {
+	if d.Offline {
+		return
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		d.prefetchRobots(ctx, pages)
+	}()
+	d.mu.Lock()
+	if d.tab == nil && d.Manager != nil {
+		ctx, cancel := context.WithTimeout(ctx, d.timeout())
+		if opened, err := d.Manager.Open(ctx, tabs.OpenOptions{Owner: "qs-docs", URL: "about:blank", Active: true, Claim: true}); err == nil {
+			d.tab = opened.Tab
+		}
+		cancel()
+	}
+	d.mu.Unlock()
+	<-done
+}
 
 // render loads u in the reader's tab and returns the reader view's Markdown.
 // A client-side redirect to a host off the allowlist is refused.

@@ -23,7 +23,14 @@ const robotsToken = "tabwright"
 type polite struct {
 	mu     sync.Mutex
 	next   map[string]time.Time // host -> the earliest time of its next request
-	robots map[string]*Robots   // origin -> its rules (nil: everything allowed)
+	robots map[string]*robotsEntry
+}
+
+// robotsEntry is one origin's robots.txt, read once: done closes when
+// rules is set (nil rules: everything allowed).
+type robotsEntry struct {
+	done  chan struct{}
+	rules *Robots
 }
 
 // wait reserves host's next slot and sleeps until it. Loopback hosts are
@@ -57,19 +64,7 @@ func (d *Reader) wait(ctx context.Context, host string) error {
 // it. A robots.txt that cannot be read (any failure, any non-2xx answer)
 // allows everything.
 func (d *Reader) robotsAllow(ctx context.Context, u *url.URL) bool {
-	origin := u.Scheme + "://" + u.Host
-	d.polite.mu.Lock()
-	r, seen := d.polite.robots[origin]
-	d.polite.mu.Unlock()
-	if !seen {
-		r = d.fetchRobots(ctx, origin)
-		d.polite.mu.Lock()
-		if d.polite.robots == nil {
-			d.polite.robots = map[string]*Robots{}
-		}
-		d.polite.robots[origin] = r
-		d.polite.mu.Unlock()
-	}
+	r := d.robotsOf(ctx, u.Scheme+"://"+u.Host)
 	pq := u.EscapedPath()
 	if pq == "" {
 		pq = "/"
@@ -78,6 +73,54 @@ func (d *Reader) robotsAllow(ctx context.Context, u *url.URL) bool {
 		pq += "?" + u.RawQuery
 	}
 	return r.Allowed(pq)
+}
+
+// robotsOf is origin's rules, fetched by the first caller; the others
+// (a read and Warm's prefetch at once) wait for that one fetch.
+func (d *Reader) robotsOf(ctx context.Context, origin string) *Robots {
+	d.polite.mu.Lock()
+	e, seen := d.polite.robots[origin]
+	if !seen {
+		if d.polite.robots == nil {
+			d.polite.robots = map[string]*robotsEntry{}
+		}
+		e = &robotsEntry{done: make(chan struct{})}
+		d.polite.robots[origin] = e
+	}
+	d.polite.mu.Unlock()
+	if !seen {
+		e.rules = d.fetchRobots(ctx, origin)
+		if ctx.Err() != nil {
+			// Cut short, not answered: a later read asks again.
+			d.polite.mu.Lock()
+			delete(d.polite.robots, origin)
+			d.polite.mu.Unlock()
+		}
+		close(e.done)
+		return e.rules
+	}
+	select {
+	case <-e.done:
+		return e.rules
+	case <-ctx.Done():
+		return nil // the read itself fails on the same context
+	}
+}
+
+// prefetchRobots reads the robots.txt of each page's origin that a read
+// would ask (not for pages the cache will serve, nor with --ignore-robots).
+func (d *Reader) prefetchRobots(ctx context.Context, pages []string) {
+	if d.IgnoreRobots {
+		return
+	}
+	for _, page := range pages {
+		if d.Cache != nil && !d.Refresh && d.Cache.get(page) != nil {
+			continue
+		}
+		if u, err := url.Parse(page); err == nil && (u.Scheme == "http" || u.Scheme == "https") {
+			d.robotsOf(ctx, u.Scheme+"://"+u.Host)
+		}
+	}
 }
 
 // fetchRobots is not throttled: it is one request per origin, just before

@@ -125,6 +125,11 @@ func Attempt(ctx context.Context, t *task.Task, attempt int, opt Options) *Resul
 	})
 	tr := res.Trace
 	finish := func(o agent.Outcome) *Result { return res.finish(o, start) }
+	if opt.Docs != nil {
+		// The browser and the docs sites' robots.txt get ready while the
+		// sandbox is made and set up, not after.
+		go opt.Docs.Warm(ctx, allowedPages(t))
+	}
 
 	backend, image := attemptBackend(t, opt)
 	if backend != sandbox.Local && backend != "" {
@@ -222,6 +227,17 @@ func attemptBackend(t *task.Task, opt Options) (backend, image string) {
 		return sandbox.Container, image
 	}
 	return opt.Backend, ""
+}
+
+// allowedPages are the task's route pages on its docs allowlist.
+func allowedPages(t *task.Task) []string {
+	var out []string
+	for _, p := range t.Route {
+		if t.HostAllowed(p) {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // startEvent is run_start's fields.
