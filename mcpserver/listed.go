@@ -44,7 +44,7 @@ import (
 // which runs `go test -run TestToolsJSON -update=true` in this package
 // (that is also the command by hand, from mcpserver/).
 
-//go:generate go test -run TestToolsJSON|TestReadmeProfiles -update=true
+//go:generate go test -run TestToolsJSON|TestReadmeProfiles|TestReadmeToolListFigures -update=true
 
 // toolsJSON is every tool's definition, in the order of server.tools, as
 // the code builds it (see toolsFile in listed_test.go).
