@@ -1,8 +1,10 @@
 package mcpserver
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -64,4 +66,71 @@ func TestReadmeToolListFigures(t *testing.T) {
 		return
 	}
 	t.Fatalf("README has no row starting %q", row)
+}
+
+// readmeParam is a parameter a README tools row names: `name?` (optional),
+// with the default figure in parentheses after it, e.g. `limit?` (100).
+var readmeParam = regexp.MustCompile("`([a-z_]+)(\\??)`(?: \\(([0-9][0-9,.]*|true|false)\\))?")
+
+// README's tools table names each single tool's parameters as its schema
+// lists them, with the defaults its schema states: a parameter renamed,
+// added or given another default in the definitions fails here.
+func TestReadmeToolParameters(t *testing.T) {
+	raw, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	props := map[string]map[string]any{}
+	for _, tl := range listTools(t, Options{Tools: "full", AllowEvaluate: true}).Tools {
+		var s struct {
+			Properties map[string]map[string]any `json:"properties"`
+		}
+		b, _ := json.Marshal(tl.InputSchema)
+		json.Unmarshal(b, &s)
+		for name, p := range s.Properties {
+			if props[tl.Name] == nil {
+				props[tl.Name] = map[string]any{}
+			}
+			props[tl.Name][name] = p["default"]
+		}
+	}
+	rows := 0
+	for _, l := range strings.Split(string(raw), "\n") {
+		cells := strings.Split(l, " | ")
+		if !strings.HasPrefix(l, "| `browser_") || len(cells) < 3 || strings.Count(cells[0], "`browser_") != 1 {
+			continue // a group of tools ("as above") is said in prose
+		}
+		tool := strings.Trim(strings.Fields(strings.TrimPrefix(cells[0], "| "))[0], "`")
+		if rest := strings.TrimPrefix(cells[0], "| `"+tool+"`"); rest != "" && !strings.HasPrefix(rest, " (only with") {
+			continue // another table's row about the tool (a benchmark)
+		}
+		have, ok := props[tool]
+		if !ok {
+			continue // an error code's row, or a tool another build lists
+		}
+		rows++
+		named := map[string]bool{}
+		for _, m := range readmeParam.FindAllStringSubmatch(cells[1], -1) {
+			name, fig := m[1], m[3]
+			def, known := have[name]
+			if !known {
+				if m[2] == "?" {
+					t.Errorf("README's %s row names %s, which its schema does not list", tool, name)
+				}
+				continue // a value, not a parameter (`ref` of an element)
+			}
+			named[name] = true
+			if fig != "" && def != nil && strings.ReplaceAll(fig, ",", "") != fmt.Sprint(def) {
+				t.Errorf("README's %s row gives %s the default %s; its schema says %v", tool, name, fig, def)
+			}
+		}
+		for name := range have {
+			if !named[name] {
+				t.Errorf("README's %s row does not name its parameter %s", tool, name)
+			}
+		}
+	}
+	if rows < 10 {
+		t.Fatalf("only %d single-tool rows of README's tools table checked", rows)
+	}
 }
