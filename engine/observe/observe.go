@@ -126,7 +126,9 @@ func (o Options) normalise() (Options, error) {
 	}
 	if o.MaxInteractive == 0 {
 		o.MaxInteractive = DefaultMaxInteractive
-		o.fold = !o.Rows
+		// A scope already narrowed the page (it is how a fold says to list
+		// cards with refs): what is under it is listed as it is.
+		o.fold = !o.Rows && o.Scope == "" && o.ScopeHandle == ""
 	}
 	return o, nil
 }
