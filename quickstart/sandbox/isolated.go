@@ -362,7 +362,7 @@ func (k *keeperConn) why() string {
 	if msg == "" {
 		select {
 		case <-k.exited:
-			msg = "bwrap " + k.cmd.ProcessState.String()
+			msg = filepath.Base(k.cmd.Path) + " " + k.cmd.ProcessState.String()
 		default:
 			msg = "no message"
 		}
