@@ -2,6 +2,7 @@ package act
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math"
 
@@ -75,6 +76,21 @@ func click(ctx context.Context, t *tabs.Tab, s *Step, r *Result) error {
 	if err != nil {
 		return err
 	}
+	if r.mayCarry && target.Frame == nil && t.Loader() == loader && len(r.Dialogs) == 0 {
+		// What the element received is read by the next step's first call.
+		settle(ctx, s.SettleMS.Pick())
+		r.later = pending(loader, "reached", target.Handle, []any{expect}, func(ctx context.Context, value json.RawMessage, err error) error {
+			if value == nil && err == nil { // the document changed first
+				r.Verified = expect + " dispatched; the page navigated"
+				return nil
+			}
+			var seen map[string]bool
+			json.Unmarshal(value, &seen)
+			_, verdict := judgePointer(t, target, r, loader, expect, seen, err)
+			return verdict
+		})
+		return nil
+	}
 	return verifyPointer(ctx, t, target, r, loader, expect, s.SettleMS)
 }
 
@@ -87,29 +103,37 @@ func verifyPointer(ctx context.Context, t *tabs.Tab, target *locate.Target, r *R
 	}
 	var seen map[string]bool
 	err := eval(ctx, t, target.Frame, injected.Call("watched", target.Handle), &seen)
+	settles, verdict := judgePointer(t, target, r, loader, expect, seen, err)
+	if settles {
+		settle(ctx, settleMS.Pick())
+	}
+	return verdict
+}
+
+// judgePointer words what the watch saw (seen, or the error of reading
+// it), and says whether the step's settle time follows.
+func judgePointer(t *tabs.Tab, target *locate.Target, r *Result, loader, expect string, seen map[string]bool, err error) (settles bool, verdict error) {
 	if err != nil && !(t.Loader() != loader || navigatedAway(err)) {
-		return err
+		return false, err
 	}
 	if err != nil || seen["gone"] { // the read ran in the next document
 		r.Verified = expect + " dispatched; the page navigated"
-		return nil
+		return false, nil
 	}
 	if !seen[expect] {
 		if len(r.Dialogs) > 0 {
 			r.Verified = expect + " dispatched; a dialog opened"
-			return nil
+			return false, nil
 		}
 		if v := pressOnly(seen, target, expect); v != "" {
 			r.Verified = v
-			settle(ctx, settleMS.Pick())
-			return nil
+			return true, nil
 		}
-		return errs.New(errs.NotActionable, "the %s at (%.0f, %.0f) did not reach %s", expect, target.X, target.Y, describeTarget(target)).
+		return false, errs.New(errs.NotActionable, "the %s at (%.0f, %.0f) did not reach %s", expect, target.X, target.Y, describeTarget(target)).
 			WithHint("something may have covered it at the last moment or the page moved it; observe and try again")
 	}
 	r.Verified = fmt.Sprintf("trusted %s received by the element at (%.0f, %.0f)", expect, target.X, target.Y)
-	settle(ctx, settleMS.Pick())
-	return nil
+	return true, nil
 }
 
 // pressOnly words a click whose press reached the element but whose

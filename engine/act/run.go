@@ -24,6 +24,20 @@ const DefaultTimeout = locate.DefaultTimeout
 // tab's queue and bounds ctx (see package deadline); the step's own
 // timeout_ms can only narrow it.
 func Run(ctx context.Context, t *tabs.Tab, s *Step) (*Result, error) {
+	r, _, err := runStep(ctx, t, s, false)
+	return r, err
+}
+
+// RunCarrying is Run for a batch: the step may leave its last check (a
+// fill's read-back, what a click reached) for the next step's first call
+// to carry, returned as a Pending; its result is complete once the
+// Pending's Finish or Settle ran. A check the step before left rides in ctx
+// (Pending.With).
+func RunCarrying(ctx context.Context, t *tabs.Tab, s *Step) (*Result, *Pending, error) {
+	return runStep(ctx, t, s, true)
+}
+
+func runStep(ctx context.Context, t *tabs.Tab, s *Step, mayCarry bool) (*Result, *Pending, error) {
 	if s.TimeoutMS != nil {
 		var cancel context.CancelFunc
 		ctx, cancel = deadline.With(ctx, time.Duration(*s.TimeoutMS)*time.Millisecond, "timeout_ms", "the step's timeout_ms")
@@ -33,7 +47,7 @@ func Run(ctx context.Context, t *tabs.Tab, s *Step) (*Result, error) {
 		ctx, cancel = deadline.With(ctx, DefaultTimeout, "timeout_ms", "the default step timeout")
 		defer cancel()
 	}
-	r := &Result{Action: s.Action, Loading: t.AwaitCommit(ctx)}
+	r := &Result{Action: s.Action, Loading: t.AwaitCommit(ctx), mayCarry: mayCarry && s.Observe == nil}
 	var err error
 	switch s.Action {
 	case Click:
@@ -57,15 +71,15 @@ func Run(ctx context.Context, t *tabs.Tab, s *Step) (*Result, error) {
 	case Upload:
 		err = upload(ctx, t, s, r)
 	default:
-		return nil, errs.Input("action", "unknown action %q", s.Action)
+		return nil, nil, errs.Input("action", "unknown action %q", s.Action)
 	}
 	if err != nil {
-		return r, stillLoading(err, r.Loading)
+		return r, nil, stillLoading(err, r.Loading)
 	}
 	if s.Observe != nil {
 		readControlInto(ctx, t, s, r)
 	}
-	return r, nil
+	return r, r.later, nil
 }
 
 // stillLoading adds to a step's error that the page it met had not

@@ -212,6 +212,9 @@ type Result struct {
 	ObserveError *errs.Error `json:"observe_error,omitempty"`
 	// Loading says the tab's page had not finished loading when the step began.
 	Loading *tabs.Loading `json:"loading,omitempty"`
+
+	mayCarry bool     // the caller lets the step's last check ride its next call
+	later    *Pending // that check, when the step left one
 }
 
 // ScrollResult is where a scroll ended.

@@ -2,6 +2,7 @@ package act
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -56,12 +57,34 @@ func fill(ctx context.Context, t *tabs.Tab, s *Step, r *Result) error {
 	if s.ExpectedValue != nil {
 		want = *s.ExpectedValue
 	}
-	err = readBack(ctx, t, f, h, want, r)
-	if err != nil && (t.Loader() != loader || navigatedAway(err)) {
-		r.Verified = "value set; the page navigated before it could be read back"
+	if r.mayCarry && f == nil && s.Observe == nil {
+		// The read-back rides the next step's first call.
+		r.later = pending(loader, "valueIs", h, []any{want}, func(ctx context.Context, value json.RawMessage, err error) error {
+			if value == nil && err == nil {
+				return navigatedFill(r)
+			}
+			var v readValue
+			if err == nil {
+				json.Unmarshal(value, &v)
+				err = compareValue(v, want, r)
+			}
+			if err != nil && (t.Loader() != loader || navigatedAway(err)) {
+				return navigatedFill(r)
+			}
+			return err
+		})
 		return nil
 	}
+	err = readBack(ctx, t, f, h, want, r)
+	if err != nil && (t.Loader() != loader || navigatedAway(err)) {
+		return navigatedFill(r)
+	}
 	return err
+}
+
+func navigatedFill(r *Result) error {
+	r.Verified = "value set; the page navigated before it could be read back"
+	return nil
 }
 
 // valueSet is what the page says of a value set whole.
@@ -102,6 +125,11 @@ func readBack(ctx context.Context, t *tabs.Tab, f *tabs.Frame, handle, want stri
 	if err := eval(ctx, t, f, injected.Call("readValue", handle, want), &got); err != nil {
 		return err
 	}
+	return compareValue(got, want, r)
+}
+
+// compareValue records the value read back and compares it with want.
+func compareValue(got readValue, want string, r *Result) error {
 	if got.Secret {
 		if !got.Equal {
 			return errs.New(errs.ValueMismatch, "the secret field does not hold the text given after the action (it holds %d characters; its value is not shown)", got.Length).

@@ -206,33 +206,55 @@ func Run(ctx context.Context, t *tabs.Tab, req *Request) *Result {
 	}
 	rec := trace.From(ctx)
 	defer rec.End()
+	// A step's last check (a fill's read-back, what a click reached) rides
+	// the next step's first page call when that call is the next command
+	// sent, and runs on its own otherwise: the step counts as done once it
+	// passed.
+	var later *act.Pending // left by the last step in res.Steps
 	for i := from; i < len(req.Steps); i++ {
 		s := *req.Steps[i]
+		if later != nil && !act.Carries(&s) {
+			if err := later.Settle(ctx, t); err != nil {
+				return failPrior(res, start, err)
+			}
+			later = nil
+		}
 		rec.Begin(fmt.Sprintf("steps[%d] %s", i, s.Action))
 		if s.DialogPolicy == "" {
 			s.DialogPolicy = req.DialogPolicy
 		}
 		stepStart := time.Now()
-		r, err := runStep(ctx, t, i, &s)
-		sr := &StepResult{Index: i, Action: s.Action, OK: err == nil, ElapsedMS: time.Since(stepStart).Milliseconds(), Result: r}
+		r, next, err := runStep(later.With(ctx), t, i, &s)
+		elapsed := time.Since(stepStart)
+		if later != nil {
+			// The step before is judged first: when its check failed, this
+			// step did nothing.
+			if perr := later.Finish(ctx, t); perr != nil {
+				return failPrior(res, start, perr)
+			}
+			if locate.CarriedFailed(err) {
+				err = errs.New(errs.Internal, "the step before passed its check on a second look")
+			}
+		}
+		later = next
+		sr := &StepResult{Index: i, Action: s.Action, OK: err == nil, ElapsedMS: elapsed.Milliseconds(), Result: r}
 		res.Steps = append(res.Steps, sr)
 		if err != nil {
-			e := errs.As(err)
-			if e.Path != "" && !strings.HasPrefix(e.Path, "steps[") {
-				e.Path = fmt.Sprintf("steps[%d].%s", i, e.Path)
-			} else if e.Path == "" {
-				e.Path = fmt.Sprintf("steps[%d]", i)
-			}
-			sr.Error = e
-			res.Error = e
-			res.FailedStep = &i
-			res.ElapsedMS = time.Since(start).Milliseconds()
-			return res
+			return fail(res, start, sr, err)
 		}
+	}
+	if later != nil && (req.Observe == nil || !act.CarriesObserve(req.Observe)) {
+		if err := later.Settle(ctx, t); err != nil {
+			return failPrior(res, start, err)
+		}
+		later = nil
 	}
 	if req.Observe != nil {
 		rec.Begin("observe")
-		c, err := act.ReadControl(ctx, t, req.Observe, locate.Locator{})
+		c, err := act.ReadControl(later.With(ctx), t, req.Observe, locate.Locator{})
+		if perr := later.Finish(ctx, t); perr != nil {
+			return failPrior(res, start, perr)
+		}
 		if err != nil {
 			res.ObserveError = errs.As(err)
 		} else {
@@ -242,6 +264,29 @@ func Run(ctx context.Context, t *tabs.Tab, req *Request) *Result {
 	res.OK = true
 	res.ElapsedMS = time.Since(start).Milliseconds()
 	return res
+}
+
+// fail ends the batch at step sr with err, its path put under the step.
+func fail(res *Result, start time.Time, sr *StepResult, err error) *Result {
+	e := errs.As(err)
+	if e.Path != "" && !strings.HasPrefix(e.Path, "steps[") {
+		e.Path = fmt.Sprintf("steps[%d].%s", sr.Index, e.Path)
+	} else if e.Path == "" {
+		e.Path = fmt.Sprintf("steps[%d]", sr.Index)
+	}
+	sr.OK = false
+	sr.Error = e
+	res.Error = e
+	i := sr.Index
+	res.FailedStep = &i
+	res.ElapsedMS = time.Since(start).Milliseconds()
+	return res
+}
+
+// failPrior ends the batch at the last step in res, whose check (judged
+// after it returned) failed.
+func failPrior(res *Result, start time.Time, err error) *Result {
+	return fail(res, start, res.Steps[len(res.Steps)-1], err)
 }
 
 // Budget is the batch's timeout_ms, or the contract's default.
@@ -254,12 +299,12 @@ func Budget(req *Request) time.Duration {
 
 // runStep runs step i under its own timeout_ms, named by its path, within
 // what is left of the batch.
-func runStep(ctx context.Context, t *tabs.Tab, i int, s *act.Step) (*act.Result, error) {
+func runStep(ctx context.Context, t *tabs.Tab, i int, s *act.Step) (*act.Result, *act.Pending, error) {
 	if s.TimeoutMS != nil {
 		var cancel context.CancelFunc
 		ctx, cancel = deadline.With(ctx, time.Duration(*s.TimeoutMS)*time.Millisecond,
 			fmt.Sprintf("steps[%d].timeout_ms", i), fmt.Sprintf("step %d's timeout_ms", i))
 		defer cancel()
 	}
-	return act.Run(ctx, t, s)
+	return act.RunCarrying(ctx, t, s)
 }

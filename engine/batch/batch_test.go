@@ -641,6 +641,33 @@ func TestPrevalidateValid(t *testing.T) {
 	}
 }
 
+// A step's last check (here a fill's read-back) rides the next step's
+// first page call; when it fails, that step did nothing, and the batch
+// fails at the step the check belongs to, as if it had run at once.
+func TestCarriedCheckFailureStopsTheBatch(t *testing.T) {
+	tab := page(t, "form.html")
+	r := runBatch(t, request(tab, `[
+		{"action":"fill","selector":"#fullname","text":"Ada"},
+		{"action":"fill","selector":"#zip","text":"abc","expected_value":"xyz"},
+		{"action":"click","selector":"#count"}
+	]`, ""))
+	if r.OK || r.FailedStep == nil || *r.FailedStep != 1 || len(r.Steps) != 2 {
+		t.Fatalf("result: %+v", r)
+	}
+	if e := r.Error; e.Code != errs.ValueMismatch || e.Path != "steps[1]" || r.Steps[1].Error != e || r.Steps[1].OK {
+		t.Fatalf("error: %+v", e)
+	}
+	if v := r.Steps[1].Value; v == nil || *v != "abc" {
+		t.Fatalf("read back: %v", v)
+	}
+	if v := r.Steps[0].Value; !r.Steps[0].OK || v == nil || *v != "Ada" || r.Steps[0].Verified == "" {
+		t.Fatalf("step 0: %+v", r.Steps[0].Result)
+	}
+	if got := evalString(t, tab, "document.getElementById('count').textContent"); got != "Count" {
+		t.Fatalf("the click after the failed check ran: %q", got)
+	}
+}
+
 // The CDP commands of each step of the form batch, a figure machine load
 // does not change (issue 24). A DOM-side action is one page call with its
 // checks: fill finds, checks and selects the text in one, inserts it, reads
@@ -665,14 +692,15 @@ func TestFormBatchRoundTrips(t *testing.T) {
 	r := Run(trace.With(ctx, rec), tab, req)
 	mustOK(t, r)
 	want := map[string]int{
-		"steps[0] fill": 3, "steps[1] fill": 3, "steps[2] fill": 3, "steps[3] fill": 3, "steps[4] fill": 3, "steps[5] fill": 3,
-		"steps[6] fill":          7, // role: the document read, query, node, release
+		"steps[0] fill": 2, "steps[1] fill": 2, "steps[2] fill": 2, "steps[3] fill": 2, "steps[4] fill": 2,
+		"steps[5] fill":          3, // its read-back on its own: a role step does not begin with a page call
+		"steps[6] fill":          6, // role: the document read, query, node, release; carries step 5's read-back
 		"steps[7] select_option": 1,
-		"steps[8] click":         8, // role: query, node, release
-		"steps[9] click":         5,
-		"steps[10] click":        5,
+		"steps[8] click":         7, // role: query, node, release
+		"steps[9] click":         4,
+		"steps[10] click":        4,
 		"steps[11] fill":         3,
-		"steps[12] click":        8, // role
+		"steps[12] click":        8, // role, and what it reached read on its own: a wait follows
 		"steps[13] wait":         1,
 		"observe":                1,
 	}

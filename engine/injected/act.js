@@ -4,7 +4,7 @@
 (() => {
   'use strict';
   const tw = globalThis.__tabwright;
-  if (tw.actVersion === 8) return;
+  if (tw.actVersion === 9) return;
   const { dom, norm, byHandle, describe, css, check, disabled, no } = tw;
 
   // --- page-side halves of actions -----------------------------------------
@@ -66,6 +66,11 @@
     const el = need(h);
     const value = valueOf(el);
     return tw.secret(el) ? { secret: true, equal: value === want, length: value.length } : { value };
+  };
+  // valueIs is fill's read-back as a check that rides the next call.
+  tw.valueIs = (h, want) => {
+    const v = tw.readValue(h, want);
+    return { ...v, ok: v.secret ? v.equal : v.value === want };
   };
   const valueOf = (el) => {
     const tag = dom.tag(el);
@@ -328,5 +333,5 @@
     return {rect: [r.x, r.y], selected, point, options: opts.slice(0, 20).map(info)};
   };
 
-  tw.actVersion = 8;
+  tw.actVersion = 9;
 })();

@@ -5,7 +5,7 @@
 (() => {
   'use strict';
   const tw = globalThis.__tabwright;
-  if (tw.checkVersion === 5) return;
+  if (tw.checkVersion === 6) return;
   const { dom, no } = tw;
   const NA = 'not_actionable';
 
@@ -353,7 +353,7 @@
   // ({fn, args}, optional) is the action's page-side half, run on the held
   // element right after the checks passed, in the same task (nothing of the
   // page runs between): its answer, as tw.answer gives it, is then's.
-  tw.resolve = async (loc, need, timeoutMs, then) => {
+  const resolveFound = async (loc, need, timeoutMs, then) => {
     // A ref of another document, or whose element was collected, can never
     // match: fail at once.
     if (tw.staleRef(loc)) return { ok: false, code: 'stale_ref' };
@@ -396,6 +396,17 @@
     }
   };
 
+  // before ({fn, handle, args}, optional) is a check the step before left
+  // to ride this call (a fill's read-back, what a click reached): it runs
+  // first, and when it does not pass (its value has no ok) nothing else
+  // runs. Its answer comes back as before.
+  tw.resolve = async (loc, need, timeoutMs, then, before) => {
+    if (!before) return resolveFound(loc, need, timeoutMs, then);
+    const b = tw.answer(() => tw[before.fn](before.handle, ...before.args));
+    if (!(b.value && b.value.ok)) return { ok: false, before: b };
+    return { ...(await resolveFound(loc, need, timeoutMs, then)), before: b };
+  };
+
   // --- verification: did the trusted event reach the element? --------------
   // The watch listens on the window, so it hears events after the page
   // removed the element too; watched says whether the element left.
@@ -415,6 +426,12 @@
     w.stop();
     tw.watches.delete(h);
     return { ...w.seen, detached: !w.el.isConnected };
+  };
+  // reached is watched as a check that rides the next call: ok when the
+  // event, or at least the press, arrived (or the page navigated).
+  tw.reached = (h, expect) => {
+    const w = tw.watched(h);
+    return { ...w, ok: !!(w.gone || w[expect] || w.mousedown || w.pointerdown || w.focus) };
   };
 
   // frameOrigin is where the frame's viewport starts, in this viewport, and
@@ -440,5 +457,5 @@
     };
   };
 
-  tw.checkVersion = 5;
+  tw.checkVersion = 6;
 })();

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/chromedp/cdproto/accessibility"
@@ -152,7 +153,41 @@ type pageResult struct {
 	Target     map[string]any   `json:"target"`
 	Options    []map[string]any `json:"options"` // a select's options, when the wanted one is missing
 	Then       json.RawMessage  `json:"then"`    // the answer of the follow-up call, as tw.answer gives it
+	Before     json.RawMessage  `json:"before"`  // the answer of a carried check (see Carried)
 }
+
+// Carried is a check that the step before left to ride the next resolve's
+// page call in the main frame: it runs there first, and when its value
+// has no ok, nothing else does. Handle is its element's; Fn and Args a
+// page helper taking the handle first.
+type Carried struct {
+	Fn     string `json:"fn"`
+	Handle string `json:"handle"`
+	Args   []any  `json:"args"`
+
+	taken  atomic.Bool
+	Answer json.RawMessage `json:"-"` // the page's answer, once it ran
+}
+
+type carriedKey struct{}
+
+// Carry returns ctx with c for the next main-frame resolve to take.
+func Carry(ctx context.Context, c *Carried) context.Context {
+	return context.WithValue(ctx, carriedKey{}, c)
+}
+
+// take returns the check ctx carries unless a call took it already.
+func take(ctx context.Context) *Carried {
+	c, _ := ctx.Value(carriedKey{}).(*Carried)
+	if c == nil || !c.taken.CompareAndSwap(false, true) {
+		return nil
+	}
+	return c
+}
+
+// DecodeAnswer decodes a page answer envelope ({value} or {refused}) into
+// out; a refusal is its error.
+func DecodeAnswer(raw json.RawMessage, out any) error { return decodeAnswer(raw, out) }
 
 // Then is the page-side half of an action, run in the resolve's own page
 // call on the element right after it passed its checks: one round trip for
@@ -358,17 +393,39 @@ func Query(ctx context.Context, t *tabs.Tab, loc Locator) (*tabs.Frame, any, err
 
 // resolvePage runs the find-and-check loop in the page, in one round trip.
 func resolvePage(ctx context.Context, t *tabs.Tab, fr *frameChain, loc Locator, pl pageLocator, need Need, then *Then, out any, deadline time.Time) (*Target, error) {
+	var carried *Carried
+	if fr.frame() == nil {
+		carried = take(ctx)
+	}
 	send := func(ctx context.Context, res *pageResult) error {
 		call := func() string {
-			if then != nil {
+			switch {
+			case carried != nil:
+				return injected.Call("resolve", pl, need, pageBudget(deadline), then, carried)
+			case then != nil:
 				return injected.Call("resolve", pl, need, pageBudget(deadline), then)
 			}
 			return injected.Call("resolve", pl, need, pageBudget(deadline))
 		}
-		return evalBuilt(ctx, t, fr.frame(), call, res)
+		err := evalBuilt(ctx, t, fr.frame(), call, res)
+		if carried != nil {
+			carried.Answer = res.Before
+		}
+		if err == nil && len(res.Before) > 0 && !res.OK && res.Code == "" {
+			return errCarriedFailed
+		}
+		return err
 	}
 	return resolveWith(ctx, fr, loc, then, out, deadline, send)
 }
+
+// errCarriedFailed is a resolve that stopped before it began: the check it
+// carried did not pass, so the step before failed and this one did nothing.
+// Its caller reads the check's answer from the Carried.
+var errCarriedFailed = errs.New(errs.Internal, "the check carried from the step before did not pass")
+
+// CarriedFailed reports an error that says the carried check failed.
+func CarriedFailed(err error) bool { return err == errCarriedFailed }
 
 // pageBudget is how long a page-side resolve may wait, in ms: what is left
 // of deadline less a margin for its answer to arrive before it (one check
