@@ -21,6 +21,7 @@ import (
 	"time"
 
 	cdproto "github.com/chromedp/cdproto/cdp"
+	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/cdproto/target"
 
@@ -172,14 +173,40 @@ func (b *extBrowser) openTab(t testing.TB, params target.CreateTargetParams, tit
 	if err != nil {
 		t.Fatal(err)
 	}
-	for {
-		if ti := b.target(t, res.TargetID); ti != nil && ti.Title == title {
-			return res.TargetID
+	b.whenTargetsChange(t, fmt.Sprintf("the tab to show %q", title), 10*time.Second, func() bool {
+		ti := b.target(t, res.TargetID)
+		return ti != nil && ti.Title == title
+	})
+	return res.TargetID
+}
+
+// whenTargetsChange checks cond now and again at each target the browser
+// reports created, changed (title, URL, attached) or destroyed, until cond
+// holds: the browser's own events, not a poll.
+func (b *extBrowser) whenTargetsChange(t testing.TB, what string, within time.Duration, cond func() bool) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), within)
+	defer cancel()
+	sess := b.direct.Browser()
+	changed := make(chan struct{}, 1)
+	stop := sess.Listen(func(method string, _ jsonv2.Value) {
+		if strings.HasPrefix(method, "Target.target") {
+			select {
+			case changed <- struct{}{}:
+			default:
+			}
 		}
-		if ctx.Err() != nil {
-			t.Fatalf("the tab did not show %q", title)
+	})
+	defer stop()
+	if err := sess.Call(ctx, "Target.setDiscoverTargets", map[string]any{"discover": true}, nil); err != nil {
+		t.Fatal(err)
+	}
+	for !cond() {
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			t.Fatalf("waited %v for %s", within, what)
 		}
-		time.Sleep(20 * time.Millisecond)
 	}
 }
 
@@ -334,6 +361,9 @@ func jsString(s string) string {
 
 func ptr[T any](v T) *T { return &v }
 
+// waitUntil asks cond again until it holds: for the hub's own state,
+// which it announces to no one; each ask checks the condition itself, so
+// the pause between asks stands in for nothing.
 func waitUntil(t *testing.T, what string, cond func() bool) {
 	t.Helper()
 	for end := time.Now().Add(10 * time.Second); !cond(); time.Sleep(20 * time.Millisecond) {
@@ -376,13 +406,17 @@ func TestServiceWorkerRestart(t *testing.T) {
 	waitUntil(t, "the hub to see the extension leave", func() bool { return !p.Connected() })
 	stopped := time.Now()
 	// Chrome starts the worker again for the claimed tab's next debugger
-	// event, or at the latest for its alarm (every 30 s).
-	for !p.Connected() {
-		if time.Since(stopped) > 45*time.Second {
-			t.Fatal("the extension did not reconnect within 45 s")
+	// event, or at the latest for its alarm (every 30 s): the browser
+	// reports its new target, and the worker then dials the hub.
+	b.whenTargetsChange(t, "the extension's service worker to start again", 45*time.Second, func() bool {
+		for _, ti := range b.targets(t) {
+			if ti.Type == "service_worker" && strings.HasSuffix(ti.URL, "/sw.js") {
+				return true
+			}
 		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		return false
+	})
+	waitUntil(t, "the restarted extension to reconnect", p.Connected)
 	fmt.Printf("FIGURE %s: extension reconnected %v after its service worker was stopped, claim kept\n", t.Name(), time.Since(stopped).Round(time.Millisecond))
 	p.mu.Lock()
 	rebooted := p.booted
@@ -571,11 +605,7 @@ func TestHubGoneDetaches(t *testing.T) {
 	}
 	stopped := time.Now()
 	h.Close()
-	for end := stopped.Add(45 * time.Second); b.target(t, id).Attached; time.Sleep(100 * time.Millisecond) {
-		if time.Now().After(end) {
-			t.Fatal("the tab was still attached 45 s after the hub stopped")
-		}
-	}
+	b.whenTargetsChange(t, "the tab to be detached after the hub stopped", 45*time.Second, func() bool { return !b.target(t, id).Attached })
 	t.Logf("detached %v after the hub stopped", time.Since(stopped).Round(time.Millisecond))
 	if ti := b.target(t, id); ti == nil || ti.URL != base+"/form.html" {
 		t.Fatalf("the tab after the hub stopped: %+v", ti)

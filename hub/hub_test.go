@@ -294,6 +294,9 @@ func TestRelayAcrossReconnects(t *testing.T) {
 	}
 }
 
+// waitFor asks cond again until it holds: for hub state announced to no
+// one (a connection counted, a profile gone); each ask checks the condition
+// itself, so the pause between asks stands in for nothing.
 func waitFor(t *testing.T, cond func() bool) {
 	t.Helper()
 	for end := time.Now().Add(5 * time.Second); !cond(); time.Sleep(10 * time.Millisecond) {

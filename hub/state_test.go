@@ -56,6 +56,8 @@ func TestStateToolsThroughRelay(t *testing.T) {
 
 	// Logs: the console and the request, the credential redacted.
 	var page tabs.LogPage
+	// A poll, not a stand-in for a signal: the relay's events fill the log
+	// inside the engine, which tells no one outside it.
 	for end := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
 		page = tab.Logs(tabs.LogQuery{})
 		if hasLog(page, tabs.LogNetwork, "/api") && hasLog(page, tabs.LogConsole, "relayed warning") {

@@ -23,12 +23,12 @@ import (
 	"syscall"
 	"testing"
 	"time"
-	"unsafe"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/tabwright/tabwright/engine/observe"
+	"github.com/tabwright/tabwright/internal/procwait"
 	"github.com/tabwright/tabwright/mcpserver"
 )
 
@@ -534,7 +534,7 @@ func waitGroupGone(t testing.TB, pgid int, within time.Duration) {
 		defer close(gone)
 		for left := groupMembers(readProcs(), pgid); len(left) > 0; left = groupMembers(readProcs(), pgid) {
 			for _, pid := range left {
-				waitPidExit(pid)
+				procwait.Wait(pid)
 			}
 		}
 	}()
@@ -550,40 +550,12 @@ func waitGroupGone(t testing.TB, pgid int, within time.Duration) {
 func waitExited(t testing.TB, pid int, within time.Duration) {
 	t.Helper()
 	exited := make(chan struct{})
-	go func() { waitPidExit(pid); close(exited) }()
+	go func() { procwait.Wait(pid); close(exited) }()
 	select {
 	case <-exited:
 	case <-time.After(within): // a guard against a hang, not a speed bound
 		t.Fatalf("server %d still running %v after the signal", pid, within)
 	}
-}
-
-// waitPidExit blocks until pid has exited (a zombie counts) or is gone. A
-// pidfd becomes readable when its process exits, whoever its parent is.
-func waitPidExit(pid int) {
-	fd, _, errno := syscall.Syscall(sysPidfdOpen, uintptr(pid), 0, 0)
-	if errno != 0 {
-		return // no such process: it is gone already
-	}
-	defer syscall.Close(int(fd))
-	fds := []pollFd{{fd: int32(fd), events: pollIn}}
-	for {
-		_, _, errno := syscall.Syscall6(syscall.SYS_PPOLL, uintptr(unsafe.Pointer(&fds[0])), 1, 0, 0, 0, 0)
-		if errno != syscall.EINTR {
-			return
-		}
-	}
-}
-
-const (
-	sysPidfdOpen = 434 // pidfd_open(2), the same number on every Linux architecture
-	pollIn       = 0x1
-)
-
-// pollFd is struct pollfd of poll(2).
-type pollFd struct {
-	fd             int32
-	events, revent int16
 }
 
 // closedPort returns a loopback URL where nothing listens.

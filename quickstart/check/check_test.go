@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/tabwright/tabwright/engine/tabs"
+	"github.com/tabwright/tabwright/internal/procwait"
 	"github.com/tabwright/tabwright/quickstart/docs"
 	"github.com/tabwright/tabwright/quickstart/egress"
 	"github.com/tabwright/tabwright/quickstart/sandbox"
@@ -196,11 +197,7 @@ qs_wait_http / --contains 'served page' --timeout 20`
 	if pid == 0 {
 		t.Fatal("no served pid")
 	}
-	deadline := time.Now().Add(3 * time.Second)
-	for time.Now().Before(deadline) && syscall.Kill(pid, 0) == nil && !zombie(pid) {
-		time.Sleep(20 * time.Millisecond)
-	}
-	if syscall.Kill(pid, 0) == nil && !zombie(pid) {
+	if !procwait.Within(pid, 10*time.Second) { // a guard against a hang, not a speed bound
 		syscall.Kill(pid, syscall.SIGKILL)
 		t.Fatalf("the served process %d outlived the check", pid)
 	}
@@ -208,11 +205,6 @@ qs_wait_http / --contains 'served page' --timeout 20`
 		c.Close()
 		t.Errorf("port %d still answers after the check", free)
 	}
-}
-
-func zombie(pid int) bool {
-	st, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	return err != nil || strings.Contains(string(st), ") Z ")
 }
 
 func TestQSExpectOutput(t *testing.T) {

@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tabwright/tabwright/internal/procwait"
 	"github.com/tabwright/tabwright/quickstart/egress"
 )
 
@@ -205,9 +206,10 @@ func marked(mark string) []string {
 
 func waitNoneMarked(t *testing.T, mark, what string) {
 	t.Helper()
-	deadline := time.Now().Add(3 * time.Second)
-	for len(marked(mark)) > 0 && time.Now().Before(deadline) {
-		time.Sleep(20 * time.Millisecond)
+	for _, l := range marked(mark) {
+		var pid int
+		fmt.Sscan(l, &pid)
+		procwait.Within(pid, 10*time.Second) // a guard against a hang, not a speed bound
 	}
 	if left := marked(mark); len(left) > 0 {
 		for _, l := range left {
@@ -223,6 +225,8 @@ func waitNoneMarked(t *testing.T, mark, what string) {
 func waitMarked(t *testing.T, mark, what string) {
 	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
+	// A poll, not a stand-in for a signal: the process starts inside the
+	// sandbox, which announces nothing; each look checks /proc itself.
 	for len(marked(mark)) == 0 && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -430,7 +434,7 @@ ls /proc/$$/fd > /tmp/fds; tr '\n' ' ' < /tmp/fds; echo; echo survived`, Options
 	sleepMark := fmt.Sprintf("%d", 600000+time.Now().UnixNano()%100000)
 	go func() { done <- s.Run(ctx, "echo started; sleep "+sleepMark, Options{Timeout: time.Minute}) }()
 	deadline := time.Now().Add(10 * time.Second)
-	for len(marked(sleepMark)) == 0 && time.Now().Before(deadline) {
+	for len(marked(sleepMark)) == 0 && time.Now().Before(deadline) { // as in waitMarked
 		time.Sleep(10 * time.Millisecond)
 	}
 	if len(marked(sleepMark)) == 0 {
@@ -474,6 +478,8 @@ func TestQSIsolatedDialInside(t *testing.T) {
 	}()
 	var c net.Conn
 	deadline := time.Now().Add(15 * time.Second)
+	// A poll, not a stand-in for a signal: nothing says when the server
+	// inside listens but a connection it accepts.
 	for c == nil && time.Now().Before(deadline) {
 		if c, err = s.DialInside(8765); err != nil {
 			time.Sleep(50 * time.Millisecond)

@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/tabwright/tabwright/internal/procwait"
 )
 
 // alive reports whether pid still runs (a zombie counts as gone).
@@ -71,11 +73,7 @@ func TestQSTimeoutKillsTheProcessGroup(t *testing.T) {
 		t.Fatalf("%+v after %s", r, time.Since(start))
 	}
 	pid := readPID(t, filepath.Join(s.Workspace, "bg.pid"))
-	deadline := time.Now().Add(2 * time.Second)
-	for alive(pid) && time.Now().Before(deadline) {
-		time.Sleep(20 * time.Millisecond)
-	}
-	if alive(pid) {
+	if !procwait.Within(pid, 10*time.Second) { // a guard against a hang, not a speed bound
 		syscall.Kill(pid, syscall.SIGKILL)
 		t.Fatalf("grandchild %d outlived the timeout", pid)
 	}
@@ -115,11 +113,7 @@ func TestQSKillGroupAndClose(t *testing.T) {
 
 func waitGone(t *testing.T, pid int, what string) {
 	t.Helper()
-	deadline := time.Now().Add(2 * time.Second)
-	for alive(pid) && time.Now().Before(deadline) {
-		time.Sleep(20 * time.Millisecond)
-	}
-	if alive(pid) {
+	if !procwait.Within(pid, 10*time.Second) { // a guard against a hang, not a speed bound
 		syscall.Kill(pid, syscall.SIGKILL)
 		t.Errorf("%s: process %d still runs", what, pid)
 	}
