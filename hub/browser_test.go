@@ -173,7 +173,7 @@ func (b *extBrowser) openTab(t testing.TB, params target.CreateTargetParams, tit
 	if err != nil {
 		t.Fatal(err)
 	}
-	b.whenTargetsChange(t, fmt.Sprintf("the tab to show %q", title), 10*time.Second, func() bool {
+	b.whenTargetsChange(t, fmt.Sprintf("the tab to show %q", title), 60*time.Second, func() bool {
 		ti := b.target(t, res.TargetID)
 		return ti != nil && ti.Title == title
 	})
@@ -182,7 +182,8 @@ func (b *extBrowser) openTab(t testing.TB, params target.CreateTargetParams, tit
 
 // whenTargetsChange checks cond now and again at each target the browser
 // reports created, changed (title, URL, attached) or destroyed, until cond
-// holds: the browser's own events, not a poll.
+// holds: the browser's own events, not a poll. Its bound is only a guard
+// against a hang, generous for a loaded machine.
 func (b *extBrowser) whenTargetsChange(t testing.TB, what string, within time.Duration, cond func() bool) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), within)

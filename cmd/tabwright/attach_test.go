@@ -87,7 +87,7 @@ type devtoolsTarget struct {
 func (b *attachedBrowser) openTab(t *testing.T, url, title string) devtoolsTarget {
 	t.Helper()
 	var created, shown devtoolsTarget
-	b.whenTargetsChange(t, "a tab to show "+title, 10*time.Second, func() bool {
+	b.whenTargetsChange(t, "a tab to show "+title, 60*time.Second, func() bool {
 		if created.ID == "" {
 			b.devtools(t, http.MethodPut, "/json/new?"+url, &created)
 			if created.ID == "" {
@@ -456,12 +456,14 @@ func (b *userBrowser) open(t *testing.T, url, title string) string {
 		t.Fatal(err)
 	}
 	id := string(res.TargetID)
-	whenTargetsChange(t, b.conn.Browser(), "tab "+id+" to show "+title, 10*time.Second, func() bool { ti := b.target(t, id); return ti != nil && ti.Title == title })
+	whenTargetsChange(t, b.conn.Browser(), "tab "+id+" to show "+title, 60*time.Second, func() bool { ti := b.target(t, id); return ti != nil && ti.Title == title })
 	return id
 }
 
 // whenTargetsChange checks cond now and again at each target the browser
-// on sess reports created, changed or destroyed, until cond holds.
+// on sess reports created, changed or destroyed, until cond holds. Its
+// bound is only a guard against a hang: waiting on events costs nothing
+// when things work, so it is generous for a loaded machine.
 func whenTargetsChange(t testing.TB, sess *cdp.Session, what string, within time.Duration, cond func() bool) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), within)
@@ -650,7 +652,7 @@ func TestAttachModeOverMCP(t *testing.T) {
 	}
 
 	mustCall(t, a.sess, "browser_tab_control", map[string]any{"tab_handle": h, "action": "release"})
-	whenTargetsChange(t, b.conn.Browser(), "the debugger to detach", 10*time.Second, func() bool { ti := b.target(t, tabID); return ti != nil && !ti.Attached })
+	whenTargetsChange(t, b.conn.Browser(), "the debugger to detach", 60*time.Second, func() bool { ti := b.target(t, tabID); return ti != nil && !ti.Attached })
 	if ti := b.target(t, tabID); ti == nil || ti.URL != site+"/account.html" {
 		t.Fatalf("the tab after release: %+v", ti)
 	}
@@ -693,7 +695,7 @@ func TestAttachModeOverMCP(t *testing.T) {
 	cLog.waitText(t, "taking over", 10*time.Second)
 	cLog.waitText(t, fmt.Sprintf("attach hub on 127.0.0.1:%d", port), 10*time.Second)
 	pairedProfile(t, c, "E2E Profile")
-	whenTargetsChange(t, b.conn.Browser(), "the first process's tab to be detached", 20*time.Second, func() bool { return !b.target(t, tabID).Attached })
+	whenTargetsChange(t, b.conn.Browser(), "the first process's tab to be detached", 60*time.Second, func() bool { return !b.target(t, tabID).Attached })
 	if code, _, _ := callErr(t, c.sess, "browser_observe", map[string]any{"tab_handle": ch}); code != "invalid_handle" && code != "browser_unavailable" {
 		t.Fatalf("a handle made through the old hub: %s", code)
 	}
