@@ -717,3 +717,28 @@ func TestFormBatchRoundTrips(t *testing.T) {
 		t.Errorf("%d commands outside the steps", rec.Unspanned())
 	}
 }
+
+// A password's read-back that rides the next step's page call keeps the
+// secret out of the batch result as the immediate check does, and a
+// carried mismatch fails its own step without echoing the value.
+func TestCarriedSecretReadBackIsNotEchoed(t *testing.T) {
+	tab := page(t, "secret.html")
+	r := runBatch(t, request(tab, `[
+		{"action":"fill","selector":"#pw","text":"hunter2-secret"},
+		{"action":"fill","selector":"#email","text":"ann@example.com"}
+	]`, ""))
+	mustOK(t, r)
+	if raw, _ := json.Marshal(r); strings.Contains(string(raw), "hunter2") {
+		t.Fatalf("the batch echoes the password: %s", raw)
+	}
+	r = runBatch(t, request(tab, `[
+		{"action":"fill","selector":"#pin","text":"hunter2-secret"},
+		{"action":"fill","selector":"#email","text":"bob@example.com"}
+	]`, ""))
+	if r.OK || r.FailedStep == nil || *r.FailedStep != 0 || r.Error == nil || r.Error.Code != errs.ValueMismatch {
+		t.Fatalf("a truncated PIN must fail its own step: %+v", r)
+	}
+	if raw, _ := json.Marshal(r); strings.Contains(string(raw), "hunt") {
+		t.Fatalf("the mismatch echoes the secret: %s", raw)
+	}
+}
