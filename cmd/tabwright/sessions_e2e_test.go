@@ -80,5 +80,5 @@ func TestStdioExitClosesOpenedTabs(t *testing.T) {
 			t.Fatal("the user's claimed tab was closed")
 		}
 	}
-	b.whenTargetsChange(t, "the opened tabs to close", 60*time.Second, func() bool { return pages() == baseline })
+	waitFor(t, "the opened tabs to close", 60*time.Second, func() bool { return pages() == baseline })
 }
