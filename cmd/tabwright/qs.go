@@ -252,10 +252,12 @@ func qsRun(ctx context.Context, args []string, stdout, stderr io.Writer) exitCod
 	reader := f.docs.reader(m)
 	warmCtx, stopWarm := context.WithCancel(ctx) // a usage error below does not wait for the browser
 	warmed := make(chan struct{})
-	go func() {
+	// The goroutine gets its own copy: open below reassigns reader (nil on
+	// a bad cache dir), and a read of the shared variable raced with it.
+	go func(r *docs.Reader) {
 		defer close(warmed)
-		reader.Warm(warmCtx, nil)
-	}()
+		r.Warm(warmCtx, nil)
+	}(reader)
 	defer func() {
 		stopWarm()
 		<-warmed

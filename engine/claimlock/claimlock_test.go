@@ -24,15 +24,21 @@ func TestMain(m *testing.M) {
 			fmt.Println("error", err)
 			os.Exit(1)
 		}
-		if _, err := d.Lock(id); err != nil {
+		l, err := d.Lock(id)
+		if err != nil {
 			fmt.Println("error", err)
 			os.Exit(1)
 		}
 		fmt.Println("held")
+		// The lock stays reachable: dropped, its file's finalizer would
+		// close it (and free the claim) at the next collection.
+		heldForever = l
 		select {}
 	}
 	os.Exit(m.Run())
 }
+
+var heldForever any
 
 func holder(t *testing.T, dir, id string) *exec.Cmd {
 	t.Helper()
