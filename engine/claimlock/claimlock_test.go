@@ -12,6 +12,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // TestMain doubles as the holder process: with CLAIMLOCK_HOLD=dir|id it
@@ -33,7 +34,12 @@ func TestMain(m *testing.M) {
 		// The lock stays reachable: dropped, its file's finalizer would
 		// close it (and free the claim) at the next collection.
 		heldForever = l
-		select {}
+		// Not select{}: with nothing else to run, the runtime ends that as a
+		// deadlock, so the holder died just after saying "held" and a loaded
+		// parent saw the claim free. A sleeping timer is not a deadlock.
+		for {
+			time.Sleep(time.Hour)
+		}
 	}
 	os.Exit(m.Run())
 }
