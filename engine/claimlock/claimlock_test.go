@@ -6,13 +6,13 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 )
 
 // TestMain doubles as the holder process: with CLAIMLOCK_HOLD=dir|id it
@@ -34,12 +34,11 @@ func TestMain(m *testing.M) {
 		// The lock stays reachable: dropped, its file's finalizer would
 		// close it (and free the claim) at the next collection.
 		heldForever = l
-		// Not select{}: with nothing else to run, the runtime ends that as a
-		// deadlock, so the holder died just after saying "held" and a loaded
-		// parent saw the claim free. A sleeping timer is not a deadlock.
-		for {
-			time.Sleep(time.Hour)
-		}
+		// Held until the parent closes our stdin (or kills us). Not select{}:
+		// with nothing else to run, the runtime ends that as a deadlock, so
+		// the holder died just after saying "held".
+		io.Copy(io.Discard, os.Stdin)
+		os.Exit(0)
 	}
 	os.Exit(m.Run())
 }
@@ -51,6 +50,7 @@ func holder(t *testing.T, dir, id string) *exec.Cmd {
 	cmd := exec.Command(os.Args[0], "-test.run", "^$")
 	cmd.Env = append(os.Environ(), "CLAIMLOCK_HOLD="+dir+"|"+id)
 	out, _ := cmd.StdoutPipe()
+	cmd.StdinPipe() // kept open: the holder holds until it closes
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
