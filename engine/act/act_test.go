@@ -18,7 +18,7 @@ var env *testtabs.Env
 
 func TestMain(m *testing.M) {
 	var err error
-	if env, err = testtabs.Start("../../testdata/act"); err != nil {
+	if env, err = testtabs.Start("../../testdata/act", "../../testdata/shared"); err != nil {
 		panic(err)
 	}
 	code := m.Run()

@@ -21,7 +21,7 @@ var env *testtabs.Env
 
 func TestMain(m *testing.M) {
 	var err error
-	if env, err = testtabs.Start("../../testdata/batch"); err != nil {
+	if env, err = testtabs.Start("../../testdata/batch", "../../testdata/shared"); err != nil {
 		panic(err)
 	}
 	code := m.Run()

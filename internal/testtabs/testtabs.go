@@ -7,25 +7,49 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"testing"
 	"time"
 
 	"github.com/tabwright/tabwright/engine/tabs"
 )
 
-// Env is a managed browser and a server of one fixture folder.
+// Env is a managed browser and a server of fixture folders.
 type Env struct {
 	Manager *tabs.Manager
 	Site    *httptest.Server
 }
 
-// Start serves dir and makes a manager whose browser starts on first use.
-func Start(dir string) (*Env, error) {
+// Start serves dirs as one site (a path is looked up in each, in order:
+// fixtures several packages use live once, in a folder both list) and makes
+// a manager whose browser starts on first use.
+func Start(dirs ...string) (*Env, error) {
 	m, err := tabs.New(tabs.Options{})
 	if err != nil {
 		return nil, err
 	}
-	return &Env{Manager: m, Site: httptest.NewServer(http.FileServer(http.Dir(dir)))}, nil
+	return &Env{Manager: m, Site: httptest.NewServer(http.FileServer(folders(dirs)))}, nil
+}
+
+// folders is a file system made of several folders, the first holding a
+// path answering for it.
+type folders []string
+
+func (fs folders) Open(name string) (http.File, error) {
+	var first error
+	for _, d := range fs {
+		f, err := http.Dir(d).Open(name)
+		if err == nil {
+			return f, nil
+		}
+		if first == nil {
+			first = err
+		}
+	}
+	if first == nil {
+		first = os.ErrNotExist
+	}
+	return nil, first
 }
 
 // Close stops the browser and the server.
