@@ -256,7 +256,7 @@ func qsRun(ctx context.Context, args []string, stdout, stderr io.Writer) exitCod
 	// a bad cache dir), and a read of the shared variable raced with it.
 	go func(r *docs.Reader) {
 		defer close(warmed)
-		r.Warm(warmCtx, nil)
+		r.Warm(warmCtx, nil, nil)
 	}(reader)
 	defer func() {
 		stopWarm()

@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -55,6 +56,18 @@ type Reader struct {
 	mu     sync.Mutex
 	tab    *tabs.Tab
 	polite polite
+
+	aheadMu sync.Mutex
+	ahead   *aheadRead // the entry page Warm reads before it is asked for
+}
+
+// aheadRead is one page read by Warm for the read that will ask for it:
+// r is set when done closes.
+type aheadRead struct {
+	url   string
+	allow []string
+	done  chan struct{}
+	r     *Read
 }
 
 // Read is the outcome of one read_docs call: a page (Text set), a refusal
@@ -113,6 +126,36 @@ func (r *Read) fail(err error) *Read {
 // order: the allowlist, the affordance policy, the cache (and --offline),
 // robots.txt, the host's rate limit, then the read, which the cache keeps.
 func (d *Reader) Get(ctx context.Context, rawURL string, allow []string) *Read {
+	if r := d.takeAhead(ctx, rawURL, allow); r != nil {
+		return r
+	}
+	return d.get(ctx, rawURL, allow)
+}
+
+// takeAhead hands out Warm's read of rawURL once, waiting for it if it is
+// under way; nil when Warm read another page (or under another allowlist)
+// or its read failed (a failure may be passing, so the caller reads again).
+func (d *Reader) takeAhead(ctx context.Context, rawURL string, allow []string) *Read {
+	d.aheadMu.Lock()
+	a := d.ahead
+	if a == nil || a.url != rawURL || !slices.Equal(a.allow, allow) {
+		d.aheadMu.Unlock()
+		return nil
+	}
+	d.ahead = nil
+	d.aheadMu.Unlock()
+	select {
+	case <-a.done:
+	case <-ctx.Done():
+		return nil
+	}
+	if a.r.Err != "" {
+		return nil
+	}
+	return a.r
+}
+
+func (d *Reader) get(ctx context.Context, rawURL string, allow []string) *Read {
 	r := &Read{URL: rawURL}
 	if !egress.URLHostMatches(rawURL, allow) {
 		r.Blocked = "outside_allowlist"
@@ -244,13 +287,26 @@ func hashOf(text string) string {
 func runeCount(s string) int { return utf8.RuneCountInString(s) }
 
 // Warm gets the reader ready for an attempt's first read while the harness
-// makes the sandbox: the browser started and the reader's tab open, and the
-// robots.txt of the pages' sites read. Reads wait for it, so it runs in a
-// goroutine; a failure is left to the read that meets it. --offline reads
+// makes the sandbox: the browser started and the reader's tab open, the
+// robots.txt of the pages' sites read, and the first page (the task's docs
+// entry, allowed by allow) read through Get as the agent's read would be,
+// for the first Get of that URL to return. Reads wait for it, so it runs in
+// a goroutine; a failure is left to the read that meets it. --offline reads
 // nothing, so it warms nothing.
-func (d *Reader) Warm(ctx context.Context, pages []string) {
+func (d *Reader) Warm(ctx context.Context, pages, allow []string) {
 	if d.Offline {
 		return
+	}
+	var a *aheadRead
+	if len(pages) > 0 {
+		a = &aheadRead{url: pages[0], allow: allow, done: make(chan struct{})}
+		d.aheadMu.Lock()
+		d.ahead = a
+		d.aheadMu.Unlock()
+		defer func() {
+			a.r = d.get(ctx, a.url, allow)
+			close(a.done)
+		}()
 	}
 	done := make(chan struct{})
 	go func() {

@@ -126,9 +126,9 @@ func Attempt(ctx context.Context, t *task.Task, attempt int, opt Options) *Resul
 	tr := res.Trace
 	finish := func(o agent.Outcome) *Result { return res.finish(o, start) }
 	if opt.Docs != nil {
-		// The browser and the docs sites' robots.txt get ready while the
-		// sandbox is made and set up, not after.
-		go opt.Docs.Warm(ctx, allowedPages(t))
+		// The browser, the docs sites' robots.txt and the route's entry page
+		// get ready while the sandbox is made and set up, not after.
+		go opt.Docs.Warm(ctx, allowedPages(t), t.DocsAllow)
 	}
 
 	backend, image := attemptBackend(t, opt)
