@@ -29,9 +29,11 @@ func pending(loader, fn, handle string, args []any, judge func(ctx context.Conte
 }
 
 // Carries reports whether s's first command is a resolve in the main frame,
-// which can carry a Pending: an element step with a plain locator.
+// which can carry a Pending: an element step with a plain locator, or a
+// role with a name and no nth (the page is asked first: see locate's
+// resolveRole; when it cannot answer, it has run the check all the same).
 func Carries(s *Step) bool {
-	if s.Selector == "" || s.Ref != "" || s.Frame != nil || s.FrameID != "" || s.SelectorType == locate.Role {
+	if s.Selector == "" || s.Ref != "" || s.Frame != nil || s.FrameID != "" || s.SelectorType == locate.Role && (s.Name == nil || s.Nth != nil) {
 		return false
 	}
 	switch s.Action {

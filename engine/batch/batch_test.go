@@ -693,14 +693,14 @@ func TestFormBatchRoundTrips(t *testing.T) {
 	mustOK(t, r)
 	want := map[string]int{
 		"steps[0] fill": 2, "steps[1] fill": 2, "steps[2] fill": 2, "steps[3] fill": 2, "steps[4] fill": 2,
-		"steps[5] fill":          3, // its read-back on its own: a role step does not begin with a page call
-		"steps[6] fill":          6, // role: the document read, query, node, release; carries step 5's read-back
+		"steps[5] fill":          2,
+		"steps[6] fill":          2, // role with a name: answered in the page; carries step 5's read-back
 		"steps[7] select_option": 1,
-		"steps[8] click":         7, // role: query, node, release
+		"steps[8] click":         4, // role too
 		"steps[9] click":         4,
 		"steps[10] click":        4,
-		"steps[11] fill":         3,
-		"steps[12] click":        8, // role, and what it reached read on its own: a wait follows
+		"steps[11] fill":         2,
+		"steps[12] click":        5, // role, and what it reached read on its own: a wait follows
 		"steps[13] wait":         1,
 		"observe":                1,
 	}

@@ -5,7 +5,7 @@
 (() => {
   'use strict';
   const tw = globalThis.__tabwright;
-  if (tw.checkVersion === 6) return;
+  if (tw.checkVersion === 7) return;
   const { dom, no } = tw;
   const NA = 'not_actionable';
 
@@ -367,6 +367,8 @@
       } catch (e) {
         return no('invalid_input', 'bad_selector', String(e.message || e));
       }
+      // A role the DOM cannot answer for sure: the accessibility tree will.
+      if (els == null) return { ok: false, code: 'not_found', unsure: true };
       if (els.length > 1 && loc.nth == null && !loc.handle && !loc.ref) {
         return { ok: false, code: 'ambiguous', count: els.length, candidates: els.slice(0, 5).map(tw.describe) };
       }
@@ -457,5 +459,5 @@
     };
   };
 
-  tw.checkVersion = 6;
+  tw.checkVersion = 7;
 })();

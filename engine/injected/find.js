@@ -4,7 +4,7 @@
 (() => {
   'use strict';
   const tw = globalThis.__tabwright;
-  if (tw.findVersion === 3) return;
+  if (tw.findVersion === 4) return;
   const { dom, norm } = tw;
 
   // --- the page contract ---------------------------------------------------
@@ -171,6 +171,108 @@
     return inOrder(found);
   };
 
+  // --- roles, DOM-side --------------------------------------------------------
+  // byRole answers a role locator from the DOM when the answer is sure to
+  // be the accessibility tree's: exactly one element of the role with that
+  // name, and every element that could have the role one whose role, name
+  // and presence in the tree follow from plain HTML. Anything else (an
+  // explicit role, aria-owns, custom elements, which may hide a closed
+  // shadow root, hidden candidates, names from CSS, images, titles or
+  // placeholders, no match, several) answers null: the caller asks the
+  // browser's accessibility tree.
+  const DOM_ROLES = {
+    button: 'button,input,summary,[role]',
+    checkbox: 'input,[role]',
+    radio: 'input,[role]',
+    textbox: 'input,textarea,[contenteditable],[role]',
+    link: 'a,area,[role]',
+  };
+  const PLAIN_TEXTBOX = new Set(['text', 'email', 'tel', 'url']);
+  const PLAIN_INLINE = new Set(['span', 'b', 'i', 'em', 'strong', 'small', 'u', 'mark', 'code', 'abbr']);
+  const noGenerated = (el) => ['::before', '::after'].every((p) => {
+    const c = getComputedStyle(el, p).content;
+    return c === 'none' || c === 'normal';
+  });
+  // plainText is el's text when only text and plain inline elements (no
+  // aria-label, no generated content, all shown) make it; null otherwise.
+  // skip is a control inside a label, left out of the label's text.
+  const plainText = (el, skip) => {
+    if (!noGenerated(el)) return null;
+    let out = '';
+    for (const c of el.childNodes) {
+      if (c.nodeType === 3) out += c.nodeValue;
+      else if (c === skip) continue;
+      else if (c.nodeType === 1) {
+        if (!PLAIN_INLINE.has(dom.tag(c)) || c.attributes.length) return null;
+        const inner = plainText(c, skip);
+        if (inner == null) return null;
+        out += inner;
+      } else if (c.nodeType !== 8) return null;
+    }
+    return out;
+  };
+  // plainName is the accessible name of a candidate of role, or null when
+  // it does not follow from plain HTML.
+  const plainName = (el, role) => {
+    if (dom.has(el, 'aria-labelledby') || dom.has(el, 'aria-describedby')) return null;
+    const aria = dom.attr(el, 'aria-label');
+    if (aria != null && norm(aria)) return norm(aria);
+    const tag = dom.tag(el);
+    if (tag === 'input' && role === 'button') {
+      const v = dom.attr(el, 'value');
+      return v != null && norm(v) ? norm(v) : null;
+    }
+    if (role === 'button' || role === 'link') {
+      const t = plainText(el, null);
+      return t != null && norm(t) ? norm(t) : null;
+    }
+    const labels = [...(el.labels || [])];
+    if (labels.length > 1) return null;
+    if (labels.length === 1) {
+      const t = plainText(labels[0], el);
+      return t != null && norm(t) ? norm(t) : null;
+    }
+    // No label: a text field is named by its placeholder, when no title
+    // competes with it.
+    const ph = dom.attr(el, 'placeholder');
+    if (role !== 'textbox' || dom.has(el, 'title') || dom.has(el, 'aria-placeholder') || ph == null || !norm(ph)) return null;
+    return norm(ph);
+  };
+  // plainCandidate: el's role is the one tw.role gives, as the browser
+  // computes it too, and el is in the tree (shown, not aria-hidden, not inert).
+  const plainCandidate = (el, role) => {
+    if (dom.has(el, 'role') || el.isContentEditable || dom.has(el, 'contenteditable')) return false;
+    const tag = dom.tag(el);
+    if (tag === 'summary' || tag === 'area') return false;
+    if (tag === 'input') {
+      const t = el.type;
+      if (role === 'textbox' && !PLAIN_TEXTBOX.has(t)) return false;
+      if (role === 'button' && !['button', 'submit', 'reset'].includes(t)) return false;
+    }
+    if (el.closest('[aria-hidden],[inert],[hidden]')) return false;
+    return el.checkVisibility({ visibilityProperty: true, checkVisibilityCSS: true });
+  };
+  tw.byRole = (role, name) => {
+    const sel = DOM_ROLES[role];
+    if (!sel || name == null) return null;
+    const want = norm(name);
+    const all = everything();
+    if (all.some((el) => el.localName.includes('-') || dom.has(el, 'aria-owns'))) return null;
+    const found = [];
+    for (const root of tw.roots()) {
+      for (const el of dom.all(root, sel)) {
+        if (dom.tag(el) === 'input' && el.type === 'hidden') continue; // never in the tree
+        const tokens = (dom.attr(el, 'role') || '').toLowerCase().split(/\s+/);
+        if (tw.role(el) !== role && !tokens.includes(role)) continue;
+        if (!plainCandidate(el, role)) return null;
+        const n = plainName(el, role);
+        if (n == null) return null;
+        if (n === want) found.push(el);
+      }
+    }
+    return found.length === 1 ? found : null;
+  };
+
   // find returns every element the locator matches, in nth order.
   tw.find = (loc) => {
     if (loc.handle) return [byHandle(loc.handle)].filter((el) => el && el.isConnected);
@@ -180,6 +282,7 @@
       case 'xpath': return xpath(loc.selector);
       case 'label': return byLabel(loc.selector);
       case 'placeholder': return byPlaceholder(loc.selector);
+      case 'role': return tw.byRole(loc.selector, loc.name);
     }
     throw new Error('unknown selector type ' + loc.type);
   };
@@ -219,5 +322,5 @@
   tw.frameElements = () => everything().filter((el) => FRAME_TAGS.has(dom.tag(el))).map((el) => tw.hold(el));
   tw.frameInfo = () => ({ url: location.href, title: document.title });
 
-  tw.findVersion = 3;
+  tw.findVersion = 4;
 })();

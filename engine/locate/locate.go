@@ -132,12 +132,13 @@ func (tg *Target) Eval(ctx context.Context, t *tabs.Tab, call string, out any) e
 }
 
 type pageLocator struct {
-	Selector string `json:"selector,omitempty"`
-	Type     string `json:"type,omitempty"`
-	Nth      *int   `json:"nth,omitempty"`
-	Ref      string `json:"ref,omitempty"`
-	Doc      string `json:"doc,omitempty"` // the document a ref was read from
-	Handle   string `json:"handle,omitempty"`
+	Selector string  `json:"selector,omitempty"`
+	Type     string  `json:"type,omitempty"`
+	Nth      *int    `json:"nth,omitempty"`
+	Ref      string  `json:"ref,omitempty"`
+	Doc      string  `json:"doc,omitempty"` // the document a ref was read from
+	Handle   string  `json:"handle,omitempty"`
+	Name     *string `json:"name,omitempty"` // role only: the accessible name
 }
 
 type pageResult struct {
@@ -154,6 +155,7 @@ type pageResult struct {
 	Options    []map[string]any `json:"options"` // a select's options, when the wanted one is missing
 	Then       json.RawMessage  `json:"then"`    // the answer of the follow-up call, as tw.answer gives it
 	Before     json.RawMessage  `json:"before"`  // the answer of a carried check (see Carried)
+	Unsure     bool             `json:"unsure"`  // a role the DOM cannot answer for sure (see resolveRole)
 }
 
 // Carried is a check that the step before left to ride the next resolve's
@@ -443,6 +445,9 @@ func resolveWith(ctx context.Context, fr *frameChain, loc Locator, then *Then, o
 	if err := send(answerCtx, &res); err != nil {
 		return nil, err
 	}
+	if res.Unsure {
+		return nil, errDOMUnsure
+	}
 	target, err := res.target(ctx, loc)
 	if target == nil {
 		return nil, err
@@ -618,7 +623,27 @@ func str(v any) string {
 
 // resolveRole finds the element through the browser's accessibility tree,
 // then checks actionability in the page like every other locator.
+//
+// The page answers first when it can be sure of the tree's answer (one
+// element of a common role with that name, on a page of plain HTML: see
+// byRole in find.js), in one page call and without the browser computing
+// the tree; otherwise, and for nth, the tree is asked.
 func resolveRole(ctx context.Context, t *tabs.Tab, fr *frameChain, loc Locator, need Need, then *Then, out any, deadline time.Time) (*Target, error) {
+	if loc.Nth == nil && loc.Name != nil && loc.bound == nil {
+		pl := pageLocator{Selector: loc.Selector, Type: Role, Name: loc.Name}
+		target, err := resolvePage(ctx, t, fr, loc, pl, need, then, out, deadline)
+		if !errors.Is(err, errDOMUnsure) {
+			return target, err
+		}
+	}
+	return resolveRoleTree(ctx, t, fr, loc, need, then, out, deadline)
+}
+
+// errDOMUnsure is the page's "ask the accessibility tree" for a role.
+var errDOMUnsure = errors.New("the DOM cannot answer this role for sure")
+
+// resolveRoleTree finds the element through the accessibility tree.
+func resolveRoleTree(ctx context.Context, t *tabs.Tab, fr *frameChain, loc Locator, need Need, then *Then, out any, deadline time.Time) (*Target, error) {
 	f := fr.frame()
 	sess := t.Session()
 	if f != nil {
