@@ -16,8 +16,8 @@ import (
 var sessionCounts = []int{1, 2, 4, 8}
 
 // cyclesPerRound is how many fill, click, observe cycles each session makes
-// in one round.
-const cyclesPerRound = 2
+// in one round (one keeps make bench's 20 rounds under a minute).
+const cyclesPerRound = 1
 
 // BenchmarkConcurrentSessions: 1, 2, 4 and 8 MCP sessions at once on one
 // streamable HTTP server (so one browser), each working its own tab of the
