@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -221,17 +222,40 @@ func waitNoneMarked(t *testing.T, mark, what string) {
 	}
 }
 
-// waitMarked waits until a process whose command line contains mark runs.
-func waitMarked(t *testing.T, mark, what string) {
+// sleeping lists the host's processes that run exactly `sleep arg`, one of
+// args. Not marked: a command line that merely contains the mark also
+// belongs to passers-by (the command's shell, a shell forked for a
+// background job and not yet exec'd, the setsid shell that exits at once),
+// and a process in the middle of its exec reads as an empty command line;
+// once a process runs sleep with the mark as its argument, it stays so
+// until it ends.
+func sleeping(args ...string) []string {
+	var out []string
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		argv := strings.Split(strings.TrimSuffix(string(b), "\x00"), "\x00")
+		if err != nil || len(argv) != 2 || filepath.Base(argv[0]) != "sleep" || !slices.Contains(args, argv[1]) {
+			continue
+		}
+		if st, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "stat")); !strings.Contains(string(st), ") Z ") {
+			out = append(out, e.Name()+" sleep "+argv[1])
+		}
+	}
+	return out
+}
+
+// waitSleeping waits until a `sleep arg` runs for each of args.
+func waitSleeping(t *testing.T, what string, args ...string) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(10 * time.Second) // a guard against a hang, not a speed bound
 	// A poll, not a stand-in for a signal: the process starts inside the
 	// sandbox, which announces nothing; each look checks /proc itself.
-	for len(marked(mark)) == 0 && time.Now().Before(deadline) {
+	for len(sleeping(args...)) < len(args) && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)
 	}
-	if len(marked(mark)) == 0 {
-		t.Errorf("%s: nothing runs", what)
+	if got := sleeping(args...); len(got) < len(args) {
+		t.Errorf("%s: not all of sleep %v run: %v", what, args, got)
 	}
 }
 
@@ -263,8 +287,8 @@ echo started`, bg, daemon, daemon), Options{Timeout: 20 * time.Second})
 	if r.ExitCode != 0 || r.Output != "started\n" || time.Since(start) > 5*time.Second {
 		t.Fatalf("%+v", r)
 	}
-	waitMarked(t, bg, "a background job after its command")
-	waitMarked(t, daemon, "a daemon after its command")
+	waitSleeping(t, "a background job after its command", bg)
+	waitSleeping(t, "a daemon after its command", daemon+".1", daemon+".2")
 	// The next command reaches the server the previous one left.
 	r = s.Run(ctx, `for i in $(seq 100); do curl -fs --noproxy '*' http://127.0.0.1:8766/page.txt && exit 0; sleep 0.1; done; exit 1`, Options{Timeout: 20 * time.Second})
 	if r.ExitCode != 0 || r.Output != "served" {
@@ -282,8 +306,8 @@ echo started`, bg, daemon, daemon), Options{Timeout: 20 * time.Second})
 		t.Fatalf("%+v", r)
 	}
 	waitNoneMarked(t, check, "KillGroup")
-	if len(marked(bg)) == 0 || len(marked(daemon)) == 0 {
-		t.Errorf("a timeout or a check killed what an earlier command left: bg %v daemon %v", marked(bg), marked(daemon))
+	if left := sleeping(bg, daemon+".1", daemon+".2"); len(left) != 3 {
+		t.Errorf("a timeout or a check killed what an earlier command left: %v", left)
 	}
 	c, err := s.DialInside(8766)
 	if err != nil {
@@ -434,10 +458,10 @@ ls /proc/$$/fd > /tmp/fds; tr '\n' ' ' < /tmp/fds; echo; echo survived`, Options
 	sleepMark := fmt.Sprintf("%d", 600000+time.Now().UnixNano()%100000)
 	go func() { done <- s.Run(ctx, "echo started; sleep "+sleepMark, Options{Timeout: time.Minute}) }()
 	deadline := time.Now().Add(10 * time.Second)
-	for len(marked(sleepMark)) == 0 && time.Now().Before(deadline) { // as in waitMarked
+	for len(sleeping(sleepMark)) == 0 && time.Now().Before(deadline) { // as in waitSleeping
 		time.Sleep(10 * time.Millisecond)
 	}
-	if len(marked(sleepMark)) == 0 {
+	if len(sleeping(sleepMark)) == 0 {
 		select {
 		case r := <-done:
 			t.Fatalf("the command never started: it ended %d %q", r.ExitCode, r.Output)

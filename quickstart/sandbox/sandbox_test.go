@@ -19,18 +19,16 @@ func alive(pid int) bool {
 	return err == nil && !strings.Contains(string(st), ") Z ")
 }
 
+// readPID reads the pid a command wrote to path. Only after the writer
+// ended: a command writes with mv, so the file is whole or absent.
 func readPID(t *testing.T, path string) int {
 	t.Helper()
 	var pid int
-	for i := 0; i < 50; i++ {
-		b, _ := os.ReadFile(path)
-		if _, err := fmt.Sscan(string(b), &pid); err == nil && pid > 0 {
-			return pid
-		}
-		time.Sleep(20 * time.Millisecond)
+	b, err := os.ReadFile(path)
+	if _, serr := fmt.Sscan(string(b), &pid); err != nil || serr != nil || pid <= 0 {
+		t.Fatalf("no pid in %s: %v %q", path, err, b)
 	}
-	t.Fatalf("no pid in %s", path)
-	return 0
+	return pid
 }
 
 func TestQSWorkspaceAndEnvironment(t *testing.T) {
@@ -67,12 +65,21 @@ func TestQSWorkspaceAndEnvironment(t *testing.T) {
 func TestQSTimeoutKillsTheProcessGroup(t *testing.T) {
 	s, _ := New()
 	defer s.Close(false)
-	start := time.Now()
-	r := s.Run(context.Background(), `(sleep 300 & echo $! > bg.pid; wait) & sleep 300`, Options{Timeout: 500 * time.Millisecond})
-	if !r.TimedOut || r.ExitCode != 124 || !strings.Contains(r.Output, "timed out after 500ms") || time.Since(start) > 5*time.Second {
-		t.Fatalf("%+v after %s", r, time.Since(start))
+	// The grandchild's pid is written before the foreground sleeps; a
+	// timeout that came first (a loaded machine) ended the command before
+	// it had a grandchild to check, so the next try allows twice as long.
+	pidFile := filepath.Join(s.Workspace, "bg.pid")
+	var r Result
+	for timeout := 500 * time.Millisecond; ; timeout *= 2 {
+		r = s.Run(context.Background(), `rm -f ready; mkfifo ready; (sleep 300 & echo $! > bg.tmp && mv bg.tmp bg.pid; echo > ready; wait) & read x < ready; sleep 300`, Options{Timeout: timeout})
+		if !r.TimedOut || r.ExitCode != 124 || !strings.Contains(r.Output, "timed out after "+timeout.String()) {
+			t.Fatalf("%+v", r)
+		}
+		if _, err := os.Stat(pidFile); err == nil || timeout > time.Minute {
+			break
+		}
 	}
-	pid := readPID(t, filepath.Join(s.Workspace, "bg.pid"))
+	pid := readPID(t, pidFile)
 	if !procwait.Within(pid, 10*time.Second) { // a guard against a hang, not a speed bound
 		syscall.Kill(pid, syscall.SIGKILL)
 		t.Fatalf("grandchild %d outlived the timeout", pid)
@@ -90,7 +97,7 @@ func TestQSTimeoutKillsTheProcessGroup(t *testing.T) {
 func TestQSKillGroupAndClose(t *testing.T) {
 	s, _ := New()
 	// Without KillGroup a background server outlives its command, until Close.
-	r := s.Run(context.Background(), `sleep 300 >/dev/null 2>&1 & echo $! > a.pid`, Options{})
+	r := s.Run(context.Background(), `sleep 300 >/dev/null 2>&1 & echo $! > a.tmp && mv a.tmp a.pid`, Options{})
 	if r.ExitCode != 0 {
 		t.Fatal(r.Output)
 	}
@@ -99,7 +106,7 @@ func TestQSKillGroupAndClose(t *testing.T) {
 		t.Fatal("the background process should still run before Close")
 	}
 	// With KillGroup (checks) it dies when the command ends.
-	s.Run(context.Background(), `sleep 300 >/dev/null 2>&1 & echo $! > b.pid`, Options{KillGroup: true})
+	s.Run(context.Background(), `sleep 300 >/dev/null 2>&1 & echo $! > b.tmp && mv b.tmp b.pid`, Options{KillGroup: true})
 	b := readPID(t, filepath.Join(s.Workspace, "b.pid"))
 	waitGone(t, b, "KillGroup")
 	keep := s.Workspace
