@@ -43,7 +43,7 @@ type Sandbox struct {
 	bound                      int64 // the tmpfs's size at Base, or 0 (bounds.go)
 
 	mu     sync.Mutex
-	groups []int // process groups still to kill at Close
+	groups []heldGroup // process groups still to kill at Close
 	seq    int
 
 	iso   *isolation  // nil: the local backend
@@ -233,8 +233,10 @@ func (s *Sandbox) runLocal(ctx context.Context, command string, out *os.File, op
 		return Result{ExitCode: 127, Output: fmt.Sprintf("cannot start %s: %v", cmd.Path, err)}, false
 	}
 	pgid := cmd.Process.Pid
+	// Joined before Wait: the unreaped leader keeps the group joinable.
+	g := holdGroup(pgid)
 	s.mu.Lock()
-	s.groups = append(s.groups, pgid)
+	s.groups = append(s.groups, g)
 	s.mu.Unlock()
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
@@ -254,7 +256,7 @@ func (s *Sandbox) runLocal(ctx context.Context, command string, out *os.File, op
 		res.TimedOut = true
 	}
 	if res.TimedOut || opt.KillGroup {
-		killGroup(pgid)
+		s.killHeld(g)
 	}
 	if res.TimedOut {
 		<-done
@@ -312,6 +314,48 @@ func killGroup(pgid int) {
 	syscall.Kill(-pgid, syscall.SIGKILL)
 }
 
+// heldGroup is a command's process group with a holder in it: an idle
+// process that lives until the group is killed. Once a group has no member
+// the kernel may give its number to a new process, and killing it then
+// would kill a stranger's group (another sandbox's daemon, say); the
+// holder keeps the number ours until we kill it with the rest.
+type heldGroup struct {
+	pgid   int
+	holder *exec.Cmd // nil when it could not start: the group is then not held
+}
+
+// holdGroup starts the holder in pgid's group: cat, reading a pipe whose
+// write end only the harness has, so it idles until killed.
+func holdGroup(pgid int) heldGroup {
+	h := exec.Command("cat")
+	h.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pgid: pgid}
+	if _, err := h.StdinPipe(); err != nil || h.Start() != nil {
+		return heldGroup{pgid: pgid}
+	}
+	return heldGroup{pgid: pgid, holder: h}
+}
+
+// kill ends the group, holder included, and reaps the holder.
+func (g heldGroup) kill() {
+	killGroup(g.pgid) // unheld (no holder could start), as it always was
+	if g.holder != nil {
+		g.holder.Wait()
+	}
+}
+
+// killHeld kills g now (a timeout, a check) and forgets it.
+func (s *Sandbox) killHeld(g heldGroup) {
+	g.kill()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i, h := range s.groups {
+		if h.pgid == g.pgid {
+			s.groups = append(s.groups[:i], s.groups[i+1:]...)
+			break
+		}
+	}
+}
+
 // Close kills every process group a command left, then removes the sandbox
 // unless keep is set or it was adopted.
 func (s *Sandbox) Close(keep bool) error {
@@ -320,7 +364,7 @@ func (s *Sandbox) Close(keep bool) error {
 	s.groups = nil
 	s.mu.Unlock()
 	for _, g := range groups {
-		killGroup(g)
+		g.kill()
 	}
 	if s.iso != nil {
 		s.iso.close()

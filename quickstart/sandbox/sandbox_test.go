@@ -118,6 +118,25 @@ func TestQSKillGroupAndClose(t *testing.T) {
 	os.RemoveAll(s.Base)
 }
 
+// A finished command's process group number stays the sandbox's until
+// Close: were it free, the kernel could give it to a new process, and
+// Close would kill that stranger's group (once, under load, it killed
+// another sandbox's daemon).
+func TestQSFinishedGroupStaysOursUntilClose(t *testing.T) {
+	s, _ := New()
+	if r := s.Run(context.Background(), "true", Options{}); r.ExitCode != 0 {
+		t.Fatalf("%+v", r)
+	}
+	pgid := s.groups[0].pgid
+	if err := syscall.Kill(-pgid, 0); err != nil {
+		t.Errorf("the group of a finished command is free before Close: %v", err)
+	}
+	s.Close(false)
+	if err := syscall.Kill(-pgid, 0); err != syscall.ESRCH {
+		t.Errorf("the group outlived Close: %v", err)
+	}
+}
+
 func waitGone(t *testing.T, pid int, what string) {
 	t.Helper()
 	if !procwait.Within(pid, 10*time.Second) { // a guard against a hang, not a speed bound
