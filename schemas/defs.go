@@ -21,7 +21,7 @@ const defsPrefix = "#/$defs/"
 
 // Factor returns s with its repeated property schemas in $defs, the one
 // that saves most characters first, until none saves any. Each def is
-// named after its property (a second def of the same name gets a number).
+// named after its property, shortly (defName).
 // s is a decoded JSON schema (maps, slices, strings, numbers, booleans); it
 // is not modified.
 func Factor(s map[string]any) map[string]any {
@@ -153,7 +153,25 @@ func collectProperties(v any, fn func(props map[string]any, name string, p map[s
 	}
 }
 
+// defName is the shortest free name for a def of property want: its
+// words' initials ("selector_type": "st"), then more of its last word
+// ("name" after "nth": "na"), then a number. Every $ref spells the name,
+// so short names are most of what factoring saves; what a def is, its
+// content says.
 func defName(defs map[string]any, want string) string {
+	words := strings.Split(want, "_")
+	initials := ""
+	for _, w := range words[:len(words)-1] {
+		if w != "" {
+			initials += w[:1]
+		}
+	}
+	last := words[len(words)-1]
+	for n := 1; n <= len(last); n++ {
+		if name := initials + last[:n]; defs[name] == nil {
+			return name
+		}
+	}
 	name := want
 	for n := 2; defs[name] != nil; n++ {
 		name = want + strconv.Itoa(n)
