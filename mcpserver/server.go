@@ -53,7 +53,7 @@ type Options struct {
 	ActionTimeout time.Duration
 	// InlineSchemas lists every input schema written out in full, without
 	// $defs and $ref: for clients that do not resolve a $ref (browser_batch
-	// is then about 18,000 characters instead of 9,500).
+	// is then about 18,000 characters instead of 8,900).
 	InlineSchemas bool
 	// HideHost: the client runs elsewhere (qs's sandboxed agent), so no
 	// result names the host's files or setup: browser_observe's vision
