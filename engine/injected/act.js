@@ -4,7 +4,7 @@
 (() => {
   'use strict';
   const tw = globalThis.__tabwright;
-  if (tw.actVersion === 9) return;
+  if (tw.actVersion === 10) return;
   const { dom, norm, byHandle, describe, css, check, disabled, no } = tw;
 
   // --- page-side halves of actions -----------------------------------------
@@ -229,17 +229,43 @@
     return false;
   };
 
-  // waitFor polls an element condition every frame until it holds or the
-  // time is up; either way it returns the last state it saw.
+  // frameOrChange resolves at the next frame, or sooner when the document
+  // changes (a DOM mutation, an input or change event): a condition a
+  // script's change made true holds from that moment, not from the next
+  // frame, which is up to 16 ms later. Frames still wake it for what no
+  // mutation announces (layout, CSS, shadow trees).
+  const frameOrChange = (deadline) => new Promise((resolve) => {
+    let done = false;
+    const obs = new MutationObserver(() => finish(true));
+    const onEvent = () => finish(true);
+    const finish = (changed) => {
+      if (done) return;
+      done = true;
+      obs.disconnect();
+      document.removeEventListener('input', onEvent, true);
+      document.removeEventListener('change', onEvent, true);
+      resolve(changed);
+    };
+    obs.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+    document.addEventListener('input', onEvent, true);
+    document.addEventListener('change', onEvent, true);
+    tw.nextFrame(deadline).then(() => finish(false));
+  });
+
+  // waitFor reads an element condition each time the document changes or
+  // a frame passes until it holds or the time is up; either way it returns
+  // the last state it saw. After a wake by a change the next read waits for
+  // a frame, so a page that mutates nonstop costs at most two reads a frame.
   tw.waitFor = async (loc, w, timeoutMs) => {
     if (tw.staleRef(loc)) return { ok: false, code: 'stale_ref', state: {} };
     const deadline = performance.now() + timeoutMs;
+    let changed = false;
     for (;;) {
       const st = await state(loc, w.condition, deadline);
       if (st.ambiguous) return { ok: false, code: 'ambiguous', state: st };
       if (met(w.condition, st, w)) return { ok: true, state: st };
       if (performance.now() >= deadline) return { ok: false, code: 'timeout', state: st };
-      await tw.nextFrame(deadline);
+      changed = changed ? (await tw.nextFrame(deadline), false) : await frameOrChange(deadline);
     }
   };
 
@@ -333,5 +359,5 @@
     return {rect: [r.x, r.y], selected, point, options: opts.slice(0, 20).map(info)};
   };
 
-  tw.actVersion = 9;
+  tw.actVersion = 10;
 })();
