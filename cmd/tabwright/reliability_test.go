@@ -281,8 +281,10 @@ func scale() int {
 // concurrentBatches runs, for each session, batches on its own tab, two at
 // a time: each batch pushes its id three times into the page's log. The
 // queue must run every batch whole (the log holds each id three times in a
-// row) and every call must come back.
-func concurrentBatches(t *testing.T, sessions []*mcp.ClientSession, site string, perSession int) (lost, interleaved int) {
+// row) and every call must come back. why keeps the first few failed
+// batches' answers, so a failure says whether a batch went missing or
+// came back with an error (and which).
+func concurrentBatches(t *testing.T, sessions []*mcp.ClientSession, site string, perSession int) (lost, interleaved int, why []string) {
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	for si, sess := range sessions {
@@ -305,9 +307,13 @@ func concurrentBatches(t *testing.T, sessions []*mcp.ClientSession, site string,
 								map[string]any{"action": "click", "selector": "#push"})
 						}
 						out, isErr := batchCall(t, sess, h, steps...)
-						if isErr || out["ok"] != true || len(out["steps"].([]any)) != 6 {
+						if steps, _ := out["steps"].([]any); isErr || out["ok"] != true || len(steps) != 6 {
+							raw, _ := json.Marshal(out)
 							mu.Lock()
 							lost++
+							if len(why) < 3 {
+								why = append(why, fmt.Sprintf("batch %s: %.600s", id, raw))
+							}
 							mu.Unlock()
 						}
 					}
@@ -341,7 +347,7 @@ func concurrentBatches(t *testing.T, sessions []*mcp.ClientSession, site string,
 		}()
 	}
 	wg.Wait()
-	return lost, interleaved
+	return lost, interleaved, why
 }
 
 // perSession is how many batches each session runs in the concurrency
@@ -363,10 +369,10 @@ func TestReliabilityConcurrentSessionsHTTP(t *testing.T) {
 	}
 	per := perSession()
 	start := time.Now()
-	lost, interleaved := concurrentBatches(t, sessions, site.URL, per)
+	lost, interleaved, why := concurrentBatches(t, sessions, site.URL, per)
 	figure(t, "8 HTTP sessions x batches on 8 tabs", "%d batches of 6 steps in %.1f s: %d interleaved, %d lost", 8*per, time.Since(start).Seconds(), interleaved, lost)
 	if lost != 0 || interleaved != 0 {
-		t.Fatalf("%d lost, %d interleaved", lost, interleaved)
+		t.Fatalf("%d lost, %d interleaved; %s", lost, interleaved, strings.Join(why, "; "))
 	}
 }
 
@@ -385,10 +391,10 @@ func TestReliabilityConcurrentProcesses(t *testing.T) {
 	}
 	per := perSession()
 	start := time.Now()
-	lost, interleaved := concurrentBatches(t, sessions, site.URL, per)
+	lost, interleaved, why := concurrentBatches(t, sessions, site.URL, per)
 	figure(t, "2 processes x 4 sessions on one --cdp-url browser", "%d batches of 6 steps in %.1f s: %d interleaved, %d lost", 8*per, time.Since(start).Seconds(), interleaved, lost)
 	if lost != 0 || interleaved != 0 {
-		t.Fatalf("%d lost, %d interleaved", lost, interleaved)
+		t.Fatalf("%d lost, %d interleaved; %s", lost, interleaved, strings.Join(why, "; "))
 	}
 }
 
