@@ -21,7 +21,7 @@ import (
 // engine fact lives in toolHints.
 func TestEngineTextNamesNoTool(t *testing.T) {
 	var names []string
-	for _, tl := range (&server{}).tools() {
+	for _, tl := range allTools() {
 		names = append(names, tl.name)
 	}
 	fset := token.NewFileSet()

@@ -101,16 +101,18 @@ var inlined = sync.OnceValue(func() map[string]*listedTool {
 
 // serveListed is the receiving middleware that answers tools/list with the
 // definitions of tools.json (inline: with their $refs written out) in place
-// of the ones the SDK holds.
-func serveListed(inline bool) mcp.Middleware {
+// of the ones the SDK holds. described holds the descriptions that differ
+// from tools.json's under this server's options (a figure such as
+// --action-timeout's), by tool name.
+func serveListed(inline bool, described map[string]string) mcp.Middleware {
 	from := listed
 	if inline {
 		from = inlined
 	}
-	return func(next mcp.MethodHandler) mcp.MethodHandler { return listFrom(next, from) }
+	return func(next mcp.MethodHandler) mcp.MethodHandler { return listFrom(next, from, described) }
 }
 
-func listFrom(next mcp.MethodHandler, from func() map[string]*listedTool) mcp.MethodHandler {
+func listFrom(next mcp.MethodHandler, from func() map[string]*listedTool, described map[string]string) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		res, err := next(ctx, method, req)
 		list, ok := res.(*mcp.ListToolsResult)
@@ -127,6 +129,9 @@ func listFrom(next mcp.MethodHandler, from func() map[string]*listedTool) mcp.Me
 			}
 			tool := def.Tool
 			tool.InputSchema = def.InputSchema
+			if d, ok := described[t.Name]; ok {
+				tool.Description = d
+			}
 			out.Tools = append(out.Tools, &tool)
 		}
 		return &out, nil

@@ -5,9 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"os"
 	"reflect"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -68,7 +71,7 @@ func TestListedTools(t *testing.T) {
 		t.Errorf("tools/list is paginated (next cursor %q); want one page", res.NextCursor)
 	}
 	built := map[string]*mcp.Tool{}
-	for _, tl := range (&server{}).tools() {
+	for _, tl := range allTools() {
 		built[tl.name] = tl.definition()
 	}
 	if len(res.Tools) != len(built) {
@@ -116,4 +119,30 @@ func jsonValue(t testing.TB, v any) any {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// TestObserveDescriptionFollowsActionTimeout: the actions' default
+// timeout_ms that browser_observe's description states is the server's,
+// --action-timeout's when it is set, not a figure written beside it.
+func TestObserveDescriptionFollowsActionTimeout(t *testing.T) {
+	for _, c := range []struct {
+		timeout time.Duration
+		want    int64
+	}{{0, DefaultActionTimeout.Milliseconds()}, {12 * time.Second, 12000}, {250 * time.Millisecond, 250}} {
+		res, err := connectClient(t, Options{ActionTimeout: c.timeout}).ListTools(context.Background(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tl := range res.Tools {
+			if tl.Name != "browser_observe" {
+				continue
+			}
+			if want := fmt.Sprintf("default %d", c.want); !strings.Contains(tl.Description, want) {
+				t.Errorf("--action-timeout %v: browser_observe's description does not say %q:\n%s", c.timeout, want, tl.Description)
+			}
+			if stale := fmt.Sprintf("default %d", DefaultActionTimeout.Milliseconds()); c.want != DefaultActionTimeout.Milliseconds() && strings.Contains(tl.Description, stale) {
+				t.Errorf("--action-timeout %v: browser_observe's description still says %q", c.timeout, stale)
+			}
+		}
+	}
 }

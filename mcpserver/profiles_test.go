@@ -18,7 +18,7 @@ var planned = []string{"browser_screenshot", "browser_logs", "browser_evaluate",
 // tool the server builds or one planned (a typo fails here).
 func TestProfiles(t *testing.T) {
 	built := map[string]bool{}
-	for _, tl := range (&server{}).tools() {
+	for _, tl := range allTools() {
 		built[tl.name] = true
 	}
 	full := ProfileTools("full")
@@ -143,7 +143,7 @@ func TestGatedTools(t *testing.T) {
 				opt := Options{Tools: p, AllowEvaluate: allow}
 				_, per := listSizes(t, listTools(t, opt))
 				_, listed := per[name]
-				built := slices.ContainsFunc((&server{}).tools(), func(tl tool) bool { return tl.name == name })
+				built := slices.ContainsFunc(allTools(), func(tl tool) bool { return tl.name == name })
 				if want := built && allowed(opt); listed != want {
 					t.Errorf("%s with %+v: listed %v, want %v", name, opt, listed, want)
 				}

@@ -1,6 +1,10 @@
 package mcpserver
 
-import "github.com/tabwright/tabwright/engine/batch"
+import (
+	"sort"
+
+	"github.com/tabwright/tabwright/engine/batch"
+)
 
 // Input schemas are written out here, not inferred from structs, so that
 // enums, bounds and descriptions are exactly what an agent reads.
@@ -57,3 +61,14 @@ const (
 	maxTimeoutMS     = batch.MaxTimeoutMS
 	defaultTimeoutMS = batch.DefaultTimeoutMS
 )
+
+// listedFields are the properties an input schema lists, sorted: what a
+// handler that decodes into a wider struct accepts.
+func listedFields(s schema) []string {
+	var out []string
+	for name := range s["properties"].(map[string]schema) {
+		out = append(out, name)
+	}
+	sort.Strings(out)
+	return out
+}

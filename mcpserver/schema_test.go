@@ -46,9 +46,10 @@ func prevalidatedTools() map[string]reflect.Type {
 // stepToolFields lists, for each tool whose input struct is wider than its
 // schema (the action tools all decode into actInput, a whole act.Step, with
 // decodeOnly), the fields the handler accepts: the properties of the tool's
-// input schema (actionFields, from act's step table).
+// input schema (actionFields, from act's step table). browser_evaluate too:
+// it embeds the one locator type and takes its frame fields alone.
 func stepToolFields() map[string][]string {
-	out := map[string][]string{}
+	out := map[string][]string{"browser_evaluate": evaluateFields()}
 	for _, a := range []string{act.Click, act.Fill, act.Type, act.Hover, act.SelectOption, act.Scroll, act.Wait, act.PressKey, act.Drag, act.Upload} {
 		out[toolName(a)] = append(actionFields(a), singleExtras[a]...)
 	}
@@ -313,7 +314,7 @@ func saidOnce(tl tool, name string, p map[string]any) bool {
 	if values, ok := p["enum"].([]any); ok && !slices.ContainsFunc(values, func(v any) bool { return !strings.Contains(desc, fmt.Sprint(v)) }) {
 		return true // an enum whose values the description explains
 	}
-	observe := (&server{}).observeTool().definition().Description
+	observe := defaultServer().observeTool().definition().Description
 	return slices.Contains(sharedFields, name) && (name == "tab_handle" || name == "browser_id" || name == "mode" || strings.Contains(observe, name))
 }
 

@@ -125,11 +125,21 @@ func NewWithOptions(m *tabs.Manager, version string, opt Options) (*mcp.Server, 
 		}
 		srv.AddTool(&mcp.Tool{Name: t.name, InputSchema: unlistedSchema}, s.handle(t))
 	}
-	srv.AddReceivingMiddleware(serveListed(opt.InlineSchemas))
+	srv.AddReceivingMiddleware(serveListed(opt.InlineSchemas, s.described()))
 	if opt.Stop != nil {
 		srv.AddReceivingMiddleware(cancelOn(opt.Stop))
 	}
 	return srv, nil
+}
+
+// described are the descriptions that this server's options change from
+// tools.json's (which has the defaults): browser_observe's states the
+// actions' default timeout_ms.
+func (s *server) described() map[string]string {
+	if s.actionMS == int(DefaultActionTimeout.Milliseconds()) {
+		return nil
+	}
+	return map[string]string{"browser_observe": observeDoc(s.actionMS)}
 }
 
 // cancelOn cancels each request's context when stop is done.

@@ -62,7 +62,7 @@ func TestBatchSchemaEqualsContract(t *testing.T) {
 // A bad batch reports every violation, each with its path, and runs nothing
 // (the nil manager would panic if it tried).
 func TestBatchReportsEveryViolation(t *testing.T) {
-	tl := (&server{}).batchTool()
+	tl := defaultServer().batchTool()
 	args := `{"tab_handle":"h","start_at":9,"steps":[
 		{"action":"click","selector":"#a","settle_ms":[600,200]},
 		{"action":"fill","selector":"#b"},
@@ -102,7 +102,7 @@ func TestBatchReportsEveryViolation(t *testing.T) {
 // schema accepts these batches, the handler refuses each with the path of
 // the rule it breaks (and runs nothing: the nil manager is never reached).
 func TestBatchHandlerStricterThanSchema(t *testing.T) {
-	tl := (&server{}).batchTool()
+	tl := defaultServer().batchTool()
 	sch := compileSchema(t, tl)
 	batchOf := func(steps string) string { return `{"tab_handle":"h","steps":[` + steps + `]}` }
 	for _, tc := range []struct{ args, path string }{

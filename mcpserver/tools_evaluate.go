@@ -19,17 +19,38 @@ import (
 // ---- browser_evaluate (listed only with tabwright mcp --allow-evaluate)
 
 type evaluateInput struct {
-	TabHandle  string            `json:"tab_handle"`
-	Expression string            `json:"expression"`
-	Cursor     string            `json:"cursor"`
-	ResultType string            `json:"result_type"`
-	Frame      *locate.FrameSpec `json:"frame"`
-	FrameID    string            `json:"frame_id"`
-	MaxChars   *int              `json:"max_chars"`
-	TimeoutMS  *int              `json:"timeout_ms"`
+	TabHandle  string `json:"tab_handle"`
+	Expression string `json:"expression"`
+	Cursor     string `json:"cursor"`
+	ResultType string `json:"result_type"`
+	// The frame to run in: the frame fields of the one locator type
+	// (evaluateFields leaves the element fields out).
+	locate.Locator
+	MaxChars  *int `json:"max_chars"`
+	TimeoutMS *int `json:"timeout_ms"`
 }
 
+// evaluateSchema is browser_evaluate's input: its frame fields are listed
+// as every locating tool lists them.
+func evaluateSchema() schema {
+	loc := locatorProps()
+	return object([]string{"tab_handle"}, map[string]schema{
+		"tab_handle":  tabHandleField,
+		"expression":  schema{"type": "string", "minLength": 1, "maxLength": maxExpression},
+		"cursor":      schema{"type": "string", "minLength": 1},
+		"result_type": enum("", "json", "json", "element"),
+		"frame":       loc["frame"].(schema),
+		"frame_id":    loc["frame_id"].(schema),
+		"max_chars":   integer("", minEvalChars, maxEvalChars, defaultEvalChars),
+		"timeout_ms":  integer("", minTimeoutMS, maxTimeoutMS, defaultEvalTimeout),
+	})
+}
+
+// evaluateFields are the fields browser_evaluate accepts: those it lists.
+var evaluateFields = sync.OnceValue(func() []string { return listedFields(evaluateSchema()) })
+
 const (
+	minEvalChars       = 100
 	defaultEvalChars   = 10000
 	maxEvalChars       = 100000
 	defaultEvalTimeout = 10000
@@ -55,16 +76,7 @@ func (s *server) evaluateTool() tool {
 			return &mcp.Tool{
 				Description: `Run JavaScript once in a claimed tab's page (its globals visible) or a child frame (frame, frame_id: see browser_observe): an expression, or a function called with no arguments; promises awaited. Returns the value as JSON text in pages of max_chars (next_cursor reads on without running again), or with result_type element one element's ref. At timeout_ms the script is terminated, even a busy loop; the tab stays usable.
 Errors: script_error (it threw), timeout, dialog_pending, invalid_input, invalid_handle.`,
-				InputSchema: object([]string{"tab_handle"}, map[string]schema{
-					"tab_handle":  tabHandleField,
-					"expression":  schema{"type": "string", "minLength": 1, "maxLength": maxExpression},
-					"cursor":      schema{"type": "string", "minLength": 1},
-					"result_type": enum("", "json", "json", "element"),
-					"frame":       schema{"type": "object"},
-					"frame_id":    schema{"type": "string"},
-					"max_chars":   integer("", 100, maxEvalChars, defaultEvalChars),
-					"timeout_ms":  integer("", minTimeoutMS, maxTimeoutMS, defaultEvalTimeout),
-				}),
+				InputSchema: evaluateSchema(),
 			}
 		},
 		run: s.runEvaluate,
@@ -73,7 +85,7 @@ Errors: script_error (it threw), timeout, dialog_pending, invalid_input, invalid
 
 func (s *server) runEvaluate(ctx context.Context, owner string, args json.RawMessage) (any, string, error) {
 	var in evaluateInput
-	if err := decode(args, &in); err != nil {
+	if err := decodeOnly(args, &in, evaluateFields()); err != nil {
 		return nil, "", err
 	}
 	if err := evaluateCheck(in); err != nil {
@@ -91,7 +103,7 @@ func (s *server) runEvaluate(ctx context.Context, owner string, args json.RawMes
 	err := s.onTab(ctx, owner, in.TabHandle, ptr(orDefault(in.TimeoutMS, defaultEvalTimeout)), func(ctx context.Context, t *tabs.Tab) (err error) {
 		var f *tabs.Frame
 		if in.Frame != nil || in.FrameID != "" {
-			if f, err = locate.FrameOf(ctx, t, locate.Locator{Frame: in.Frame, FrameID: in.FrameID}); err != nil {
+			if f, err = locate.FrameOf(ctx, t, in.Locator); err != nil {
 				return err
 			}
 		}
@@ -179,7 +191,7 @@ func page(res *tabs.Evaluated, id, off, max int) (any, string, error) {
 func evaluateCheck(in evaluateInput) error {
 	if err := firstErr(
 		required("tab_handle", in.TabHandle),
-		between("max_chars", in.MaxChars, 100, maxEvalChars),
+		between("max_chars", in.MaxChars, minEvalChars, maxEvalChars),
 		between("timeout_ms", in.TimeoutMS, minTimeoutMS, maxTimeoutMS),
 		firstViolation(act.ValidateFrame(in.Frame, in.FrameID)),
 	); err != nil {

@@ -37,12 +37,15 @@ type observeInput struct {
 	Full bool `json:"full"`
 }
 
-// observeDoc is browser_observe's description; it also says once what
-// the fields every locating tool shares mean.
-var observeDoc = fmt.Sprintf(`Read a claimed tab: url, title, digest, textpreview, forms (fields: label, type, ref, selector, value, options), interactive (up to max_interactive visible actionable elements: ref, selector, role, label, state); child frames inline. include adds sections (reader: article Markdown). Cuts are said. mode diffing with since (an earlier digest) adds a diff; watching: changes since the last watching. scope (CSS), a locator or a frame reads part of the page. Unchanged since your last observe: one line (reserved.unchanged; full: true repeats).
-Locators, in every tool: ref (latest observation), or selector by selector_type: css (default; open shadow roots too), xpath, label (exact text), placeholder, role (name: exact accessible name). Several matches are ambiguous unless nth (0-based) picks one. frame {path: iframe selectors outermost first, url, title} or frame_id: in a child frame. Actions wait up to timeout_ms (%d..%d; default %d or --action-timeout) for the element; dialog_policy ask stops at a dialog (see browser_dialog), accept/dismiss handle it; observe {} reads the acted-on element after, or a locator's control (state, max_options options).
+// observeDoc is browser_observe's description for a server whose actions
+// default to actionMS; it also says once what the fields every locating
+// tool shares mean.
+func observeDoc(actionMS int) string {
+	return fmt.Sprintf(`Read a claimed tab: url, title, digest, textpreview, forms (fields: label, type, ref, selector, value, options), interactive (up to max_interactive visible actionable elements: ref, selector, role, label, state); child frames inline. include adds sections (reader: article Markdown). Cuts are said. mode diffing with since (an earlier digest) adds a diff; watching: changes since the last watching. scope (CSS), a locator or a frame reads part of the page. Unchanged since your last observe: one line (reserved.unchanged; full: true repeats).
+Locators, in every tool: ref (latest observation), or selector by selector_type: css (default; open shadow roots too), xpath, label (exact text), placeholder, role (name: exact accessible name). Several matches are ambiguous unless nth (0-based) picks one. frame {path: iframe selectors outermost first, url, title} or frame_id: in a child frame. Actions wait up to timeout_ms (%d..%d; default %d, --action-timeout) for the element; dialog_policy ask stops at a dialog (see browser_dialog), accept/dismiss handle it; observe {} reads the acted-on element after, or a locator's control (state, max_options options).
 Errors: invalid_input (path: the field), not_found, ambiguous, stale_ref (observe again), invalid_handle, timeout, cancelled, tab_crashed, browser_unavailable; actions also not_actionable (why: "covered by div#cookie"), value_mismatch, dialog_pending.`,
-	stepBound("timeout_ms", "minimum"), stepBound("timeout_ms", "maximum"), DefaultActionTimeout.Milliseconds())
+		stepBound("timeout_ms", "minimum"), stepBound("timeout_ms", "maximum"), actionMS)
+}
 
 // observeSchema is browser_observe's input: its options and the locator
 // fields every tool lists alike.
@@ -66,7 +69,7 @@ func (s *server) observeTool() tool {
 		name: "browser_observe",
 		def: func() *mcp.Tool {
 			return &mcp.Tool{
-				Description: observeDoc,
+				Description: observeDoc(s.actionMS),
 				InputSchema: observeSchema(),
 				Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true},
 			}

@@ -7,7 +7,11 @@ import "reflect"
 
 // allTools is every tool the server can list, gated ones included: what
 // tools.json holds.
-func allTools() []tool { return (&server{}).tools() }
+// defaultServer is a server with the default options, whose definitions
+// tools.json lists.
+func defaultServer() *server { return &server{actionMS: int(DefaultActionTimeout.Milliseconds())} }
+
+func allTools() []tool { return defaultServer().tools() }
 
 func stateInputTypes() map[string]reflect.Type {
 	return map[string]reflect.Type{
