@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/tabwright/tabwright/quickstart/report"
@@ -14,12 +15,26 @@ import (
 )
 
 // progressPrinter prints the progress lines as events happen, each
-// prefixed by task#attempt when several run.
+// prefixed by task#attempt when several run. A task's image warning is
+// printed at its first attempt's start, not again at each attempt's.
 func progressPrinter(stdout io.Writer, multi, verbose bool) func(*task.Task, int, map[string]any, time.Duration) {
+	var mu sync.Mutex
+	warned := map[string]bool{}
 	return func(t *task.Task, attempt int, ev map[string]any, el time.Duration) {
 		where := ""
 		if multi {
 			where = fmt.Sprintf("%s#%d ", t.Name, attempt)
+		}
+		if ev["type"] == qsrun.ImageCheckEvent {
+			w := qsrun.ImageWarning(ev)
+			mu.Lock()
+			first := !warned[t.Name+"\x00"+w]
+			warned[t.Name+"\x00"+w] = true
+			mu.Unlock()
+			if w != "" && first {
+				fmt.Fprintf(stdout, "  [%4.0fs] %swarning  %s\n", el.Seconds(), where, w)
+			}
+			return
 		}
 		if line := progressLine(ev, verbose); line != "" {
 			fmt.Fprintf(stdout, "  [%4.0fs] %s%s\n", el.Seconds(), where, line)

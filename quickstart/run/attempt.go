@@ -275,6 +275,14 @@ func runSetup(ctx context.Context, t *task.Task, sb *sandbox.Sandbox, tr *trace.
 	return agent.Outcome{}, false
 }
 
+// joinDetail puts why first and the detail there was after it.
+func joinDetail(why, detail string) string {
+	if detail == "" {
+		return why
+	}
+	return why + "; " + detail
+}
+
 func harnessError(detail string) agent.Outcome {
 	return agent.Outcome{StopReason: agent.StopError, Failure: agent.FailureHarness, Detail: detail}
 }
@@ -289,12 +297,10 @@ func (res *Result) finish(o agent.Outcome, start time.Time) *Result {
 	}
 	f := res.Trace.Facts()
 	res.Classification = Classify(o.StopReason, o.Failure, passed, f)
-	if wrong, _ := imageMismatch(res.Trace.Events()); wrong && res.Classification == DocsGap {
+	if mismatch := imageMismatch(res.Trace.Events()); mismatch != "" && res.Classification == DocsGap {
 		// The docs are not to blame for a toolchain the image would have had.
 		res.Classification = InfraError
-		if res.Detail == "" {
-			res.Detail = "the check failed on this backend's toolchain, not the task's image (see the warnings)"
-		}
+		res.Detail = joinDetail(mismatch+" ("+ImageToolchainMismatch+")", res.Detail)
 	}
 	if none, why := DocsUnreadable(f); none && res.Detail == "" {
 		res.Detail = why
@@ -309,7 +315,7 @@ func (res *Result) finish(o agent.Outcome, start time.Time) *Result {
 	}
 	res.Duration = time.Since(start)
 	res.DurationSeconds = math.Round(res.Duration.Seconds()*100) / 100
-	res.Trace.Add(trace.End(o.StopReason, o.Detail, res.Classification, res.Passed))
+	res.Trace.Add(trace.End(o.StopReason, res.Detail, res.Classification, res.Passed))
 	return res
 }
 

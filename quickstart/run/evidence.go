@@ -25,7 +25,7 @@ func StepWarnings(events []map[string]any) []string {
 	for _, ev := range events {
 		switch ev["type"] {
 		case ImageCheckEvent:
-			if w := imageWarning(ev); w != "" {
+			if w := ImageWarning(ev); w != "" {
 				out = append(out, w)
 			}
 		case "setup":

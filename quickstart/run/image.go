@@ -115,32 +115,55 @@ func (c imageCheck) event(backend string) trace.Event {
 	return trace.Raw(ImageCheckEvent, f)
 }
 
-// imageWarning is the warning an image_check event gives, or "".
-func imageWarning(ev map[string]any) string {
+// The warnings' stable codes: the image's toolchain differs from the
+// backend's (or is missing there), or cannot be told from the image's name.
+const (
+	ImageToolchainMismatch = "qs.image_toolchain_mismatch"
+	ImageUnchecked         = "qs.image_unchecked"
+)
+
+// imageFix is what a warning tells the user to do.
+const imageFix = "to run the task in its image, install Podman or Docker (--backend auto then uses it) or pass --backend container"
+
+// ImageWarning is the warning an image_check event gives (the console
+// prints it as the event comes, the run's warnings keep it), or "" when the
+// toolchain matched.
+func ImageWarning(ev map[string]any) string {
 	if ev["matches"] == true {
 		return ""
 	}
 	image, backend := fmt.Sprint(ev["image"]), fmt.Sprint(ev["backend"])
-	tc, _ := ev["toolchain"].(string)
-	switch have, _ := ev["have"].(string); {
-	case tc == "":
-		return fmt.Sprintf("the task asks for image %s, which the %s backend does not run; its toolchain cannot be checked here, so a failed check is infra_error, not docs_gap", image, backend)
-	case have == "":
-		return fmt.Sprintf("the task asks for image %s (%s %s), which the %s backend does not run, and %s is not installed here; a failed check is infra_error, not docs_gap", image, tc, ev["want"], backend, tc)
-	default:
-		return fmt.Sprintf("the task asks for image %s (%s %s), which the %s backend does not run, and %s here is %s; a failed check is infra_error, not docs_gap", image, tc, ev["want"], backend, tc, have)
+	if mismatch := imageMismatchOf(ev); mismatch != "" {
+		return fmt.Sprintf("%s: %s; a failed check is infra_error, not docs_gap; %s", ImageToolchainMismatch, mismatch, imageFix)
 	}
+	return fmt.Sprintf("%s: the task asks for image %s, which the %s backend does not run, and its toolchain cannot be told from its name; the run is scored as usual; %s", ImageUnchecked, image, backend, imageFix)
 }
 
-// imageMismatch reports whether the trace holds an image_check that did
-// not match, and its warning.
-func imageMismatch(events []map[string]any) (bool, string) {
+// imageMismatchOf says how an image_check event's toolchain differs from
+// the image's ("" when it matched or the image's toolchain is unknown).
+func imageMismatchOf(ev map[string]any) string {
+	tc, _ := ev["toolchain"].(string)
+	if ev["matches"] == true || tc == "" {
+		return ""
+	}
+	want := tc
+	if w, _ := ev["want"].(string); w != "" {
+		want += " " + w
+	}
+	have := tc + " is not installed"
+	if h, _ := ev["have"].(string); h != "" {
+		have = tc + " is " + h
+	}
+	return fmt.Sprintf("image %s has %s, but the %v backend runs the host's toolchain, where %s", ev["image"], want, ev["backend"], have)
+}
+
+// imageMismatch is how the trace's image_check found the backend's
+// toolchain to differ from the image's, or "".
+func imageMismatch(events []map[string]any) string {
 	for _, ev := range events {
 		if ev["type"] == ImageCheckEvent {
-			if w := imageWarning(ev); w != "" {
-				return true, w
-			}
+			return imageMismatchOf(ev)
 		}
 	}
-	return false, ""
+	return ""
 }
