@@ -51,16 +51,16 @@ func boolean(desc string, def bool) schema {
 var (
 	tabHandleField = schema{"type": "string"}
 	browserIDField = str("")
-	timeoutField   = integer("", minTimeoutMS, maxTimeoutMS, defaultTimeoutMS)
 )
 
 // A call's timeout_ms has the bounds and default of a batch's (the
-// contract's).
-const (
-	minTimeoutMS     = batch.MinTimeoutMS
-	maxTimeoutMS     = batch.MaxTimeoutMS
-	defaultTimeoutMS = batch.DefaultTimeoutMS
-)
+// contract's, read from it on first use).
+func minTimeoutMS() int     { return batch.ContractLimits().MinTimeoutMS }
+func maxTimeoutMS() int     { return batch.ContractLimits().MaxTimeoutMS }
+func defaultTimeoutMS() int { return batch.ContractLimits().DefaultTimeoutMS }
+
+// timeoutField is a call's timeout_ms as the tools list it.
+func timeoutField() schema { return integer("", minTimeoutMS(), maxTimeoutMS(), defaultTimeoutMS()) }
 
 // listedFields are the properties an input schema lists, sorted: what a
 // handler that decodes into a wider struct accepts.

@@ -289,14 +289,14 @@ func errorResult(err error) *mcp.CallToolResult {
 }
 
 // onTab runs fn in the serial queue of owner's tab, bounded by timeout_ms
-// (default defaultTimeoutMS). The deadline is set before the queue, so
-// waiting for earlier work on the tab spends the same budget.
+// (default defaultTimeoutMS, the contract's). The deadline is set before
+// the queue, so waiting for earlier work on the tab spends the same budget.
 func (s *server) onTab(ctx context.Context, owner, handle string, timeoutMS *int, fn func(context.Context, *tabs.Tab) error) error {
 	t, err := s.m.Get(owner, handle)
 	if err != nil {
 		return err
 	}
-	ctx, cancel := withTimeout(ctx, orDefault(timeoutMS, defaultTimeoutMS))
+	ctx, cancel := withTimeout(ctx, orDefault(timeoutMS, defaultTimeoutMS()))
 	defer cancel()
 	return t.Do(ctx, func(ctx context.Context) error { return fn(ctx, t) })
 }

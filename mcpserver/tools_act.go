@@ -325,7 +325,7 @@ Errors: no_dialog, invalid_handle, invalid_input.`,
 			if err != nil {
 				return nil, "", err
 			}
-			ctx, cancel := withTimeout(ctx, defaultTimeoutMS)
+			ctx, cancel := withTimeout(ctx, defaultTimeoutMS())
 			defer cancel()
 			// Not through the tab's queue: the dialog may be blocking a call
 			// that holds it.

@@ -42,7 +42,7 @@ func evaluateSchema() schema {
 		"frame":       loc["frame"].(schema),
 		"frame_id":    loc["frame_id"].(schema),
 		"max_chars":   integer("", minEvalChars, maxEvalChars, defaultEvalChars),
-		"timeout_ms":  integer("", minTimeoutMS, maxTimeoutMS, defaultEvalTimeout),
+		"timeout_ms":  integer("", minTimeoutMS(), maxTimeoutMS(), defaultEvalTimeout),
 	})
 }
 
@@ -192,7 +192,7 @@ func evaluateCheck(in evaluateInput) error {
 	if err := firstErr(
 		required("tab_handle", in.TabHandle),
 		between("max_chars", in.MaxChars, minEvalChars, maxEvalChars),
-		between("timeout_ms", in.TimeoutMS, minTimeoutMS, maxTimeoutMS),
+		between("timeout_ms", in.TimeoutMS, minTimeoutMS(), maxTimeoutMS()),
 		firstViolation(act.ValidateFrame(in.Frame, in.FrameID)),
 	); err != nil {
 		return err

@@ -72,7 +72,7 @@ Errors: invalid_input, invalid_handle.`,
 					"headers":        boolean("Include request and response headers of network entries.", false),
 					"bodies":         boolean("Include response bodies of the network entries returned (text only, while the browser still holds them; the first 20).", false),
 					"max_body_chars": integer("Cut each body at this many characters.", 100, maxBodyChars, defaultBodyChar),
-					"timeout_ms":     timeoutField,
+					"timeout_ms":     timeoutField(),
 				}),
 				Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true},
 			}
@@ -97,7 +97,7 @@ func (s *server) runLogs(ctx context.Context, owner string, args json.RawMessage
 	// call is stuck on the page.
 	page := t.Logs(tabs.LogQuery{AfterSeq: int64(orDefault(in.AfterSeq, 0)), Kinds: in.Kind, MinLevel: in.Level, URLContains: in.URLContains, Limit: orDefault(in.Limit, defaultLogLimit)})
 	out := logsResult{NextSeq: page.Next, More: page.More, DataLoss: page.Lost > 0, Lost: page.Lost, Pending: page.Pending, Entries: make([]logEntry, 0, len(page.Entries))}
-	ctx, cancel := withTimeout(ctx, orDefault(in.TimeoutMS, defaultTimeoutMS))
+	ctx, cancel := withTimeout(ctx, orDefault(in.TimeoutMS, defaultTimeoutMS()))
 	defer cancel()
 	bodies := 0
 	for _, e := range page.Entries {
@@ -143,7 +143,7 @@ func logsCheck(in logsInput) error {
 		between("after_seq", in.AfterSeq, 0, 1<<52),
 		between("limit", in.Limit, 1, maxLogLimit),
 		between("max_body_chars", in.MaxBodyChars, 100, maxBodyChars),
-		between("timeout_ms", in.TimeoutMS, minTimeoutMS, maxTimeoutMS),
+		between("timeout_ms", in.TimeoutMS, minTimeoutMS(), maxTimeoutMS()),
 	); err != nil {
 		return err
 	}

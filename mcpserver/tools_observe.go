@@ -58,7 +58,7 @@ func observeSchema() schema {
 	props["mode"] = enum("", observe.ModePassive, observe.ModePassive, observe.ModeDiffing, observe.ModeWatching)
 	props["since"] = str("")
 	props["scope"] = str("")
-	props["timeout_ms"] = timeoutField
+	props["timeout_ms"] = timeoutField()
 	props["rows"] = boolean("Runs of plain elements as {columns, rows}, not one entry each.", false)
 	props["full"] = boolean("", false)
 	return schema{"type": "object", "properties": props, "required": []string{"tab_handle"}, "additionalProperties": false}
@@ -98,7 +98,7 @@ func (s *server) observeTool() tool {
 				between("max_interactive", in.MaxInteractive, 1, observe.LimitMaxInteractive),
 				opt.Check(),
 				scopeCheck(in),
-				between("timeout_ms", in.TimeoutMS, minTimeoutMS, maxTimeoutMS),
+				between("timeout_ms", in.TimeoutMS, minTimeoutMS(), maxTimeoutMS()),
 			); err != nil {
 				return nil, "", err
 			}

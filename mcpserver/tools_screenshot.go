@@ -62,7 +62,7 @@ func screenshotSchema() schema {
 	props["max_megapixels"] = schema{"type": "number", "minimum": 0.01, "maximum": 40, "default": 1.15}
 	props["save_path"] = schema{"type": "string", "minLength": 1}
 	props["groundings"] = boolean("", false)
-	props["timeout_ms"] = timeoutField
+	props["timeout_ms"] = timeoutField()
 	return schema{"type": "object", "properties": props, "required": []string{"tab_handle"}, "additionalProperties": false}
 }
 
@@ -145,7 +145,7 @@ func screenshotCheck(in screenshotInput) error {
 		required("tab_handle", in.TabHandle),
 		between("quality", in.Quality, 1, 100),
 		between("max_long_side", in.MaxLongSide, 16, 8000),
-		between("timeout_ms", in.TimeoutMS, minTimeoutMS, maxTimeoutMS),
+		between("timeout_ms", in.TimeoutMS, minTimeoutMS(), maxTimeoutMS()),
 		firstViolation(act.ValidateScope(in.Locator)),
 	); err != nil {
 		return err

@@ -45,7 +45,7 @@ Errors: unsupported (this browser cannot print), invalid_input, invalid_handle, 
 					"scale":            schema{"type": "number", "minimum": 0.1, "maximum": 2, "default": 1},
 					"paper":            enum("", "letter", "letter", "legal", "a4", "a3"),
 					"page_ranges":      str("e.g. 1-3, 5"),
-					"timeout_ms":       timeoutField,
+					"timeout_ms":       timeoutField(),
 				}),
 			}
 		},
@@ -58,7 +58,7 @@ func (s *server) runPDF(ctx context.Context, owner string, args json.RawMessage)
 	if err := decode(args, &in); err != nil {
 		return nil, "", err
 	}
-	if err := firstErr(required("tab_handle", in.TabHandle), between("timeout_ms", in.TimeoutMS, minTimeoutMS, maxTimeoutMS)); err != nil {
+	if err := firstErr(required("tab_handle", in.TabHandle), between("timeout_ms", in.TimeoutMS, minTimeoutMS(), maxTimeoutMS())); err != nil {
 		return nil, "", err
 	}
 	paper, ok := papers[in.Paper]
@@ -131,7 +131,7 @@ Errors: invalid_input, invalid_handle, timeout.`,
 					"media":        enum("", "", "screen", "print"),
 					"color_scheme": enum("", "", "light", "dark", "no-preference"),
 					"reset":        boolean("", false),
-					"timeout_ms":   timeoutField,
+					"timeout_ms":   timeoutField(),
 				}),
 			}
 		},
@@ -170,7 +170,7 @@ func (s *server) runEmulate(ctx context.Context, owner string, args json.RawMess
 
 func emulateCheck(in emulateInput) error {
 	if err := firstErr(required("tab_handle", in.TabHandle), between("width", in.Width, 0, 10000), between("height", in.Height, 0, 10000),
-		between("timeout_ms", in.TimeoutMS, minTimeoutMS, maxTimeoutMS)); err != nil {
+		between("timeout_ms", in.TimeoutMS, minTimeoutMS(), maxTimeoutMS())); err != nil {
 		return err
 	}
 	switch {
@@ -210,7 +210,7 @@ Errors: unsupported (not the managed browser), invalid_input, invalid_handle, ti
 					"tab_handle": tabHandleField,
 					"action":     enum("", "", "export", "import"),
 					"path":       str("Path of the state file, inside the output folder (--output-dir; relative paths are taken from it)."),
-					"timeout_ms": timeoutField,
+					"timeout_ms": timeoutField(),
 				}),
 			}
 		},
@@ -224,7 +224,7 @@ func (s *server) runStorageState(ctx context.Context, owner string, args json.Ra
 		return nil, "", err
 	}
 	if err := firstErr(required("tab_handle", in.TabHandle), required("action", in.Action), oneOf("action", in.Action, "export", "import"),
-		required("path", in.Path), between("timeout_ms", in.TimeoutMS, minTimeoutMS, maxTimeoutMS)); err != nil {
+		required("path", in.Path), between("timeout_ms", in.TimeoutMS, minTimeoutMS(), maxTimeoutMS())); err != nil {
 		return nil, "", err
 	}
 	var state tabs.StorageState

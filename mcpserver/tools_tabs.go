@@ -69,7 +69,7 @@ Errors: invalid_input, browser_unavailable, browser_not_found.`,
 				}
 				return map[string]any{"browsers": list}, b.String(), nil
 			}
-			ctx, cancel := withTimeout(ctx, defaultTimeoutMS)
+			ctx, cancel := withTimeout(ctx, defaultTimeoutMS())
 			defer cancel()
 			list, err := s.m.Tabs(ctx, owner, in.BrowserID)
 			if err != nil {
@@ -127,7 +127,7 @@ Errors: invalid_input, permission_denied (file:// without --allow-file-urls, or 
 					"browser_id": browserIDField,
 					"active":     boolean("Bring the tab to the front.", true),
 					"claim":      boolean("", true),
-					"timeout_ms": timeoutField,
+					"timeout_ms": timeoutField(),
 				}),
 			}
 		},
@@ -136,10 +136,10 @@ Errors: invalid_input, permission_denied (file:// without --allow-file-urls, or 
 			if err := decode(args, &in); err != nil {
 				return nil, "", err
 			}
-			if err := firstErr(required("url", in.URL), s.checkTabURL("url", in.URL), between("timeout_ms", in.TimeoutMS, minTimeoutMS, maxTimeoutMS)); err != nil {
+			if err := firstErr(required("url", in.URL), s.checkTabURL("url", in.URL), between("timeout_ms", in.TimeoutMS, minTimeoutMS(), maxTimeoutMS())); err != nil {
 				return nil, "", err
 			}
-			ctx, cancel := withTimeout(ctx, orDefault(in.TimeoutMS, defaultTimeoutMS))
+			ctx, cancel := withTimeout(ctx, orDefault(in.TimeoutMS, defaultTimeoutMS()))
 			defer cancel()
 			opt := tabs.OpenOptions{Owner: owner, BrowserID: in.BrowserID, URL: in.URL, Active: boolOr(in.Active, true), Claim: boolOr(in.Claim, true)}
 			if !opt.Claim {
@@ -207,7 +207,7 @@ Errors: tab_in_use, tab_mismatch (shows what the tab shows), invalid_input, perm
 			if err := required("tab_id", in.TabID); err != nil {
 				return nil, "", err
 			}
-			ctx, cancel := withTimeout(ctx, defaultTimeoutMS)
+			ctx, cancel := withTimeout(ctx, defaultTimeoutMS())
 			defer cancel()
 			t, err := s.m.Claim(ctx, tabs.ClaimOptions{Owner: owner, BrowserID: in.BrowserID, TabID: in.TabID, ExpectedURL: in.ExpectedURL, ExpectedTitle: in.ExpectedTitle})
 			if err != nil {
@@ -247,7 +247,7 @@ Errors: invalid_handle, invalid_input, browser_unavailable.`,
 			if err := firstErr(required("tab_handle", in.TabHandle), required("action", in.Action), oneOf("action", in.Action, "release", "activate", "close")); err != nil {
 				return nil, "", err
 			}
-			ctx, cancel := withTimeout(ctx, defaultTimeoutMS)
+			ctx, cancel := withTimeout(ctx, defaultTimeoutMS())
 			defer cancel()
 			var err error
 			switch in.Action {
@@ -288,7 +288,7 @@ Errors: navigation_failed (Chromium's net error), timeout (says which load state
 					"url":        str("Absolute http(s), file or about URL."),
 					"history":    enum("", "", tabs.HistoryBack, tabs.HistoryForward, tabs.HistoryReload),
 					"wait_until": enum("load event, HTML parsed, or no request for 500 ms.", tabs.WaitLoad, tabs.WaitLoad, tabs.WaitDOMContentLoaded, tabs.WaitNetworkIdle),
-					"timeout_ms": timeoutField,
+					"timeout_ms": timeoutField(),
 				}),
 			}
 		},
@@ -336,5 +336,5 @@ func (s *server) checkNavigate(in *navigateInput) error {
 			return err
 		}
 	}
-	return between("timeout_ms", in.TimeoutMS, minTimeoutMS, maxTimeoutMS)
+	return between("timeout_ms", in.TimeoutMS, minTimeoutMS(), maxTimeoutMS())
 }

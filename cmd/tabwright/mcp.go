@@ -32,7 +32,7 @@ func runMCP(ctx context.Context, args []string, stderr io.Writer) error {
 	idle := fs.Duration("session-idle", mcpserver.DefaultSessionIdle, "with --http: end a session whose client has had no request in flight and no stream open this long, releasing its claims (0: never)")
 	toolsSpec := fs.String("tools", mcpserver.DefaultProfile, toolsUsage())
 	lo, hi := mcpserver.ActionTimeoutRange()
-	actionTimeout := fs.Duration("action-timeout", mcpserver.DefaultActionTimeout, fmt.Sprintf("default timeout_ms of the single-action tools (click, fill, wait…), %v to %v; browser_batch keeps its %v", lo, hi, time.Duration(batch.DefaultTimeoutMS)*time.Millisecond))
+	actionTimeout := fs.Duration("action-timeout", mcpserver.DefaultActionTimeout, fmt.Sprintf("default timeout_ms of the single-action tools (click, fill, wait…), %v to %v; browser_batch keeps its %v", lo, hi, batch.DefaultTimeout()))
 	inline := fs.Bool("inline-schemas", false, "list input schemas written out in full, without $defs/$ref, for clients that cannot resolve a $ref (GitHub Copilot CLI, Gemini and Gemini CLI, Kiro, opencode have failed on them); browser_batch grows from about 8,900 to 18,000 characters")
 	attach := fs.Bool("attach", false, "also drive the user's own Chrome/Edge profiles paired through the extension (see tabwright setup): runs the hub, or joins the one another tabwright process runs; with one paired profile it is the default browser")
 	outputDir := fs.String("output-dir", "", "the one folder file tools write and read (screenshot save_path, browser_pdf, storage state); paths outside it, links followed, are refused (default: "+mcpserver.DefaultOutputDir()+")")

@@ -20,14 +20,6 @@ import (
 	"github.com/tabwright/tabwright/engine/trace"
 )
 
-// Bounds of the contract.
-const (
-	MaxSteps         = 30
-	DefaultTimeoutMS = 30000
-	MinTimeoutMS     = 100
-	MaxTimeoutMS     = 120000
-)
-
 // Request is a checked batch.
 type Request struct {
 	TabHandle    string            `json:"tab_handle"`
@@ -71,8 +63,9 @@ func Prevalidate(raw json.RawMessage) (*Request, []*errs.Error) {
 	if _, given := fields["tab_handle"]; !given {
 		add("tab_handle", "is required")
 	}
-	if top.TimeoutMS != nil && (*top.TimeoutMS < MinTimeoutMS || *top.TimeoutMS > MaxTimeoutMS) {
-		add("timeout_ms", "must be between %d and %d; got %d", MinTimeoutMS, MaxTimeoutMS, *top.TimeoutMS)
+	lim := ContractLimits()
+	if top.TimeoutMS != nil && (*top.TimeoutMS < lim.MinTimeoutMS || *top.TimeoutMS > lim.MaxTimeoutMS) {
+		add("timeout_ms", "must be between %d and %d; got %d", lim.MinTimeoutMS, lim.MaxTimeoutMS, *top.TimeoutMS)
 	}
 	switch top.DialogPolicy {
 	case "", tabs.DialogAsk, tabs.DialogAccept, tabs.DialogDismiss:
@@ -83,16 +76,16 @@ func Prevalidate(raw json.RawMessage) (*Request, []*errs.Error) {
 	steps, given := fields["steps"]
 	switch {
 	case !given:
-		add("steps", "is required: a list of 1 to %d steps", MaxSteps)
+		add("steps", "is required: a list of 1 to %d steps", lim.MaxSteps)
 	case string(steps) == "null" || json.Unmarshal(steps, &req.RawSteps) != nil:
-		add("steps", "must be a list of 1 to %d step objects", MaxSteps)
+		add("steps", "must be a list of 1 to %d step objects", lim.MaxSteps)
 		req.RawSteps = nil
 	}
 	switch n := len(req.RawSteps); {
 	case req.RawSteps != nil && n == 0: // a list, but empty ("steps": [])
 		add("steps", "must hold at least one step")
-	case n > MaxSteps:
-		add("steps", "holds %d steps; at most %d", n, MaxSteps)
+	case n > lim.MaxSteps:
+		add("steps", "holds %d steps; at most %d", n, lim.MaxSteps)
 	}
 	for i, raw := range req.RawSteps {
 		s, errs := prevalidateStep(i, raw)
@@ -101,8 +94,8 @@ func Prevalidate(raw json.RawMessage) (*Request, []*errs.Error) {
 	}
 	if top.StartAt != nil {
 		switch {
-		case *top.StartAt < 0 || *top.StartAt > MaxSteps-1:
-			add("start_at", "must be between 0 and %d; got %d", MaxSteps-1, *top.StartAt)
+		case *top.StartAt < 0 || *top.StartAt > lim.MaxStartAt:
+			add("start_at", "must be between 0 and %d; got %d", lim.MaxStartAt, *top.StartAt)
 		case len(req.RawSteps) > 0 && *top.StartAt >= len(req.RawSteps):
 			add("start_at", "is %d but the batch has %d steps (indexes 0 to %d)", *top.StartAt, len(req.RawSteps), len(req.RawSteps)-1)
 		}
@@ -294,7 +287,7 @@ func Budget(req *Request) time.Duration {
 	if req.TimeoutMS != nil {
 		return time.Duration(*req.TimeoutMS) * time.Millisecond
 	}
-	return time.Duration(DefaultTimeoutMS) * time.Millisecond
+	return DefaultTimeout()
 }
 
 // runStep runs step i under its own timeout_ms, named by its path, within

@@ -38,7 +38,7 @@ func FuzzPrevalidate(f *testing.F) {
 			if req == nil {
 				t.Fatalf("%q: neither a request nor violations", data)
 			}
-			if req.TabHandle == "" || len(req.Steps) == 0 || len(req.Steps) > MaxSteps || len(req.Steps) != len(req.RawSteps) {
+			if req.TabHandle == "" || len(req.Steps) == 0 || len(req.Steps) > ContractLimits().MaxSteps || len(req.Steps) != len(req.RawSteps) {
 				t.Fatalf("%q: accepted an incomplete batch: %+v", data, req)
 			}
 			for i, s := range req.Steps {
@@ -52,7 +52,7 @@ func FuzzPrevalidate(f *testing.F) {
 			if req.StartAt != nil && (*req.StartAt < 0 || *req.StartAt >= len(req.Steps)) {
 				t.Fatalf("%q: accepted start_at %d for %d steps", data, *req.StartAt, len(req.Steps))
 			}
-			if req.TimeoutMS != nil && (*req.TimeoutMS < MinTimeoutMS || *req.TimeoutMS > MaxTimeoutMS) {
+			if req.TimeoutMS != nil && (*req.TimeoutMS < ContractLimits().MinTimeoutMS || *req.TimeoutMS > ContractLimits().MaxTimeoutMS) {
 				t.Fatalf("%q: accepted timeout_ms %d", data, *req.TimeoutMS)
 			}
 			if req.Observe != nil && (req.Observe.Selector == "" || req.Observe.Ref != "") {
