@@ -3,8 +3,12 @@ package mcpserver
 import (
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/tabwright/tabwright/engine/batch"
 )
 
 // profileRow is a profile's row of the README's profile table, written
@@ -62,6 +66,34 @@ func TestReadmeProfiles(t *testing.T) {
 	if *update {
 		if err := os.WriteFile("../README.md", []byte(strings.Join(lines, "\n")), 0o644); err != nil {
 			t.Fatal(err)
+		}
+	}
+}
+
+// TestReadmeDeadlineDefaults: the default deadlines the README and the
+// lifecycle note state are the code's (DefaultActionTimeout, the batch
+// contract's default timeout_ms), not figures written beside them.
+func TestReadmeDeadlineDefaults(t *testing.T) {
+	secs := func(d time.Duration) string { return strconv.FormatFloat(d.Seconds(), 'f', -1, 64) + " s" }
+	action, batchDefault := secs(DefaultActionTimeout), secs(batch.DefaultTimeout())
+	for file, says := range map[string][]string{
+		"../README.md": {
+			"default: " + action + " for the single-action tools",
+			batchDefault + " for `browser_batch` (the contract's)",
+		},
+		"../docs/lifecycle.md": {
+			"(" + action + " for single actions, `--action-timeout`; " + batchDefault + " for batch",
+		},
+	} {
+		b, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := strings.Join(strings.Fields(string(b)), " ") // lines rewrapped
+		for _, s := range says {
+			if !strings.Contains(text, s) {
+				t.Errorf("%s does not say %q", file, s)
+			}
 		}
 	}
 }
