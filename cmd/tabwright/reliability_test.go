@@ -399,25 +399,29 @@ func TestReliabilityConcurrentProcesses(t *testing.T) {
 }
 
 // Many observations: the server's resident memory stays bounded. After a
-// warm-up the server's RSS is flat (30.5 MiB after 1,000 observations and
-// 30.4 MiB after 10,000 when this ran 10,000), so a few thousand past a
-// warm-up of 500 are enough: anything one observation left behind, at
-// least its payload (n is set from its size) or a goroutine's 8 KiB stack,
-// would add up past the 4 MiB bound.
+// short warm-up the server's RSS is flat: sampled every 100 observations
+// up to 3,000 (three runs at once on a loaded machine), it stayed within
+// 1 MiB of its value at 100 (21.4 to 22.8 MiB). So a 2 MiB bound, twice
+// that noise, tells a leak from it, and the count only has to make any
+// per-observation leak add up past the bound: n is set so that one
+// observation's payload kept each time (measured below, about 1.2 KiB;
+// full: true, or an unchanged page's observation would be a 353-byte
+// "unchanged" note), or one goroutine left behind each time (its stack
+// alone is at least goroutineStack), would pass it.
 func TestReliabilityObservationMemory(t *testing.T) {
 	t.Parallel()
 	site := relSite(t)
 	s := startServer(t)
 	h := open(t, s.sess, site.URL+"/rel")
-	const warmUp, growth = 500, 4 << 20
-	// Enough observations after the warm-up that their payloads alone, if
-	// each were kept, would pass the bound.
-	raw, _ := json.Marshal(mustCall(t, s.sess, "browser_observe", map[string]any{"tab_handle": h}))
-	n := warmUp + max(3500, growth/len(raw)+1)*scale()
+	const warmUp, growth = 200, 2 << 20
+	const goroutineStack = 2 << 10 // the runtime's smallest goroutine stack
+	observe := map[string]any{"tab_handle": h, "full": true}
+	raw, _ := json.Marshal(mustCall(t, s.sess, "browser_observe", observe))
+	n := warmUp + (max(growth/goroutineStack, growth/len(raw))+1)*scale()
 	var atWarm int64
 	start := time.Now()
 	for i := 2; i <= n; i++ {
-		mustCall(t, s.sess, "browser_observe", map[string]any{"tab_handle": h})
+		mustCall(t, s.sess, "browser_observe", observe)
 		if i == warmUp {
 			atWarm = rssKiB(t, s.cmd.Process.Pid)
 		}
