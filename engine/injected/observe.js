@@ -3,7 +3,7 @@
 // Needs core.js first. Installs tw.observe(options) once per document.
 (() => {
   'use strict';
-  const OBSERVE_VERSION = 10;
+  const OBSERVE_VERSION = 11;
   const tw = globalThis.__tabwright;
   if (tw.observeVersion === OBSERVE_VERSION) return;
   const { dom, norm, cut, rendered } = tw;
@@ -486,51 +486,102 @@
 
   // --- card positions (for folding repeated cards in Go) ----------------------
   // A card is the nearest element, the listed one or an ancestor, that has at
-  // least CARD_MIN siblings of its own tag and class: a product tile, a
-  // result, a list item. Its position is the card's selector with n for its
-  // nth-of-type index, and the element's path under the card, written with
-  // tags alone (and nth-of-type where a tag repeats), so cards of one shape
-  // have the same path whatever their hrefs or ids.
+  // least CARD_MIN siblings of its family: its tag and the class word at least
+  // half its same-tag siblings carry (a product tile, a result, a list item,
+  // whatever extra classes one of them has). Its position is the card's
+  // selector with n for its nth-of-type index, and the element's path under
+  // the card (underCard), written so that like elements of like cards have
+  // the same path whatever their hrefs, ids or the parts one card adds.
   const CARD_MIN = 6;
   const CARD_DEPTH = 6;
   let cardCache = null;
-  const shapeKey = (el) => dom.tag(el) + '.' + (dom.attr(el, 'class') || '').trim().split(/\s+/).sort().join('.');
+  // kindWords are the class words that say what an element is: plain CSS
+  // names without digits (no ids, grid columns or positions).
+  const kindWords = (el) => (dom.attr(el, 'class') || '').trim().split(/\s+/).filter((w) => /^-?[A-Za-z_][A-Za-z_-]*$/.test(w));
   const siblingsOf = (parent) => {
     let c = cardCache.get(parent);
-    if (!c) {
-      c = { shapes: new Map(), nth: new Map() };
-      const byTag = new Map();
-      for (const k of dom.children(parent)) {
-        const key = shapeKey(k);
-        c.shapes.set(key, (c.shapes.get(key) || 0) + 1);
-        const t = dom.tag(k);
-        byTag.set(t, (byTag.get(t) || 0) + 1);
-        c.nth.set(k, byTag.get(t));
-      }
-      c.byTag = byTag;
-      cardCache.set(parent, c);
+    if (c) return c;
+    const kids = [...dom.children(parent)];
+    const byTag = new Map(); // tag -> count
+    const words = new Map(); // tag -> class word -> count
+    const nth = new Map();
+    for (const k of kids) {
+      const t = dom.tag(k);
+      byTag.set(t, (byTag.get(t) || 0) + 1);
+      nth.set(k, byTag.get(t));
+      if (!words.has(t)) words.set(t, new Map());
+      const w = words.get(t);
+      for (const word of new Set(kindWords(k))) w.set(word, (w.get(word) || 0) + 1);
     }
+    const family = new Map();
+    const size = new Map();
+    for (const k of kids) {
+      const t = dom.tag(k);
+      const w = words.get(t);
+      let best = '';
+      for (const word of kindWords(k)) if (w.get(word) * 2 >= byTag.get(t) && (!best || w.get(word) > w.get(best))) best = word;
+      const f = best ? t + '.' + best : t;
+      family.set(k, f);
+      size.set(f, (size.get(f) || 0) + 1);
+    }
+    c = { byTag, words, nth, family, size };
+    cardCache.set(parent, c);
     return c;
   };
+  // step is el's selector among its siblings: its tag when no sibling
+  // shares it, else its tag and a class word no sibling of that tag has,
+  // else its nth-of-type.
   const step = (el) => {
     const c = siblingsOf(dom.parent(el));
     const t = dom.tag(el);
-    return c.byTag.get(t) > 1 ? `${t}:nth-of-type(${c.nth.get(el)})` : t;
+    if (c.byTag.get(t) === 1) return t;
+    const w = kindWords(el).find((word) => c.words.get(t).get(word) === 1);
+    return w ? `${t}.${w}` : `${t}:nth-of-type(${c.nth.get(el)})`;
   };
+  // underCard is where el sits in card, as a selector below it: el's tag,
+  // or tag and class word, when that names el alone in the card; else its
+  // parent's path and its step. So an optional part before el (a badge, a
+  // thumbnail) does not change el's path, as an nth-of-type would.
+  const underCard = (card, el) => {
+    if (el === card) return '';
+    const t = dom.tag(el);
+    for (const s of [t, ...kindWords(el).map((w) => `${t}.${w}`)]) {
+      const hits = dom.all(card, s);
+      if (hits.length === 1 && hits[0] === el && oncePerCard(card, s)) return s;
+    }
+    const parent = dom.parent(el);
+    const up = parent === card ? '' : underCard(card, parent) + ' ';
+    return `${up}> ${step(el)}`;
+  };
+  // oncePerCard: s names at most one element in each card of card's family,
+  // so the cards that have that element all call it s.
+  const oncePerCard = (card, s) => {
+    const parent = dom.parent(card);
+    const sib = siblingsOf(parent);
+    const f = sib.family.get(card);
+    sib.once ||= new Map();
+    const key = f + ' ' + s;
+    if (!sib.once.has(key)) sib.once.set(key, [...dom.children(parent)].every((k) => sib.family.get(k) !== f || dom.all(k, s).length <= 1));
+    return sib.once.get(key);
+  };
+  // cardPosition is el's card: of the ancestors within CARD_DEPTH (el
+  // included) that have CARD_MIN siblings of their family, the one with the
+  // most (the nearest of equals), so a story's byline links are parts of
+  // the story, not cards of their own.
   const cardPosition = (el) => {
     if (dom.root(el) !== document) return null;
-    const path = [];
+    let best = null;
+    let most = CARD_MIN - 1;
     for (let c = el, depth = 0; c && depth < CARD_DEPTH; c = dom.parent(c), depth++) {
       const parent = dom.parent(c);
-      if (!parent || parent === document.documentElement) return null;
+      if (!parent || parent === document.documentElement) break;
       const sib = siblingsOf(parent);
-      if (sib.shapes.get(shapeKey(c)) >= CARD_MIN) {
-        const under = path.reverse().map((s) => '> ' + s).join(' ');
-        return { card: `${sel(parent)} > ${dom.tag(c)}:nth-of-type(n)`, n: sib.nth.get(c), under };
-      }
-      path.push(step(c));
+      const size = sib.size.get(sib.family.get(c));
+      if (size > most) [best, most] = [c, size];
     }
-    return null;
+    if (!best) return null;
+    const parent = dom.parent(best);
+    return { card: `${sel(parent)} > ${dom.tag(best)}:nth-of-type(n)`, n: siblingsOf(parent).nth.get(best), under: underCard(best, el) };
   };
 
   // interactiveSection lists the actionable elements in DOM order. An

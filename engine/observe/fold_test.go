@@ -2,6 +2,7 @@ package observe
 
 import (
 	"encoding/json"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -24,9 +25,9 @@ func bySelector(e Element) (cardPos, bool) {
 	if err != nil || n < 1 || strconv.Itoa(n) != rest[:j] {
 		return cardPos{}, false
 	}
-	under := strings.TrimPrefix(rest[j+1:], " ")
-	if under == "" && rest[j+1:] != "" {
-		return cardPos{}, false // "li:nth-of-type(2) " is no card's selector
+	under, spaced := strings.CutPrefix(rest[j+1:], " ")
+	if (under == "") != (rest[j+1:] == "") || (under != "" && !spaced) {
+		return cardPos{}, false // "li:nth-of-type(2) " or "li:nth-of-type(2)0" is no card's selector
 	}
 	return cardPos{Card: e.Selector[:i] + mark + "n)", N: n, Under: under}, true
 }
@@ -69,7 +70,7 @@ func TestModelEyeFoldedCards(t *testing.T) {
 	text := Render(o)
 	line := lineNaming(text, "Juicer model 17", "")
 	// Cards of one label each are ten to a line: 18 is the seventh of 12-21.
-	if !strings.HasPrefix(line, " 12-21: ") || !strings.Contains(line, `"Mixer model 15" "Grinder model 16" "Juicer model 17"`) || !strings.Contains(text, "cards #results > div:nth-of-type(n), n 2-30, each: link > h3 > a; button \"Add to cart\" > button;") {
+	if !strings.HasPrefix(line, " 12-21: ") || !strings.Contains(line, `"Mixer model 15" "Grinder model 16" "Juicer model 17"`) || !strings.Contains(text, "cards #results > div:nth-of-type(n), n 2-30, each: link h3 > a; button \"Add to cart\" button;") {
 		t.Errorf("the text does not say the folded card: %q\n%s", line, text)
 	}
 
@@ -100,11 +101,52 @@ func TestFoldLeavesShortRuns(t *testing.T) {
 	}
 }
 
+// Cards fold by their common core: one adds a row of links, one omits its
+// button, and the elements not in every card say which cards have them.
+// A card that shares nothing with the run ends it.
+func TestFoldToleratesOptionalParts(t *testing.T) {
+	var es Elements
+	add := func(n int, under, role, label string) {
+		es = append(es, Element{Ref: "e" + strconv.Itoa(len(es)+1), Selector: "#r > div:nth-of-type(" + strconv.Itoa(n) + ") " + under, Role: role, Label: label})
+	}
+	for n := 1; n <= 10; n++ {
+		add(n, "a.title", "link", "Result "+strconv.Itoa(n))
+		if n == 3 || n == 6 {
+			add(n, "div > a:nth-of-type(1)", "link", "FAQ")
+		}
+		if n != 8 {
+			add(n, "button", "button", "More")
+		}
+	}
+	add(11, "input", "textbox", "Feedback")
+	listed, reps := fold(es, bySelector)
+	if len(reps) != 1 || len(listed) != 3 {
+		t.Fatalf("%d listed, %+v", len(listed), reps)
+	}
+	r := reps[0]
+	want := []RepeatElement{
+		{Selector: "a.title", Role: "link"},
+		{Selector: "div > a:nth-of-type(1)", Role: "link", Label: "FAQ", In: []int{3, 6}},
+		{Selector: "button", Role: "button", Label: "More", In: []int{2, 3, 4, 5, 6, 7, 9, 10}},
+	}
+	if r.From != 2 || r.To != 10 || !reflect.DeepEqual(r.Elements, want) || r.Count() != 19 || r.Has(8, 2) || !r.Has(6, 1) {
+		t.Fatalf("repeat %+v", r)
+	}
+	if r.Labels[1][0] != "Result 3" || listed[2].Label != "Feedback" {
+		t.Errorf("labels %v, last listed %+v", r.Labels, listed[2])
+	}
+	text := Render(&Observation{Reserved: map[string]any{ReservedRepeated: reps}})
+	if !strings.Contains(text, `link "FAQ" div > a:nth-of-type(1) (only n 3,6); button "More" button (only n 2-7,9,10);`) {
+		t.Errorf("text: %s", text)
+	}
+}
+
 // Folding never loses an element: each one is listed, or said by a Repeat
 // whose card selector, index and element give back its selector and label.
 func FuzzFold(f *testing.F) {
 	f.Add("ul > li:nth-of-type(1) > a|link|A\nul > li:nth-of-type(2) > a|link|B", 7)
 	f.Add("#r > div:nth-of-type(1)|button|Go\n#r > div:nth-of-type(1) > a|link|x", 8)
+	f.Add("ol > li:nth-of-type(#) > a|link|T#\nol > li:nth-of-type(1) > b|button|Only one\nol > li:nth-of-type(#) > i|link|x", 9)
 	f.Fuzz(func(t *testing.T, spec string, copies int) {
 		var es Elements
 		for i := 0; i < min(max(copies, 1), 12); i++ {
@@ -123,6 +165,9 @@ func FuzzFold(f *testing.F) {
 			for c, row := range r.Labels {
 				l := 0
 				for k, el := range r.Elements {
+					if !r.Has(r.From+c, k) {
+						continue
+					}
 					label := el.Label
 					if label == "" && l < len(row) {
 						label, l = row[l], l+1

@@ -474,7 +474,7 @@ func TestBoundsAndTruncation(t *testing.T) {
 	o, _ = capture(t, ctx, p, Options{})
 	listed := len(o.Interactive)
 	for _, r := range o.Repeated() {
-		listed += (r.To - r.From + 1) * len(r.Elements)
+		listed += r.Count()
 	}
 	if listed != DefaultMaxInteractive || o.Truncated().Interactive.Omitted != 200-DefaultMaxInteractive {
 		t.Errorf("default bound: %d listed or folded, %+v", listed, o.Truncated().Interactive)

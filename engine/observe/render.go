@@ -75,8 +75,12 @@ func renderRepeats(b *strings.Builder, reps []Repeat) {
 				fmt.Fprintf(b, " %q", e.Label)
 			}
 			if e.Selector != "" {
-				fmt.Fprintf(b, " %s;", e.Selector)
+				b.WriteString(" " + e.Selector)
 			}
+			if e.In != nil {
+				b.WriteString(" (only n " + numberList(e.In) + ")")
+			}
+			b.WriteByte(';')
 		}
 		b.WriteString(" labels by n:\n")
 		// Cards of one label each go ten to a line ("12-21: ..."), which
@@ -101,6 +105,28 @@ func renderRepeats(b *strings.Builder, reps []Repeat) {
 		}
 		b.WriteString("… their refs: observe with scope on one card, or give max_interactive\n")
 	}
+}
+
+// numberList writes card indexes, runs of three or more as a range:
+// 2,5,7-9.
+func numberList(ns []int) string {
+	var parts []string
+	for i := 0; i < len(ns); {
+		j := i
+		for j+1 < len(ns) && ns[j+1] == ns[j]+1 {
+			j++
+		}
+		switch {
+		case j-i >= 2:
+			parts = append(parts, strconv.Itoa(ns[i])+"-"+strconv.Itoa(ns[j]))
+		case j > i:
+			parts = append(parts, strconv.Itoa(ns[i]), strconv.Itoa(ns[j]))
+		default:
+			parts = append(parts, strconv.Itoa(ns[i]))
+		}
+		i = j + 1
+	}
+	return strings.Join(parts, ",")
 }
 
 // oneLabelEach: every card has exactly one label of its own.
