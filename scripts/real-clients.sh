@@ -1,9 +1,10 @@
 #!/bin/sh
-# Real MCP clients (the TypeScript SDK with Ajv, the Inspector's CLI)
-# against a tabwright binary: make real-clients. Needs Node 20+, npm and the
-# npm registry; the pinned packages are installed once into a cache folder
-# outside the checkout (TABWRIGHT_CLIENTS_DIR, default
-# ~/.cache/tabwright/real-clients).
+# Real MCP clients (the TypeScript SDK with Ajv, the Inspector's CLI and its
+# schema lint) against a tabwright binary: make real-clients. Needs npm (with
+# any Node) and the npm registry; the pinned packages are installed once into
+# a cache folder outside the checkout (TABWRIGHT_CLIENTS_DIR, default
+# ~/.cache/tabwright/real-clients). The checks run on the pinned Node 22
+# installed there (the npm package node), which the Inspector 2 requires.
 set -eu
 bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 here=$(cd "$(dirname "$0")/real-clients" && pwd)
@@ -14,4 +15,4 @@ if ! cmp -s "$here/package.json" "$dir/package.json"; then
 	(cd "$dir" && npm install --no-audit --no-fund --loglevel=error)
 fi
 cp "$here/check.mjs" "$dir/check.mjs"
-exec node "$dir/check.mjs" "$bin"
+exec "$dir/node_modules/.bin/node" "$dir/check.mjs" "$bin"

@@ -2,7 +2,8 @@
 // TypeScript SDK's client lists the tools (its own result checks) and runs a
 // browser_batch on a fixture page served here; every input schema compiles
 // in Ajv as the SDK configures it and in Ajv's strict mode, and judges a
-// valid and an invalid batch alike; the Inspector's CLI lists and calls the
+// valid and an invalid batch alike; the Inspector's CLI lints the listed
+// schemas for portability (--strict: any finding fails), lists and calls the
 // tools too. Then the same with --inline-schemas.
 //
 //   node check.mjs path/to/tabwright
@@ -13,7 +14,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import Ajv from "ajv";
 import Ajv2020 from "ajv/dist/2020.js";
-import { execFileSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { createRequire } from "node:module";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import http from "node:http";
@@ -104,20 +105,40 @@ async function runBatch(client, form) {
   await call("browser_tab_control", { tab_handle: opened.tab_handle, action: "close" });
 }
 
-function inspector(flags) {
+// The Inspector's CLI (2.x): tools/list with --strict, its portability
+// lint (findings in full on stderr, exit 6 on an error-severity one), and a
+// call. A tool error exits non-zero by design, so each run's exit status
+// and streams are read, not thrown.
+function inspector(flags, form) {
   const require = createRequire(import.meta.url);
-  const cli = require.resolve("@modelcontextprotocol/inspector/cli/build/cli.js");
+  const cli = require.resolve("@modelcontextprotocol/inspector/clients/launcher/build/index.js");
   // The server from a config file, so its flags stay apart from the CLI's.
   const config = join(mkdtempSync(join(tmpdir(), "tw-inspector-")), "mcp.json");
   writeFileSync(config, JSON.stringify({ mcpServers: { tabwright: { command: bin, args: ["mcp", ...flags] } } }));
-  const run = (...args) =>
-    JSON.parse(execFileSync(process.execPath, [cli, "--cli", "--config", config, "--server", "tabwright", ...args], { encoding: "utf8" }));
-  const list = run("--method", "tools/list");
-  if (!list.tools.some((t) => t.name === "browser_batch")) fail("inspector: no browser_batch listed");
+  const run = (...args) => {
+    const r = spawnSync(process.execPath, [cli, "--cli", "--config", config, "--server", "tabwright", "--format", "json", ...args], {
+      encoding: "utf8",
+      env: { ...process.env, MCP_INSPECTOR_SECRET_STORE: "memory" }, // no keychain to ask
+    });
+    let out;
+    try {
+      out = JSON.parse(r.stdout);
+    } catch {
+      fail(`${form}: inspector ${args.join(" ")}: exit ${r.status}, no JSON on stdout: ${r.stdout}${r.stderr}`);
+    }
+    return { out, status: r.status, stderr: r.stderr.trim() };
+  };
+  // --format json: {result, schemaFindings (when the lint found any)}.
+  const list = run("--method", "tools/list", "--strict");
+  if (list.status !== 0 || list.out.schemaFindings) {
+    fail(`${form}: inspector's schema lint (--strict): exit ${list.status}: ${JSON.stringify(list.out.schemaFindings)}\n${list.stderr}`);
+  }
+  if (!list.out.result.tools.some((t) => t.name === "browser_batch")) fail(`${form}: inspector: no browser_batch listed`);
   const res = run("--method", "tools/call", "--tool-name", "browser_batch", "--tool-arg", "tab_handle=nope", "--tool-arg", 'steps=[{"action":"press_key","key":"Tab"}]');
   // A well-formed batch on a handle no session claimed: the server's own
   // refusal, not the client's.
-  if (!res.isError || !JSON.stringify(res.structuredContent).includes("invalid_handle")) fail(`inspector: call result ${JSON.stringify(res)}`);
+  const call = res.out.result;
+  if (!call?.isError || !JSON.stringify(call.structuredContent).includes("invalid_handle")) fail(`${form}: inspector: call result ${JSON.stringify(res.out)}`);
 }
 
 for (const flags of [[], ["--inline-schemas"]]) {
@@ -132,7 +153,7 @@ for (const flags of [[], ["--inline-schemas"]]) {
   checkSchemas(tools, form);
   await runBatch(client, form);
   await client.close();
-  inspector(flags);
-  console.log(`ok ${form}: ${tools.length} tools, ${size} characters; schemas compile in the SDK's Ajv and Ajv strict; browser_batch ran; the Inspector CLI lists and calls it`);
+  inspector(flags, form);
+  console.log(`ok ${form}: ${tools.length} tools, ${size} characters; schemas compile in the SDK's Ajv and Ajv strict; browser_batch ran; the Inspector CLI's schema lint (--strict) finds nothing, and it lists and calls browser_batch`);
 }
 site.close();
