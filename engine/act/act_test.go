@@ -68,6 +68,7 @@ func wantCode(t testing.TB, err error, code string, contains string) {
 }
 
 func TestClickNativeDomDoubleModifiers(t *testing.T) {
+	t.Parallel()
 	tab := page(t, "basics.html")
 	r := must(t, tab, &Step{Action: Click, Locator: css("#plain")})
 	if !strings.Contains(r.Verified, "trusted click received") {
@@ -90,6 +91,7 @@ func TestClickNativeDomDoubleModifiers(t *testing.T) {
 }
 
 func TestLocatorKinds(t *testing.T) {
+	t.Parallel()
 	tab := page(t, "basics.html")
 	must(t, tab, &Step{Action: Fill, Locator: locate.Locator{Selector: "Email address", SelectorType: locate.Label}, Text: ptr("a@b.c")})
 	must(t, tab, &Step{Action: Fill, Locator: locate.Locator{Selector: "Notes", SelectorType: locate.Label}, Text: ptr("n")})
@@ -108,6 +110,7 @@ func TestLocatorKinds(t *testing.T) {
 }
 
 func TestActionability(t *testing.T) {
+	t.Parallel()
 	tab := page(t, "basics.html")
 	_, err := run(t, tab, &Step{Action: Click, Locator: css("#off"), TimeoutMS: ptr(1500)})
 	wantCode(t, err, errs.NotActionable, "disabled")
@@ -127,6 +130,7 @@ func TestActionability(t *testing.T) {
 }
 
 func TestFillTypeSelectPress(t *testing.T) {
+	t.Parallel()
 	tab := page(t, "basics.html")
 	r := must(t, tab, &Step{Action: Fill, Locator: css("#email"), Text: ptr("first@example.com")})
 	if r.Value == nil || *r.Value != "first@example.com" {
@@ -168,6 +172,7 @@ func TestFillTypeSelectPress(t *testing.T) {
 }
 
 func TestDialogPolicies(t *testing.T) {
+	t.Parallel()
 	tab := page(t, "basics.html")
 	r := must(t, tab, &Step{Action: Click, Locator: css("#alert"), DialogPolicy: "accept"})
 	if len(r.Dialogs) != 1 || r.Dialogs[0].Message != "Hello there" || r.Dialogs[0].Action != "accepted" {
@@ -192,6 +197,7 @@ func TestDialogPolicies(t *testing.T) {
 }
 
 func TestWaitConditions(t *testing.T) {
+	t.Parallel()
 	tab := page(t, "basics.html")
 	must(t, tab, &Step{Action: Wait, Condition: "visible", Locator: css("#plain")})
 	must(t, tab, &Step{Action: Wait, Condition: "absent", Locator: css("#late")})
@@ -207,6 +213,7 @@ func TestWaitConditions(t *testing.T) {
 }
 
 func TestScrollAndHover(t *testing.T) {
+	t.Parallel()
 	tab := page(t, "basics.html")
 	r := must(t, tab, &Step{Action: Scroll, DeltaY: ptr(400.0)})
 	if r.Scroll.ScrollY != 400 {
@@ -220,6 +227,7 @@ func TestScrollAndHover(t *testing.T) {
 }
 
 func TestControlRead(t *testing.T) {
+	t.Parallel()
 	tab := page(t, "basics.html")
 	r := must(t, tab, &Step{Action: SelectOption, Locator: css("#fruit"), Value: ptr("a"), Observe: &ObserveSpec{}})
 	if r.Control == nil || r.Control.Role != "combobox" || len(r.Control.Options) != 3 || r.Control.Value == nil || *r.Control.Value != "a" {

@@ -52,6 +52,7 @@ func frameSites(t *testing.T) string {
 }
 
 func TestFrames(t *testing.T) {
+	t.Parallel()
 	base := frameSites(t)
 	tab := page(t, "basics.html")
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

@@ -18,6 +18,7 @@ import (
 // cross-origin frame from its own renderer, whose quads are in that
 // frame's viewport, so the mapping must hop across processes (issue 17).
 func TestTransformedFrames(t *testing.T) {
+	t.Parallel()
 	inner := `<title>Inner</title><style>body { margin: 0; } button { margin: 37px 0 0 53px; width: 30px; height: 18px; }</style>
 <button onclick="document.body.dataset.hit = (document.body.dataset.hit || '') + 'x'">B</button>`
 	cross := http.NewServeMux()

@@ -11,6 +11,7 @@ import (
 )
 
 func TestHardCases(t *testing.T) {
+	t.Parallel()
 	tab := page(t, "hard.html")
 
 	// Detached by its own mousedown: the press was delivered, and the page

@@ -21,6 +21,7 @@ import (
 // role and name. roles.html holds the cases the DOM may misread (hidden
 // twins, names from CSS or images, explicit roles, a closed shadow root).
 func TestRoleDOMAnswerIsTheTreeAnswer(t *testing.T) {
+	t.Parallel()
 	roles := []string{"button", "checkbox", "radio", "textbox", "link"}
 	answered := 0
 	for _, name := range []string{"roles.html", "roleshadow.html", "basics.html", "hard.html", "mcp.html", "multiselect.html", "secret.html"} {

@@ -12,6 +12,7 @@ import (
 // a card number): not in the result, not in a value_mismatch error, not in
 // the control read; and a plain field's value is stated once.
 func TestSecretValuesAreNotEchoed(t *testing.T) {
+	t.Parallel()
 	tab := page(t, "secret.html")
 	for _, s := range []*Step{
 		{Action: Fill, Locator: css("#pw"), Text: ptr("hunter2-secret"), Observe: &ObserveSpec{}},

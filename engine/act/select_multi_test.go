@@ -21,6 +21,7 @@ func selectMany(t *testing.T, tab *tabs.Tab, loc locate.Locator, c Choice) (*Res
 }
 
 func TestSelectMany(t *testing.T) {
+	t.Parallel()
 	tab := page(t, "multiselect.html")
 	r, err := selectMany(t, tab, locate.Locator{Selector: "Languages", SelectorType: "label"}, Choice{Values: []string{"go", "js"}})
 	if err != nil || fmt.Sprint(r.Selected["options"]) != "[map[label:Go value:go] map[label:JavaScript value:js]]" {

@@ -14,10 +14,13 @@ package act
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -72,14 +75,38 @@ var (
 // page-side loop to try a few times, short enough to keep the suite quick.
 const failWait = 1000
 
-// runSuite runs a spec's cases, each on a fresh load of its page in one tab.
+// runSuite runs a spec's cases, each on a fresh load of its page. The
+// cases run in parallel (most of a case is waiting: for the page, or for a
+// failing step's deadline), each on a tab of a pool as large as
+// -test.parallel lets run at once: a tab per case would add a renderer
+// start to each, a navigation is enough to give a case a fresh page.
 func runSuite(t *testing.T, spec string, cases []suiteCase) {
-	tab := page(t, "basics.html")
+	t.Parallel()
+	pool := make(chan *tabs.Tab, min(parallelism(), len(cases)))
+	for range cap(pool) {
+		pool <- page(t, "basics.html")
+	}
 	for i, c := range cases {
 		path := fmt.Sprintf("/suite/%s/%d.html", spec, i)
 		suitePages.Store(path, c.page)
-		t.Run(c.name, func(t *testing.T) { runCase(t, tab, suiteSite().URL+path, c) })
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			tab := <-pool
+			defer func() { pool <- tab }()
+			runCase(t, tab, suiteSite().URL+path, c)
+		})
 	}
+}
+
+// parallelism is how many parallel tests may run at once (-test.parallel,
+// GOMAXPROCS by default).
+func parallelism() int {
+	if f := flag.Lookup("test.parallel"); f != nil {
+		if n, err := strconv.Atoi(f.Value.String()); err == nil && n > 0 {
+			return n
+		}
+	}
+	return runtime.GOMAXPROCS(0)
 }
 
 func runCase(t *testing.T, tab *tabs.Tab, url string, c suiteCase) {

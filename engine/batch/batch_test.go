@@ -110,6 +110,7 @@ const formObserve = `"observe":{"selector":"#result"}`
 // The whole form in one batch: every field filled and verified, the result
 // read by the final wait and the batch's observe.
 func TestFormInOneBatch(t *testing.T) {
+	t.Parallel()
 	tab := page(t, "form.html")
 	r := runBatch(t, request(tab, formSteps, formObserve))
 	mustOK(t, r)
@@ -160,6 +161,7 @@ func TestFormInOneBatch(t *testing.T) {
 // A step's observe reads a combobox right after the step: the popup's
 // options come back with it.
 func TestComboboxOptionsInStepObserve(t *testing.T) {
+	t.Parallel()
 	tab := page(t, "combo.html")
 	r := runBatch(t, request(tab, `[
 		{"action":"click","selector":"Destination","selector_type":"label","observe":{}},
@@ -196,6 +198,7 @@ func TestComboboxOptionsInStepObserve(t *testing.T) {
 
 // A form inside an iframe, located by frame path in every step.
 func TestIframeFormByFramePath(t *testing.T) {
+	t.Parallel()
 	tab := page(t, "frame.html")
 	r := runBatch(t, request(tab, `[
 		{"action":"fill","selector":"Card holder","selector_type":"label","frame":{"path":["#payment"]},"text":"Ada Lovelace"},
@@ -219,6 +222,7 @@ func TestIframeFormByFramePath(t *testing.T) {
 
 // scroll until brings a far-down text into view; the next step clicks there.
 func TestScrollUntil(t *testing.T) {
+	t.Parallel()
 	tab := page(t, "form.html")
 	r := runBatch(t, request(tab, `[
 		{"action":"scroll","until":{"text":"End of the terms"},"delta_y":400},
@@ -235,6 +239,7 @@ func TestScrollUntil(t *testing.T) {
 // start_at skips a prefix already done: those steps are checked but do not
 // run again (the counter button is clicked once in all).
 func TestStartAtSkipsCompletedPrefix(t *testing.T) {
+	t.Parallel()
 	tab := page(t, "form.html")
 	steps := `[
 		{"action":"click","selector":"#count"},
@@ -270,6 +275,7 @@ func TestStartAtSkipsCompletedPrefix(t *testing.T) {
 // The first failure stops the batch: failed_step, the error with its path,
 // the results before it; later steps do not run (the page shows it).
 func TestFailingMiddleStep(t *testing.T) {
+	t.Parallel()
 	tab := page(t, "form.html")
 	r := runBatch(t, request(tab, `[
 		{"action":"fill","selector":"#fullname","text":"Ada"},
@@ -312,6 +318,7 @@ func TestFailingMiddleStep(t *testing.T) {
 // The batch's deadline is shared: the step running when it runs out fails
 // with timeout, naming what was left of the budget when it started.
 func TestDeadlineExhaustion(t *testing.T) {
+	t.Parallel()
 	tab := page(t, "form.html")
 	start := time.Now()
 	r := runBatch(t, request(tab, `[
@@ -365,6 +372,7 @@ func TestDeadlineExhaustion(t *testing.T) {
 // Dialogs: ask stops the batch with dialog_pending; accept and dismiss
 // answer them and report the message; a step's policy overrides the batch's.
 func TestDialogs(t *testing.T) {
+	t.Parallel()
 	t.Run("ask", func(t *testing.T) {
 		tab := page(t, "form.html")
 		r := runBatch(t, request(tab, `[
@@ -433,6 +441,7 @@ func TestDialogs(t *testing.T) {
 
 // A failed batch observe is reported, not fatal.
 func TestBatchObserveFailureIsReported(t *testing.T) {
+	t.Parallel()
 	tab := page(t, "form.html")
 	r := runBatch(t, request(tab, `[{"action":"fill","selector":"#city","text":"Paris"}]`, `"observe":{"selector":"#gone","timeout_ms":200}`))
 	mustOK(t, r)
@@ -449,6 +458,7 @@ type violation struct{ path, message string }
 // path of its violation. Each case lists every violation Prevalidate must
 // return, in order.
 func TestPrevalidate(t *testing.T) {
+	t.Parallel()
 	step := func(s string) string { return `{"tab_handle":"h","steps":[` + s + `]}` }
 	click := `{"action":"click","selector":"#a"}`
 	tests := []struct {
@@ -575,6 +585,7 @@ func checkViolations(t *testing.T, raw string, got []*errs.Error, want []violati
 // One batch with many problems reports all of them, in step order, each
 // with its own path — never only the first, never a generic oneOf message.
 func TestPrevalidateReportsEverything(t *testing.T) {
+	t.Parallel()
 	raw := `{"tab_handle":"h","timeout_ms":50,"dialog_policy":"later","start_at":12,"steps":[
 		{"action":"fill","selector":"#name","text":"Ada"},
 		{"action":"click"},
@@ -616,6 +627,7 @@ func TestPrevalidateReportsEverything(t *testing.T) {
 // A valid batch decodes into the steps it will run, with the batch's own
 // fields; skipped steps are decoded too.
 func TestPrevalidateValid(t *testing.T) {
+	t.Parallel()
 	raw := `{"tab_handle":"th-1","timeout_ms":120000,"dialog_policy":"dismiss","start_at":29,"steps":[` +
 		strings.TrimSuffix(strings.Repeat(`{"action":"press_key","key":"Tab"},`, 29), ",") +
 		`,{"action":"wait","condition":"network_idle","idle_ms":100,"dialog_policy":"accept","observe":{"selector":"#a","popup_selector":"#p"}}],` +
@@ -645,6 +657,7 @@ func TestPrevalidateValid(t *testing.T) {
 // first page call; when it fails, that step did nothing, and the batch
 // fails at the step the check belongs to, as if it had run at once.
 func TestCarriedCheckFailureStopsTheBatch(t *testing.T) {
+	t.Parallel()
 	tab := page(t, "form.html")
 	r := runBatch(t, request(tab, `[
 		{"action":"fill","selector":"#fullname","text":"Ada"},
@@ -722,6 +735,7 @@ func TestFormBatchRoundTrips(t *testing.T) {
 // secret out of the batch result as the immediate check does, and a
 // carried mismatch fails its own step without echoing the value.
 func TestCarriedSecretReadBackIsNotEchoed(t *testing.T) {
+	t.Parallel()
 	tab := page(t, "secret.html")
 	r := runBatch(t, request(tab, `[
 		{"action":"fill","selector":"#pw","text":"hunter2-secret"},
