@@ -34,6 +34,7 @@ const checkDone = "success:\n  script: test -f done.txt || qs_fail \"done.txt wa
 // page it read on record and its tokens counted. Then one that gives up
 // naming the page: docs_gap, that page the suspect.
 func TestModelAgentPassesAndGaps(t *testing.T) {
+	t.Parallel()
 	page := docsSrv.URL + "/docs/"
 	srv := agenttest.Anthropic(
 		agenttest.Turn{Calls: []agenttest.Call{call("read_docs", "url", page)}, Usage: agenttest.Usage{Input: 10, Output: 20, CacheWrite: 300}},
@@ -79,6 +80,7 @@ func TestModelAgentPassesAndGaps(t *testing.T) {
 // max_seconds ends the model call in flight, and the run is
 // budget_exhausted; a refusal is agent_refusal and is not scored.
 func TestModelAgentBudgetAndRefusal(t *testing.T) {
+	t.Parallel()
 	slow := agenttest.OpenAI(agenttest.Turn{Text: "late", Delay: 30 * time.Second})
 	defer slow.Close()
 	tk := newTask(t, strings.Replace(head, "NAME", "model-slow", 1)+checkDone+"budgets: {max_seconds: 1}\n")
@@ -148,6 +150,7 @@ func TestPlantedKeyFoundNowhere(t *testing.T) {
 // A model that only asks for pages off the allowlist read nothing, but the
 // docs were not down: its run is judged by its check, not infra_error.
 func TestModelOffAllowlistIsNotInfra(t *testing.T) {
+	t.Parallel()
 	srv := agenttest.OpenAI(
 		agenttest.Turn{Calls: []agenttest.Call{call("read_docs", "url", "https://elsewhere.example/guide")}},
 		agenttest.Turn{Text: "I could not find the docs."},

@@ -16,6 +16,7 @@ import (
 // container. On the host it would have been infra_error: the host has
 // neither the image's files nor its environment.
 func TestImageTaskRunsInItsImage(t *testing.T) {
+	t.Parallel()
 	rt, why := sandbox.FindRuntime(context.Background())
 	if rt == nil {
 		t.Fatalf("the container backend cannot run here: %s", why)

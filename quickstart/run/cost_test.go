@@ -57,6 +57,7 @@ func FuzzParsePrices(f *testing.F) {
 // The cost cap stops the suite before the next attempt starts; what ran is
 // kept, priced and summed, and the exit code says it stopped.
 func TestMaxCostStopsTheSuite(t *testing.T) {
+	t.Parallel()
 	turn := agenttest.Turn{Text: "nothing to do", Usage: agenttest.Usage{Input: 1000000, Output: 0}}
 	srv := agenttest.OpenAI(turn, turn, turn)
 	defer srv.Close()

@@ -14,6 +14,7 @@ import (
 
 // A docs host that is down: the check passes, but the run is no evidence.
 func TestDocsDownIsInfraError(t *testing.T) {
+	t.Parallel()
 	down := httptest.NewServer(http.NotFoundHandler())
 	url := down.URL
 	down.Close() // nothing listens there now
@@ -31,6 +32,7 @@ func TestDocsDownIsInfraError(t *testing.T) {
 // A replay step that timed out while the check passed says so, in the
 // console block and in the result.
 func TestTimeoutShownWhenCheckPasses(t *testing.T) {
+	t.Parallel()
 	tk := newTask(t, strings.Replace(head, "NAME", "slow", 1)+"replay: ['sleep 5; true']\nsuccess:\n  script: 'true'\nbudgets: {max_command_seconds: 1}\n")
 	r := Attempt(context.Background(), tk, 1, opts())
 	if r.Classification != Passed {
@@ -52,6 +54,7 @@ func TestTimeoutShownWhenCheckPasses(t *testing.T) {
 // --probe-affordances records on attempt 1 only; --affordances none turns a
 // read of llms.txt into affordance_withheld, which is no docs failure.
 func TestAffordanceEvents(t *testing.T) {
+	t.Parallel()
 	tk := newTask(t, "name: aff\ngoal: g\ndocs:\n  path: [DOCS/docs/, DOCS/llms.txt]\nreplay: ['true']\nsuccess:\n  script: 'true'\n")
 	o := opts()
 	o.ProbeAffordances = true

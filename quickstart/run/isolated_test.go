@@ -90,6 +90,7 @@ success:
 }
 
 func TestIsolatedServeAndBrowserExpect(t *testing.T) {
+	t.Parallel()
 	o := isolatedOpts(t)
 	o.CheckBrowser = &launch.Options{}
 	tk := newTask(t, strings.Replace(head, "NAME", "iso-web", 1)+`replay:
@@ -109,6 +110,7 @@ success:
 // from the cache (the trace says so, and the registry served it once), and
 // the task's policy still decides.
 func TestIsolatedRegistryCacheAcrossAttempts(t *testing.T) {
+	t.Parallel()
 	reg, err := egresstest.New()
 	if err != nil {
 		t.Fatal(err)
@@ -169,6 +171,7 @@ success:
 // with workspace_full (a budget, not the docs' fault); the steps after it
 // never run, and the check still does.
 func TestIsolatedWorkspaceFullStopsTheAttempt(t *testing.T) {
+	t.Parallel()
 	tk := newTask(t, strings.Replace(head, "NAME", "full", 1)+`replay:
   - dd if=/dev/zero of=big bs=1M count=64 status=none; true
   - echo after > after.txt

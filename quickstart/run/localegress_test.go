@@ -12,6 +12,7 @@ import (
 // The local backend runs the same egress proxy, advisory: what goes through
 // it is allowed or refused by the task's policy and recorded.
 func TestLocalBackendRecordsEgress(t *testing.T) {
+	t.Parallel()
 	u, _ := url.Parse(docsSrv.URL)
 	tk := newTask(t, strings.Replace(head, "NAME", "local-egress", 1)+`network: {allow: [registry.test]}
 replay:

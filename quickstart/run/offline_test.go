@@ -13,6 +13,7 @@ import (
 // of running on to fail a step (it said command_failed) on docs it never
 // read.
 func TestOfflineMissIsTheStopReason(t *testing.T) {
+	t.Parallel()
 	cache, err := docs.OpenCache(t.TempDir())
 	if err != nil {
 		t.Fatal(err)

@@ -78,6 +78,7 @@ func opts() Options { return Options{Docs: &docs.Reader{Manager: mgr}} }
 const head = "name: NAME\ngoal: g\ndocs:\n  path: [DOCS/docs/]\n"
 
 func TestPassingReplay(t *testing.T) {
+	t.Parallel()
 	tk := newTask(t, strings.Replace(head, "NAME", "pass", 1)+`replay:
   - echo done > done.txt
   - grep -q marker-51c7e -r . && echo LEAK || echo clean
@@ -105,6 +106,7 @@ success:
 }
 
 func TestFailingCommandIsDocsGap(t *testing.T) {
+	t.Parallel()
 	tk := newTask(t, strings.Replace(head, "NAME", "gap", 1)+"replay: ['true', 'exit 3', 'echo never']\nsuccess:\n  script: test -f done.txt || qs_fail \"done.txt was never created\"\n")
 	r := Attempt(context.Background(), tk, 1, opts())
 	if r.Classification != DocsGap || r.StopReason != StopCommandFailed || r.Turns != 2 || r.SuspectPage == nil || *r.SuspectPage != docsSrv.URL+"/docs/" {
@@ -116,6 +118,7 @@ func TestFailingCommandIsDocsGap(t *testing.T) {
 }
 
 func TestBudgetKillsProcessGroup(t *testing.T) {
+	t.Parallel()
 	tk := newTask(t, strings.Replace(head, "NAME", "budget", 1)+`replay:
   - (sleep 300 & echo $! > bg.pid; wait)
 success:
@@ -150,6 +153,7 @@ budgets: {max_command_seconds: 1}
 }
 
 func TestServeWaitHTTP(t *testing.T) {
+	t.Parallel()
 	tk := newTask(t, strings.Replace(head, "NAME", "serve-ok", 1)+`replay:
   - |
     mkdir site && echo '{"message": "Hello World", "count": 42}' > site/index.json
@@ -174,6 +178,7 @@ success:
 }
 
 func TestExpectOutput(t *testing.T) {
+	t.Parallel()
 	body := strings.Replace(head, "NAME", "expect", 1) + "replay: ['echo total 35.75', 'echo secret-xyz >&2; true']\nsuccess:\n  expect_output: {contains: ['35.75'], matches: '^total'}\n"
 	if r := Attempt(context.Background(), newTask(t, body), 1, opts()); r.Classification != Passed {
 		t.Fatalf("%s: %s", r.Classification, r.SuccessCheck.Output)
@@ -186,6 +191,7 @@ func TestExpectOutput(t *testing.T) {
 }
 
 func TestRedirectOffAllowlistRefused(t *testing.T) {
+	t.Parallel()
 	tk := newTask(t, "name: redir\ngoal: g\ndocs:\n  path: [DOCS/away, DOCS/moved, 'http://example.invalid/x']\nreplay: ['true']\nsuccess:\n  script: 'true'\n")
 	r := Attempt(context.Background(), tk, 1, opts())
 	ev := r.Trace.Events()
@@ -207,6 +213,7 @@ func TestRedirectOffAllowlistRefused(t *testing.T) {
 }
 
 func TestSkippedAndSuite(t *testing.T) {
+	t.Parallel()
 	skip := newTask(t, strings.Replace(head, "NAME", "agent-only", 1)+"success:\n  script: 'true'\n")
 	pass := newTask(t, strings.Replace(head, "NAME", "ok", 1)+"replay: ['echo done > done.txt']\nsuccess:\n  script: test -f done.txt || qs_fail no\n")
 	fail := newTask(t, strings.Replace(head, "NAME", "bad", 1)+"replay: ['exit 1']\nsuccess:\n  script: test -f done.txt || qs_fail no\n")
