@@ -52,14 +52,22 @@ type screenshotResult struct {
 
 const maxGroundings = 300
 
+// Bounds of the screenshot's fields, which its schema lists and its check
+// applies; the defaults are the engine's (engine/tabs).
+const (
+	minQuality, maxQuality       = 1, 100
+	minLongSide, maxLongSide     = 16, 8000
+	minMegapixels, maxMegapixels = 0.01, 40.0
+)
+
 func screenshotSchema() schema {
 	props := locatorProps() // one element instead of the viewport; see browser_observe
 	props["tab_handle"] = tabHandleField
 	props["full_page"] = boolean("", false)
 	props["format"] = enum("", "png", "png", "jpeg")
-	props["quality"] = integer("", 1, 100, tabs.DefaultJPEGQuality)
-	props["max_long_side"] = integer("", 16, 8000, tabs.DefaultMaxLongSide)
-	props["max_megapixels"] = schema{"type": "number", "minimum": 0.01, "maximum": 40, "default": 1.15}
+	props["quality"] = integer("", minQuality, maxQuality, tabs.DefaultJPEGQuality)
+	props["max_long_side"] = integer("", minLongSide, maxLongSide, tabs.DefaultMaxLongSide)
+	props["max_megapixels"] = schema{"type": "number", "minimum": minMegapixels, "maximum": maxMegapixels, "default": float64(tabs.DefaultMaxPixels) / 1e6}
 	props["save_path"] = schema{"type": "string", "minLength": 1}
 	props["groundings"] = boolean("", false)
 	props["timeout_ms"] = timeoutField()
@@ -143,8 +151,8 @@ func (s *server) runScreenshot(ctx context.Context, owner string, args json.RawM
 func screenshotCheck(in screenshotInput) error {
 	if err := firstErr(
 		required("tab_handle", in.TabHandle),
-		between("quality", in.Quality, 1, 100),
-		between("max_long_side", in.MaxLongSide, 16, 8000),
+		between("quality", in.Quality, minQuality, maxQuality),
+		between("max_long_side", in.MaxLongSide, minLongSide, maxLongSide),
 		between("timeout_ms", in.TimeoutMS, minTimeoutMS(), maxTimeoutMS()),
 		firstViolation(act.ValidateScope(in.Locator)),
 	); err != nil {
@@ -155,8 +163,8 @@ func screenshotCheck(in screenshotInput) error {
 		return errs.Input("format", "must be png or jpeg; got %q", in.Format)
 	case in.Quality != nil && in.Format != "jpeg":
 		return errs.Input("quality", "only goes with format jpeg")
-	case in.MaxMegapixels != nil && (*in.MaxMegapixels < 0.01 || *in.MaxMegapixels > 40):
-		return errs.Input("max_megapixels", "must be between 0.01 and 40; got %g", *in.MaxMegapixels)
+	case in.MaxMegapixels != nil && (*in.MaxMegapixels < minMegapixels || *in.MaxMegapixels > maxMegapixels):
+		return errs.Input("max_megapixels", "must be between %g and %g; got %g", minMegapixels, maxMegapixels, *in.MaxMegapixels)
 	case in.FullPage && in.element():
 		return errs.Input("full_page", "give full_page or an element (selector or ref), not both")
 	case !in.element() && (in.Frame != nil || in.FrameID != ""):
