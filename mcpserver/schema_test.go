@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"sort"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/tabwright/tabwright/engine/act"
 	"github.com/tabwright/tabwright/engine/batch"
+	"github.com/tabwright/tabwright/engine/errs"
 )
 
 // inputTypes maps each tool to the struct its handler decodes into.
@@ -617,5 +619,65 @@ func TestSchemaAndHandlerAgree(t *testing.T) {
 			}
 			t.Fatalf("schema says %v, handler accepted = %v (%v)", schemaErr, touched, err)
 		})
+	}
+}
+
+// TestHandlerBoundsAreTheSchemas: every numeric bound a tool lists is the
+// one its handler applies. Just outside a bound the handler refuses the
+// field (at its path); at the bound no check refuses that field. The
+// required fields carry example values, and a field that goes only with
+// another gets it (companions).
+func TestHandlerBoundsAreTheSchemas(t *testing.T) {
+	steps := make([]any, batch.ContractLimits().MaxSteps) // start_at up to its maximum
+	for i := range steps {
+		steps[i] = map[string]any{"action": "press_key", "key": "Tab"}
+	}
+	companions := map[string]map[string]any{
+		"browser_open_tab":   {"url": "https://a.test/"},
+		"browser_navigate":   {"url": "https://a.test/"},
+		"browser_screenshot": {"format": "jpeg"},
+		"browser_logs":       {"bodies": true},
+		"browser_batch":      {"steps": steps},
+	}
+	for _, tl := range allTools() {
+		_, s := schemaJSON(t, tl)
+		props := s["properties"].(map[string]any)
+		base := map[string]any{}
+		req, _ := s["required"].([]any)
+		for _, r := range req {
+			base[r.(string)] = exampleValue(props[r.(string)].(map[string]any))
+		}
+		maps.Copy(base, companions[tl.name])
+		for name, raw := range props {
+			p := raw.(map[string]any)
+			step := 1.0
+			if p["type"] == "number" {
+				step = 0.001
+			} else if p["type"] != "integer" {
+				continue
+			}
+			for _, b := range []struct {
+				keyword string
+				outward float64
+			}{{"minimum", -step}, {"maximum", step}} {
+				bound, ok := p[b.keyword].(float64)
+				if !ok {
+					continue
+				}
+				for _, c := range []struct {
+					value  float64
+					refuse bool
+				}{{bound, false}, {bound + b.outward, true}} {
+					args := maps.Clone(base)
+					args[name] = c.value
+					raw, _ := json.Marshal(args)
+					err, _ := runNoManager(t, tl, string(raw))
+					refused := err != nil && errs.As(err).Path == name
+					if refused != c.refuse {
+						t.Errorf("%s %s: %s (its %s %v): refused at %s = %v, want %v (%v)", tl.name, raw, name, b.keyword, bound, name, refused, c.refuse, err)
+					}
+				}
+			}
+		}
 	}
 }

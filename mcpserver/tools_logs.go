@@ -35,7 +35,9 @@ const (
 	defaultLogLimit = 100
 	maxLogLimit     = 1000
 	defaultBodyChar = 2000
+	minBodyChars    = 100
 	maxBodyChars    = 100000
+	maxAfterSeq     = 1 << 52 // a seq a JSON number carries exactly
 	maxBodies       = 20
 )
 
@@ -64,14 +66,14 @@ func (s *server) logsTool() tool {
 Errors: invalid_input, invalid_handle.`,
 				InputSchema: object([]string{"tab_handle"}, map[string]schema{
 					"tab_handle":     tabHandleField,
-					"after_seq":      integer("Only entries with a larger seq (a next_seq from an earlier call).", 0, 1<<52, 0),
+					"after_seq":      integer("Only entries with a larger seq (a next_seq from an earlier call).", 0, maxAfterSeq, 0),
 					"kind":           {"type": "array", "minItems": 1, "maxItems": len(logKinds), "uniqueItems": true, "items": schema{"type": "string", "enum": logKinds}, "description": "Only these kinds. Default: all."},
 					"level":          enum("Only console and error entries at this level or above (other kinds are left out).", "", "debug", "info", "warning", "error"),
 					"url_contains":   str("Only entries whose url (or source) contains this text."),
 					"limit":          integer("Most entries to return; more=true says there are others after next_seq.", 1, maxLogLimit, defaultLogLimit),
 					"headers":        boolean("Include request and response headers of network entries.", false),
 					"bodies":         boolean("Include response bodies of the network entries returned (text only, while the browser still holds them; the first 20).", false),
-					"max_body_chars": integer("Cut each body at this many characters.", 100, maxBodyChars, defaultBodyChar),
+					"max_body_chars": integer("Cut each body at this many characters.", minBodyChars, maxBodyChars, defaultBodyChar),
 					"timeout_ms":     timeoutField(),
 				}),
 				Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true},
@@ -140,9 +142,9 @@ func body(ctx context.Context, t *tabs.Tab, id string, maxChars int) (string, st
 func logsCheck(in logsInput) error {
 	if err := firstErr(
 		required("tab_handle", in.TabHandle),
-		between("after_seq", in.AfterSeq, 0, 1<<52),
+		between("after_seq", in.AfterSeq, 0, maxAfterSeq),
 		between("limit", in.Limit, 1, maxLogLimit),
-		between("max_body_chars", in.MaxBodyChars, 100, maxBodyChars),
+		between("max_body_chars", in.MaxBodyChars, minBodyChars, maxBodyChars),
 		between("timeout_ms", in.TimeoutMS, minTimeoutMS(), maxTimeoutMS()),
 	); err != nil {
 		return err

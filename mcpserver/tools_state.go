@@ -14,6 +14,13 @@ import (
 	"github.com/tabwright/tabwright/engine/tabs"
 )
 
+// Bounds that the state tools' schemas list and their checks apply.
+const (
+	minPDFScale, maxPDFScale       = 0.1, 2.0
+	maxViewportSide                = 10000 // CSS px; 0 keeps the current size
+	minDeviceScale, maxDeviceScale = 0.5, 4.0
+)
+
 // ---- browser_pdf, browser_emulate, browser_storage_state
 
 type pdfInput struct {
@@ -42,7 +49,7 @@ Errors: unsupported (this browser cannot print), invalid_input, invalid_handle, 
 					"path":             str("Path of the PDF file to write, inside the output folder (--output-dir; relative paths are taken from it)."),
 					"landscape":        boolean("", false),
 					"print_background": boolean("", false),
-					"scale":            schema{"type": "number", "minimum": 0.1, "maximum": 2, "default": 1},
+					"scale":            schema{"type": "number", "minimum": minPDFScale, "maximum": maxPDFScale, "default": 1},
 					"paper":            enum("", "letter", "letter", "legal", "a4", "a3"),
 					"page_ranges":      str("e.g. 1-3, 5"),
 					"timeout_ms":       timeoutField(),
@@ -68,8 +75,8 @@ func (s *server) runPDF(ctx context.Context, owner string, args json.RawMessage)
 	switch {
 	case !ok:
 		return nil, "", errs.Input("paper", "must be letter, legal, a4 or a3; got %q", in.Paper)
-	case in.Scale != nil && (*in.Scale < 0.1 || *in.Scale > 2):
-		return nil, "", errs.Input("scale", "must be between 0.1 and 2; got %g", *in.Scale)
+	case in.Scale != nil && (*in.Scale < minPDFScale || *in.Scale > maxPDFScale):
+		return nil, "", errs.Input("scale", "must be between %g and %g; got %g", minPDFScale, maxPDFScale, *in.Scale)
 	}
 	p := tabs.PDF{Landscape: in.Landscape, PrintBackground: in.PrintBackground, PaperWidth: paper[0], PaperHeight: paper[1], PageRanges: in.PageRanges}
 	if in.Scale != nil {
@@ -124,9 +131,9 @@ func (s *server) emulateTool() tool {
 Errors: invalid_input, invalid_handle, timeout.`,
 				InputSchema: object([]string{"tab_handle"}, map[string]schema{
 					"tab_handle":   tabHandleField,
-					"width":        integer("", 0, 10000, 0),
-					"height":       integer("", 0, 10000, 0),
-					"device_scale": schema{"type": "number", "minimum": 0.5, "maximum": 4},
+					"width":        integer("", 0, maxViewportSide, 0),
+					"height":       integer("", 0, maxViewportSide, 0),
+					"device_scale": schema{"type": "number", "minimum": minDeviceScale, "maximum": maxDeviceScale},
 					"mobile":       boolean("", false),
 					"media":        enum("", "", "screen", "print"),
 					"color_scheme": enum("", "", "light", "dark", "no-preference"),
@@ -169,7 +176,7 @@ func (s *server) runEmulate(ctx context.Context, owner string, args json.RawMess
 }
 
 func emulateCheck(in emulateInput) error {
-	if err := firstErr(required("tab_handle", in.TabHandle), between("width", in.Width, 0, 10000), between("height", in.Height, 0, 10000),
+	if err := firstErr(required("tab_handle", in.TabHandle), between("width", in.Width, 0, maxViewportSide), between("height", in.Height, 0, maxViewportSide),
 		between("timeout_ms", in.TimeoutMS, minTimeoutMS(), maxTimeoutMS())); err != nil {
 		return err
 	}
@@ -178,8 +185,8 @@ func emulateCheck(in emulateInput) error {
 		return errs.Input("width", "at least 100 CSS px (0 keeps the current); got %d", *in.Width)
 	case in.Height != nil && *in.Height > 0 && *in.Height < 100:
 		return errs.Input("height", "at least 100 CSS px (0 keeps the current); got %d", *in.Height)
-	case in.DeviceScale != nil && (*in.DeviceScale < 0.5 || *in.DeviceScale > 4):
-		return errs.Input("device_scale", "must be between 0.5 and 4; got %g", *in.DeviceScale)
+	case in.DeviceScale != nil && (*in.DeviceScale < minDeviceScale || *in.DeviceScale > maxDeviceScale):
+		return errs.Input("device_scale", "must be between %g and %g; got %g", minDeviceScale, maxDeviceScale, *in.DeviceScale)
 	case in.Media != "" && in.Media != "screen" && in.Media != "print":
 		return errs.Input("media", "must be screen or print; got %q", in.Media)
 	case in.ColorScheme != "" && in.ColorScheme != "light" && in.ColorScheme != "dark" && in.ColorScheme != "no-preference":
