@@ -3,7 +3,7 @@
 // Needs core.js first. Installs tw.observe(options) once per document.
 (() => {
   'use strict';
-  const OBSERVE_VERSION = 11;
+  const OBSERVE_VERSION = 12;
   const tw = globalThis.__tabwright;
   if (tw.observeVersion === OBSERVE_VERSION) return;
   const { dom, norm, cut, rendered } = tw;
@@ -394,6 +394,7 @@
   // its items are clickable, each item is one element.
   const LIST_ROLES = new Set(['listbox', 'menu', 'menubar', 'tree', 'tablist']);
   const LIST_TAGS = new Set(['ul', 'ol']);
+  const ITEM_ROLES = new Set(['tab', 'menuitem', 'menuitemradio', 'menuitemcheckbox', 'option', 'treeitem']);
   let itemsCache = null;
   const clickableItems = (list) => {
     if (itemsCache?.has(list)) return itemsCache.get(list);
@@ -609,10 +610,6 @@
     };
     if (root) walk(root, visit(root, -1));
     else if (document.documentElement) walk(document.documentElement, -1);
-    const same = (i) => {
-      const a = outer[i];
-      return a >= 0 && inner.get(a) === 1 && !inner.has(i) && list[a].label !== '' && list[a].label === list[i].label && !inForms?.has(tw.element(list[i].ref));
-    };
     // A link with no name (an image link, called by its href) to where a
     // named listed link goes too is that link's second door: one entry.
     const link = (e) => {
@@ -620,8 +617,21 @@
       return el && dom.tag(el) === 'a' && dom.has(el, 'href') ? { to: el.href, nameless: e.label === cut(shortHref(dom.attr(el, 'href')), 80) } : null;
     };
     const links = list.map(link);
-    const named = new Set(links.filter((l) => l && !l.nameless).map((l) => l.to));
-    const door = (i) => !!links[i]?.nameless && named.has(links[i].to);
+    const destinations = new Set(links.filter((l) => l && !l.nameless).map((l) => l.to));
+    const door = (i) => !!links[i]?.nameless && destinations.has(links[i].to);
+    // An item of a list widget (a tab, a menu item) is named by its one
+    // link even when it adds a counter after the link's text ("Issues 42"),
+    // or names an icon link itself (aria-label on the <li>).
+    const item = (e) => ITEM_ROLES.has(e.role);
+    const named = (outerLabel, i) => {
+      const own = list[i].label;
+      return (own !== '' && outerLabel.startsWith(own) && /^\W*\d/.test(outerLabel.slice(own.length))) || !!links[i]?.nameless;
+    };
+    const same = (i) => {
+      const a = outer[i];
+      if (a < 0 || inner.get(a) !== 1 || inner.has(i) || list[a].label === '' || inForms?.has(tw.element(list[i].ref))) return false;
+      return list[a].label === list[i].label || (item(list[a]) && named(list[a].label, i));
+    };
     return { list: list.filter((e, i) => !same(i) && !door(i)), omitted };
   };
 

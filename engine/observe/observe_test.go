@@ -724,7 +724,8 @@ func TestFormFieldsSayTheirOwnFacts(t *testing.T) {
 
 // A tab's <li> and its link, and a one-item menu and its item, are one
 // entry each (the outer one, with its state; a menu is not listed itself,
-// so its item is the one). An element holding two
+// so its item is the one), also when the tab adds a counter after its
+// link's text or names its icon link itself. An element holding two
 // controls keeps them.
 func TestNestedSameNameIsOneEntry(t *testing.T) {
 	ctx := testCtx(t)
@@ -734,7 +735,7 @@ func TestNestedSameNameIsOneEntry(t *testing.T) {
 	for _, e := range o.Interactive {
 		got = append(got, e.Role+" "+e.Label)
 	}
-	want := "tab Code|tab Issues|tab Wiki|menuitem Share|generic |button Save|button Close"
+	want := "tab Code|tab Issues|tab Wiki|tab Pull requests 7|tab Settings|menuitem Share|generic |button Save|button Close"
 	if strings.Join(got, "|") != want {
 		t.Errorf("entries %q, want %q\n%s", strings.Join(got, "|"), want, raw)
 	}
