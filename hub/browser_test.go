@@ -218,6 +218,7 @@ func (b *extBrowser) whenTargetsChange(t testing.TB, what string, within time.Du
 }
 
 func TestAttachEndToEnd(t *testing.T) {
+	t.Parallel()
 	base := fixture(t)
 	_, b, m, bi := pairedManager(t)
 	if bi.Kind != tabs.KindExtension || !bi.Connected || !strings.HasPrefix(bi.Version, "Chrome/156") {
@@ -384,6 +385,7 @@ func waitUntil(t *testing.T, what string, cond func() bool) {
 // is claimed: the hub sees it leave, the alarm wakes it, it reconnects, and
 // the same tab handle works again.
 func TestServiceWorkerRestart(t *testing.T) {
+	t.Parallel()
 	base := fixture(t)
 	h, b, m, bi := pairedManager(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
@@ -510,6 +512,7 @@ func hasCap(bi tabs.BrowserInfo, c string) bool {
 // opening and loading file:// URLs fail with permission_denied saying what
 // to turn on, and discovery shows the capability gone.
 func TestFileURLs(t *testing.T) {
+	t.Parallel()
 	base := fixture(t)
 	h, b, m, bi := pairedManager(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
@@ -599,6 +602,7 @@ func TestFileURLs(t *testing.T) {
 // can hold a claim any more, and the extension detaches every tab on its
 // own.
 func TestHubGoneDetaches(t *testing.T) {
+	t.Parallel()
 	base := fixture(t)
 	h, b, m, bi := pairedManager(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)

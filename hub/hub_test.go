@@ -198,6 +198,7 @@ func (f *fakeExtension) run() {
 }
 
 func TestRelayAcrossReconnects(t *testing.T) {
+	t.Parallel()
 	h, key, _ := startHub(t, 3*time.Second)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()

@@ -24,6 +24,7 @@ import (
 )
 
 func TestStateToolsThroughRelay(t *testing.T) {
+	t.Parallel()
 	mux := http.NewServeMux()
 	mux.HandleFunc("/api", func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, `{"ok":1}`) })
 	mux.HandleFunc("/start", func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, `<title>Relay start</title>`) })
