@@ -53,6 +53,11 @@ type Reader struct {
 	// withholds llms.txt, llms-full.txt and *.md without a request.
 	Affordances string
 
+	// OnStage, when set, is told when the reader's tab is open in a
+	// started browser (StageBrowserReady) and when a page is rendered
+	// (StageRendered): the harness's timeline, which benchmarks read.
+	OnStage func(stage string)
+
 	mu     sync.Mutex
 	tab    *tabs.Tab
 	polite polite
@@ -68,6 +73,18 @@ type aheadRead struct {
 	allow []string
 	done  chan struct{}
 	r     *Read
+}
+
+// The stages OnStage is told of.
+const (
+	StageBrowserReady = "browser_ready"
+	StageRendered     = "rendered"
+)
+
+func (d *Reader) stage(name string) {
+	if d.OnStage != nil {
+		d.OnStage(name)
+	}
 }
 
 // Read is the outcome of one read_docs call: a page (Text set), a refusal
@@ -318,6 +335,7 @@ func (d *Reader) Warm(ctx context.Context, pages, allow []string) {
 		ctx, cancel := context.WithTimeout(ctx, d.timeout())
 		if opened, err := d.Manager.Open(ctx, tabs.OpenOptions{Owner: "qs-docs", URL: "about:blank", Active: true, Claim: true}); err == nil {
 			d.tab = opened.Tab
+			d.stage(StageBrowserReady)
 		}
 		cancel()
 	}
@@ -337,6 +355,7 @@ func (d *Reader) render(ctx context.Context, u string, allow []string) (string, 
 		opened, nav, err = d.Manager.OpenAndLoad(ctx, tabs.OpenOptions{Owner: "qs-docs", URL: u, Active: true})
 		if opened != nil {
 			d.tab = opened.Tab
+			d.stage(StageBrowserReady)
 		}
 	} else {
 		nav, err = d.tab.Navigate(ctx, tabs.Navigation{URL: u})
@@ -352,6 +371,7 @@ func (d *Reader) render(ctx context.Context, u string, allow []string) (string, 
 	if err != nil {
 		return "", "", err
 	}
+	d.stage(StageRendered)
 	if obs.Reader == nil || strings.TrimSpace(obs.Reader.Markdown) == "" {
 		// No article found: the page's visible text is what a reader sees.
 		return obs.TextPreview, nav.URL, nil

@@ -159,9 +159,6 @@ func Attempt(ctx context.Context, t *task.Task, attempt int, opt Options) *Resul
 	if t.Image != "" && backend != sandbox.Container {
 		tr.Add(checkImage(ctx, t.Image, sb).event(res.Backend))
 	}
-	if opt.ProbeAffordances && attempt == 1 && opt.Docs != nil && len(t.Route) > 0 {
-		tr.Add(trace.Affordances(t.Route[0], opt.Docs.ProbeAffordances(ctx, t.Route[0])))
-	}
 
 	b := t.Budgets
 	bt := &belt{t: t, sb: sb, tr: tr, res: res, docs: opt.Docs,
@@ -188,6 +185,12 @@ func Attempt(ctx context.Context, t *task.Task, attempt int, opt Options) *Resul
 	}
 	bt.cancelAgent(nil)
 	cancel()
+	if opt.ProbeAffordances && attempt == 1 && opt.Docs != nil && len(t.Route) > 0 && ctx.Err() == nil {
+		// After the agent, not before: the probe's requests (three, paced by
+		// the rate limit on a remote host) would delay its start and its
+		// first read of that host.
+		tr.Add(trace.Affordances(t.Route[0], opt.Docs.ProbeAffordances(ctx, t.Route[0])))
+	}
 	res.Tokens, res.ModelReported = o.Tokens, o.ModelReported
 	if ctx.Err() != nil && o.StopReason != agent.StopSkipped {
 		o.StopReason, o.Failure, o.Detail = agent.StopError, agent.FailureHarness, "interrupted"

@@ -73,6 +73,15 @@ func TestAffordanceEvents(t *testing.T) {
 	if tx := Transcript(first.Trace.Events(), false); !strings.Contains(tx, "affordances: llms.txt absent (served HTML") || !strings.Contains(tx, "BLOCKED "+docsSrv.URL+"/llms.txt (withheld)") {
 		t.Errorf("transcript:\n%s", tx)
 	}
+	order := ""
+	for _, e := range first.Trace.Events() {
+		if e["type"] == "docs_read" || e["type"] == "affordances" {
+			order += fmt.Sprint(e["type"], " ")
+		}
+	}
+	if order != "docs_read affordances " {
+		t.Errorf("the probe did not wait for the agent's reads: %s", order)
+	}
 	if ev := first.Trace.Events()[0]; ev["affordance_policy"] != "none" {
 		t.Errorf("run_start %v", ev)
 	}
