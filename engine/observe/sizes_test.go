@@ -127,3 +127,54 @@ func TestFoldVariedResults(t *testing.T) {
 		t.Errorf("clicking %s: %q %v", ref, href, err)
 	}
 }
+
+// Every fold is reversible: on each page with folded cards, each folded
+// element's selector (card with n, then its path) names exactly one
+// element, the one the unfolded listing (max_interactive given) lists
+// with that role and label, and no two name the same one.
+func TestFoldedSelectorsResolve(t *testing.T) {
+	ctx := testCtx(t)
+	for _, page := range []string{"shop", "docs", "links", "search", "forum", "issues", "store"} {
+		p := open(t, ctx, "/"+page+".html")
+		o, _ := observeOK(t, ctx, p, Options{})
+		all, _ := observeOK(t, ctx, p, Options{MaxInteractive: DefaultMaxInteractive})
+		if len(o.Repeated()) == 0 {
+			t.Errorf("%s: nothing folded", page)
+		}
+		var sels, want []string
+		for _, r := range o.Repeated() {
+			for c, row := range r.Labels {
+				n, l := r.From+c, 0
+				for k, e := range r.Elements {
+					if !r.Has(n, k) {
+						continue
+					}
+					label := e.Label
+					if label == "" {
+						label, l = row[l], l+1
+					}
+					sels, want = append(sels, r.Selector(n, k)), append(want, e.Role+" "+label)
+				}
+			}
+		}
+		var refs []string
+		for _, e := range all.Interactive {
+			refs = append(refs, "e"+strconv.Itoa(refNumber(t, e.Ref)))
+		}
+		raw, _ := json.Marshal([]any{sels, refs})
+		var at []int // per folded selector, the index of its element in the full listing
+		expr := `(([sels, refs]) => { const listed = refs.map((r) => globalThis.__tabwright.element(r)); return sels.map((s) => { const m = document.querySelectorAll(s); return m.length === 1 ? listed.indexOf(m[0]) : -1 - m.length; }); })(` + string(raw) + `)`
+		if err := p.Eval(ctx, expr, &at); err != nil {
+			t.Fatal(err)
+		}
+		seen := map[int]bool{}
+		for i, j := range at {
+			if j < 0 || seen[j] || all.Interactive[j].Role+" "+all.Interactive[j].Label != want[i] {
+				t.Errorf("%s: %s (%s) names listed element %d", page, sels[i], want[i], j)
+				continue
+			}
+			seen[j] = true
+		}
+		t.Logf("%-7s %d folded elements resolve", page, len(sels))
+	}
+}
