@@ -65,6 +65,7 @@ func runMCP(ctx context.Context, args []string, stderr io.Writer) error {
 		return err
 	}
 	defer m.Close()
+	m.Prestart() // the browser starts while the client initialises the session
 	srv, err := mcpserver.NewWithOptions(m, version, serverOpt)
 	if err != nil {
 		return err

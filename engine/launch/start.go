@@ -25,6 +25,11 @@ type Options struct {
 	Exec    string   // browser binary; empty means Find()
 	Headful bool     // show a window instead of running headless
 	Args    []string // extra command-line flags
+
+	// StartupTab has the browser open its first tab on about:blank as it
+	// starts, its renderer starting alongside the browser's own start,
+	// instead of starting with no tab.
+	StartupTab bool
 }
 
 // baseFlags keep a headless browser quiet, offline from Google services and
@@ -94,10 +99,13 @@ func Start(ctx context.Context, opt Options) (*Browser, error) {
 	if os.Geteuid() == 0 {
 		args = append(args, "--no-sandbox") // Chromium refuses to run its sandbox as root
 	}
-	// No startup tab: its renderer would compete for the CPU with the
-	// browser's own start, and agents open the tabs they want.
-	args = append(args, "--no-startup-window")
-	args = append(args, opt.Args...)
+	if opt.StartupTab {
+		args = append(args, opt.Args...)
+		args = append(args, "about:blank")
+	} else {
+		args = append(args, "--no-startup-window")
+		args = append(args, opt.Args...)
+	}
 
 	// The browser reads commands from fd 3 and writes replies to fd 4.
 	browserIn, toBrowser, err := os.Pipe()

@@ -74,6 +74,28 @@ func New(opt Options) (*Manager, error) {
 	return m, nil
 }
 
+// Prestart starts the managed browser in the background when it is the
+// only browser, so that the first call finds it started or starting
+// (a call waits for a start under way). Nothing starts when the manager
+// drives a browser someone else runs (--cdp-url, the extension). A failed
+// start is left to the first call, which starts it again and says why.
+// It says whether it started one.
+func (m *Manager) Prestart() bool {
+	p := m.profiles[0]
+	if p.kind != KindManaged || m.opt.Extensions != nil {
+		return false
+	}
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), prestartWait)
+		defer cancel()
+		p.connect(ctx)
+	}()
+	return true
+}
+
+// prestartWait bounds Prestart's launch, as a call's timeout would.
+const prestartWait = 60 * time.Second
+
 // Close closes the tabs opened through this manager on browsers it does
 // not own (a managed browser goes with them all), releases every claim and
 // stops the managed browser.
@@ -224,9 +246,24 @@ type OpenOptions struct {
 // Open opens a new tab on opt.URL and, when opt.Claim is set, claims it.
 // The tab loads the URL in its own time; OpenAndLoad waits for the load.
 func (m *Manager) Open(ctx context.Context, opt OpenOptions) (*OpenResult, error) {
+	res, err := m.open(ctx, opt)
+	if err == nil && res.Tab != nil {
+		res.Tab.profile.refillSpare(res.Tab.gen)
+	}
+	return res, err
+}
+
+// open is Open without making a new spare tab: a blank claimed tab is the
+// spare when there is one.
+func (m *Manager) open(ctx context.Context, opt OpenOptions) (*OpenResult, error) {
 	p, conn, gen, err := m.connect(ctx, opt.BrowserID)
 	if err != nil {
 		return nil, err
+	}
+	if opt.Claim && opt.URL == "about:blank" {
+		if res, ok := m.openSpare(ctx, opt, p, conn, gen); ok {
+			return res, nil
+		}
 	}
 	created, err := cdproto.Call(ctx, conn.Browser(), target.CreateTarget, target.CreateTargetParams{URL: opt.URL, Background: ptr(!opt.Active)})
 	if err != nil {
@@ -256,10 +293,13 @@ func (m *Manager) Open(ctx context.Context, opt OpenOptions) (*OpenResult, error
 func (m *Manager) OpenAndLoad(ctx context.Context, opt OpenOptions) (*OpenResult, *NavResult, error) {
 	url := opt.URL
 	opt.URL, opt.Claim = "about:blank", true
-	opened, err := m.Open(ctx, opt)
+	opened, err := m.open(ctx, opt)
 	if err != nil {
 		return nil, nil, err
 	}
+	// The next spare's renderer would start while this tab loads: make it
+	// after, so the two do not share the CPU.
+	defer opened.Tab.profile.refillSpare(opened.Tab.gen)
 	var nav *NavResult
 	err = opened.Tab.Do(ctx, func(ctx context.Context) error {
 		var err error
@@ -294,7 +334,7 @@ func (m *Manager) Claim(ctx context.Context, opt ClaimOptions) (*Tab, error) {
 	if err != nil && errs.Code(err) != errs.ProtocolError {
 		return nil, err // the browser, not the tab id, is the problem
 	}
-	if err != nil || info.TargetInfo == nil || info.TargetInfo.Type != "page" {
+	if err != nil || info.TargetInfo == nil || info.TargetInfo.Type != "page" || m.hiddenSpare(p, info.TargetInfo.TargetID) {
 		return nil, errs.Input("tab_id", "no tab %q in browser %s", tabID, p.id).
 			WithHint("list the browser's tabs for their current ids").WithFact(FactNoTab)
 	}

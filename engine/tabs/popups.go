@@ -141,6 +141,9 @@ func (m *Manager) judgePopups(ctx context.Context, p *profile, browser *cdp.Sess
 	bound := m.popupBound()
 	reports := map[*Tab]*popupReport{}
 	for _, ti := range tree.pagesByDepth() {
+		if claimed[ti.TargetID] == nil && p.isSpare(ti.TargetID) {
+			continue // nobody's tab until Open hands it out
+		}
 		opener, path := tree.claimedOpener(ti.TargetID, claimed)
 		if opener == nil || !opener.popups.ready {
 			visible = append(visible, ti)

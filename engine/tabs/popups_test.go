@@ -21,20 +21,17 @@ func popupSite(t *testing.T, n int) *httptest.Server {
 }
 
 // rawPagesSettleAt waits until the browser itself (not Tabs, which hides
-// popups being closed) lists want pages.
+// popups being closed) lists want pages besides the spare tab (spare.go).
 func rawPagesSettleAt(t *testing.T, ctx context.Context, tab *Tab, want int) {
 	t.Helper()
 	for wait := time.Millisecond; ; wait = min(2*wait, 100*time.Millisecond) {
-		tree, err := listTargets(ctx, tab.sess.Conn().Browser())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(tree.order) == want {
+		n := len(rawPages(t, ctx, tab.profile))
+		if n == want {
 			return
 		}
 		select {
 		case <-ctx.Done():
-			t.Fatalf("the browser lists %d pages, want %d", len(tree.order), want)
+			t.Fatalf("the browser lists %d pages besides the spare, want %d", n, want)
 		case <-time.After(wait):
 		}
 	}
@@ -159,4 +156,23 @@ func TestPopupBound(t *testing.T) {
 			t.Errorf("MaxPopups %d: bound %d, want %d", set, got, want)
 		}
 	}
+}
+
+// rawPages lists the pages the browser of p has, the spare tab left out.
+func rawPages(t *testing.T, ctx context.Context, p *profile) []target.ID {
+	t.Helper()
+	p.mu.Lock()
+	browser := p.conn.Browser()
+	p.mu.Unlock()
+	tree, err := listTargets(ctx, browser)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []target.ID
+	for _, ti := range tree.order {
+		if !p.isSpare(ti.TargetID) {
+			out = append(out, ti.TargetID)
+		}
+	}
+	return out
 }

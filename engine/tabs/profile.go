@@ -7,6 +7,7 @@ import (
 
 	"github.com/tabwright/tabwright/engine/cdp"
 	"github.com/tabwright/tabwright/engine/deadline"
+	"github.com/tabwright/tabwright/engine/errs"
 	"github.com/tabwright/tabwright/engine/launch"
 )
 
@@ -31,6 +32,7 @@ type profile struct {
 	lock    chan struct{} // held while connecting; a context-aware mutex
 	mu      sync.Mutex
 	popupMu sync.Mutex // one look at the popups at a time (popups.go)
+	spare   spareTab   // spare.go
 	conn    *cdp.Conn
 	managed *launch.Browser
 	version string
@@ -121,7 +123,9 @@ func (p *profile) connect(ctx context.Context) (*cdp.Conn, int, error) {
 	var version string
 	switch p.kind {
 	case KindManaged:
-		b, err := launch.Start(ctx, p.m.opt.Launch)
+		opt := p.m.opt.Launch
+		opt.StartupTab = p.keepsSpare()
+		b, err := launch.Start(ctx, opt)
 		if err != nil {
 			return nil, 0, err
 		}
@@ -148,11 +152,21 @@ func (p *profile) connect(ctx context.Context) (*cdp.Conn, int, error) {
 		conn = c
 	}
 
+	if p.m.isClosed() {
+		conn.Close()
+		if managed != nil {
+			managed.Close() // started while the manager closed (Prestart)
+		}
+		return nil, 0, errs.New(errs.BrowserUnavailable, "the server is shutting down")
+	}
 	p.mu.Lock()
 	p.gen++
 	gen = p.gen
 	p.conn, p.managed, p.version = conn, managed, version
 	p.mu.Unlock()
+	if managed != nil && p.keepsSpare() {
+		p.adoptStartupTab(conn, gen)
+	}
 	go func() {
 		<-conn.Done()
 		p.m.dropClaims(p, gen)
