@@ -59,6 +59,9 @@ func (p *profile) adoptStartupTab(conn *cdp.Conn, gen int) {
 // refillSpare makes a new spare for generation gen in the background, when
 // there is none.
 func (p *profile) refillSpare(gen int) {
+	if !p.keepsSpare() {
+		return
+	}
 	go func() {
 		p.spare.mu.Lock()
 		defer p.spare.mu.Unlock()
