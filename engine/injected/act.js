@@ -265,7 +265,12 @@
       if (st.ambiguous) return { ok: false, code: 'ambiguous', state: st };
       if (met(w.condition, st, w)) return { ok: true, state: st };
       if (performance.now() >= deadline) return { ok: false, code: 'timeout', state: st };
-      changed = changed ? (await tw.nextFrame(deadline), false) : await frameOrChange(deadline);
+      if (changed) {
+        await tw.nextFrame(deadline);
+        changed = false;
+      } else {
+        changed = await frameOrChange(deadline);
+      }
     }
   };
 

@@ -99,12 +99,11 @@ func Start(ctx context.Context, opt Options) (*Browser, error) {
 	if os.Geteuid() == 0 {
 		args = append(args, "--no-sandbox") // Chromium refuses to run its sandbox as root
 	}
+	args = append(args, opt.Args...)
 	if opt.StartupTab {
-		args = append(args, opt.Args...)
-		args = append(args, "about:blank")
+		args = append(args, "about:blank") // the URL comes last, after every flag
 	} else {
 		args = append(args, "--no-startup-window")
-		args = append(args, opt.Args...)
 	}
 
 	// The browser reads commands from fd 3 and writes replies to fd 4.
