@@ -93,7 +93,7 @@ fetch() {
 # full build (model SDKs in), which needs no tabwright-models beside it.
 build() {
   mkdir -p "$bin_dir"
-  (cd "$here/.." && CGO_ENABLED=0 go build -trimpath -o "$bin_dir/tabwright" ./cmd/tabwright)
+  (cd "$here/.." && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$bin_dir/tabwright" ./cmd/tabwright)
 }
 
 install() {

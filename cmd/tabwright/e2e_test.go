@@ -40,18 +40,29 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	binary = filepath.Join(dir, "tabwright")
-	// Built as the Makefile builds what ships (static, stripped, the model
-	// SDKs left out), so the benchmarks measure that binary.
-	build := exec.Command("go", "build", "-tags", "nomodels", "-trimpath", "-ldflags", "-s -w", "-o", binary, ".")
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	out, err := build.CombinedOutput()
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "building the binary: %v\n%s", err, out)
+	// Built as the release builds what ships (static, stripped, the model
+	// SDKs left out), so the tests and benchmarks run those very bytes.
+	if err := buildAsReleased(binary, "nomodels"); err != nil {
+		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
+}
+
+// buildAsReleased builds this command at out with the flags
+// scripts/release.sh gives it, so the binary is byte for byte the release
+// artifact of releaseTag for this machine's architecture
+// (TestReleaseBuildIsReproducible holds the two to that).
+func buildAsReleased(out, tags string) error {
+	build := exec.Command("go", "build", "-tags", tags, "-trimpath", "-buildvcs=false",
+		"-ldflags", "-s -w -buildid= -X main.version="+releaseTag, "-o", out, ".")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0", "GOFLAGS=")
+	if b, err := build.CombinedOutput(); err != nil {
+		return fmt.Errorf("building %s: %v\n%s", filepath.Base(out), err, b)
+	}
+	return nil
 }
 
 // fixtures serves the pages the tests navigate to.

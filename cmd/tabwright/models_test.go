@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -24,11 +23,7 @@ var modelsBuild struct {
 func modelsBinaryBeside(t testing.TB) string {
 	path := filepath.Join(filepath.Dir(binary), modelsBinary)
 	modelsBuild.once.Do(func() {
-		build := exec.Command("go", "build", "-trimpath", "-ldflags", "-s -w", "-o", path, ".")
-		build.Env = append(os.Environ(), "CGO_ENABLED=0")
-		if out, err := build.CombinedOutput(); err != nil {
-			modelsBuild.err = fmt.Errorf("building %s: %v\n%s", modelsBinary, err, out)
-		}
+		modelsBuild.err = buildAsReleased(path, "")
 	})
 	if modelsBuild.err != nil {
 		t.Fatal(modelsBuild.err)
