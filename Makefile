@@ -5,7 +5,7 @@ MODELS  := bin/tabwright-models
 VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X main.version=$(VERSION)
 
-.PHONY: build demo test soak bench lint chromium fuzz fuzz-long reliability real-clients release release-check
+.PHONY: build demo test test-deps soak bench lint chromium fuzz fuzz-long reliability real-clients release release-check
 
 # bin/tabwright leaves the model agents' SDKs out (-tags nomodels), so the
 # MCP server loads only what it uses; a qs run with a model agent hands
@@ -29,7 +29,12 @@ lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 
-test: lint chromium
+# Installs what the tests run against when missing and we are root;
+# otherwise prints the command that does and stops before the tests.
+test-deps:
+	@sh scripts/ensure-test-deps.sh
+
+test: lint test-deps
 	$(GO) test -count=1 -timeout 20m ./...
 
 # make test SOAK times (10 by default) while two busy loops load the CPUs,

@@ -45,6 +45,7 @@ var layerAllows = map[string][]string{
 	"testdata":   {},
 	"internal":   {"engine"},
 	"extension":  {},
+	"scripts":    {},
 }
 
 type pkg struct {
