@@ -149,7 +149,10 @@ type container struct {
 	imageEnv []string // the image's own environment (its PATH, toolchain variables)
 	user     string   // uid:gid the commands run as
 	ctlDir   string   // holds the control socket while the keeper connects; removed at close
-	keeper   keeperFiles
+	// selfBinds are the folders made nosuid binds of themselves for Docker
+	// (noSUIDSelfBinds), undone at close.
+	selfBinds []string
+	keeper    keeperFiles
 }
 
 // NewContainer makes a fresh sandbox whose commands run in image on rt,
@@ -213,6 +216,11 @@ func (s *Sandbox) containerise(ctx context.Context, rt *Runtime, image string, p
 		return fmt.Errorf("sandbox.control: %v", err)
 	}
 	c := &container{rt: rt, image: image, imageEnv: env, user: containerUser(rt), ctlDir: dir, keeper: kf}
+	if rt.Name == "docker" && s.bound == 0 && os.Geteuid() == 0 {
+		if c.selfBinds, err = noSUIDSelfBinds(s.Workspace, filepath.Dir(s.Home)); err != nil {
+			return err
+		}
+	}
 	s.iso = &isolation{ctr: c, proxy: p, tmpBytes: privateTmpBytes(s.bound)}
 	if _, err := s.iso.keeper(s); err != nil {
 		s.iso.close()
@@ -228,6 +236,35 @@ func (s *Sandbox) Image() string {
 		return ""
 	}
 	return s.iso.ctr.image
+}
+
+// noSUIDSelfBinds makes each folder a nosuid, nodev bind of itself on the
+// host, so that Docker's bind of it is one too: its --volume has no such
+// option, and a bind keeps the flags of the mount it is made from. Without
+// it, a command running as the container's root, who is the host's root
+// under a rootful engine driven by root, could leave a set-user-ID root
+// program on the host's disk. (A bounded workspace is a nosuid tmpfs
+// already; without root, the commands run as the harness's own user.)
+func noSUIDSelfBinds(dirs ...string) ([]string, error) {
+	var done []string
+	for _, d := range dirs {
+		err := syscall.Mount(d, d, "", syscall.MS_BIND, "")
+		if err == nil {
+			done = append(done, d)
+			err = syscall.Mount("", d, "", syscall.MS_REMOUNT|syscall.MS_BIND|syscall.MS_NOSUID|syscall.MS_NODEV, "")
+		}
+		if err != nil {
+			unmountAll(done)
+			return nil, fmt.Errorf("sandbox.workspace_mount: cannot make %s a nosuid bind of itself for Docker: %v; give the workspace a bound (--workspace-size) or use Podman", d, err)
+		}
+	}
+	return done, nil
+}
+
+func unmountAll(dirs []string) {
+	for _, d := range dirs {
+		syscall.Unmount(d, syscall.MNT_DETACH)
+	}
 }
 
 // imageRef is what an image reference may look like: it reaches the
@@ -453,8 +490,9 @@ func (c *container) runArgs(s *Sandbox, iso *isolation, name, sock, mode string,
 		"--workdir", s.Workspace}
 	// Podman can bind without set-user-ID and device files (a command
 	// running as root inside must not leave a set-user-ID root program on
-	// the host); Docker's -v cannot, and the bounded workspace's tmpfs is
-	// mounted nosuid and nodev already.
+	// the host); Docker's -v cannot, so its folders are nosuid and nodev
+	// mounts on the host already (the bounded workspace's tmpfs, or
+	// noSUIDSelfBinds).
 	opts := ""
 	if c.rt.Name == "podman" {
 		opts = ":nosuid,nodev"

@@ -230,6 +230,14 @@ func TestQSContainerWorkspaceIgnoresSetUID(t *testing.T) {
 	if r.ExitCode != 0 || !strings.Contains(r.Output, "nosuid") {
 		t.Fatalf("the workspace's mount inside: exit %d, %q; want it nosuid", r.ExitCode, r.Output)
 	}
+	// Whatever the harness mounted for it (Docker: binds of the folders on
+	// themselves) goes at Close.
+	if err := s.Close(false); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile("/proc/self/mountinfo"); strings.Contains(string(b), s.Base) {
+		t.Errorf("mounts under %s outlive Close:\n%s", s.Base, b)
+	}
 }
 
 // BenchmarkQSContainerStart measures what a container sandbox costs once

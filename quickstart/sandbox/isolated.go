@@ -179,6 +179,7 @@ func (iso *isolation) close() {
 	}
 	if iso.ctr != nil {
 		os.RemoveAll(iso.ctr.ctlDir)
+		unmountAll(iso.ctr.selfBinds)
 	}
 }
 
