@@ -215,6 +215,9 @@ func (s *Sandbox) containerise(ctx context.Context, rt *Runtime, image string, p
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("sandbox.control: %v", err)
 	}
+	if err := bindablePaths(rt, append([]string{s.Workspace, s.Home, s.Tmp, dir}, kf.sources()...)); err != nil {
+		return err
+	}
 	c := &container{rt: rt, image: image, imageEnv: env, user: containerUser(rt), ctlDir: dir, keeper: kf}
 	if rt.Name == "docker" && s.bound == 0 && os.Geteuid() == 0 {
 		if c.selfBinds, err = noSUIDSelfBinds(s.Workspace, filepath.Dir(s.Home)); err != nil {
@@ -326,6 +329,27 @@ func (c *container) commandEnv(s *Sandbox, extra []string) []string {
 type keeperFiles struct {
 	binds [][2]string
 	entry []string
+}
+
+// sources are the host's files the keeper needs bound.
+func (kf keeperFiles) sources() []string {
+	var paths []string
+	for _, b := range kf.binds {
+		paths = append(paths, b[0])
+	}
+	return paths
+}
+
+// bindablePaths refuses a folder or file whose path the engine's --volume
+// would split (it separates source, target and options with colons), with
+// what to do instead of the engine's own puzzling refusal.
+func bindablePaths(rt *Runtime, paths []string) error {
+	for _, p := range paths {
+		if strings.ContainsRune(p, ':') {
+			return fmt.Errorf("sandbox.unbindable_path: %s cannot bind %q into a container: its --volume reads a colon as a separator; move it to a path without one (a workspace given with --sandbox, or this program's own path), or use --backend sandbox", rt.Name, p)
+		}
+	}
+	return nil
 }
 
 // keeperDir is where the keeper's files appear inside the container.

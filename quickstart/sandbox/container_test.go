@@ -222,6 +222,23 @@ func TestQSContainerRefusesAnImageThatReadsAsAFlag(t *testing.T) {
 	}
 }
 
+// A workspace whose path has a colon, which the engine's --volume would
+// split, is refused before the engine is asked, saying why.
+func TestQSContainerRefusesAPathWithAColon(t *testing.T) {
+	rt, image := requireRuntime(t)
+	dir := filepath.Join(t.TempDir(), "ws:1")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	s, err := AdoptContainer(context.Background(), rt, image, dir, nil)
+	if err == nil {
+		s.Close(false)
+	}
+	if err == nil || !strings.Contains(err.Error(), "sandbox.unbindable_path") || !strings.Contains(err.Error(), dir) {
+		t.Fatalf("a workspace at %s: %v; want sandbox.unbindable_path naming it", dir, err)
+	}
+}
+
 // A command running as the container's root cannot leave a set-user-ID
 // program in the workspace that the host would honour.
 func TestQSContainerWorkspaceIgnoresSetUID(t *testing.T) {
