@@ -5,10 +5,13 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tabwright/tabwright/internal/testimage"
 	"github.com/tabwright/tabwright/quickstart/sandbox"
@@ -41,4 +44,115 @@ func TestQSRunAndCheckInTheImage(t *testing.T) {
 	if code := runQS(context.Background(), []string{"check", tf, "--sandbox", kept[1]}, &out, &errb); code != 0 || !strings.Contains(out.String(), "[PASS] img check exited 0 (container)") {
 		t.Fatalf("qs check: exit %d\n%s\n%s", code, out.String(), errb.String())
 	}
+}
+
+// A qs run killed outright (SIGKILL: a CI job's timeout) leaves no
+// container behind: its keeper sees the control socket close, ends its
+// commands, and the engine removes the container (--rm). The workspace's
+// tmpfs it could not unmount is cleared by the next run.
+func TestQSKilledRunLeavesNoContainer(t *testing.T) {
+	t.Parallel()
+	rt, why := sandbox.FindRuntime(context.Background())
+	if rt == nil {
+		t.Fatalf("the container backend cannot run here: %s", why)
+	}
+	image := testimage.Build(t, rt.Path)
+	docs := docsServer(t)
+	dir, tmp := t.TempDir(), t.TempDir()
+	task := func(name, replay string) string {
+		tf := filepath.Join(dir, name+".yaml")
+		os.WriteFile(tf, []byte(fmt.Sprintf("name: %s\ngoal: Wait.\nimage: %s\ndocs:\n  entrypoint: %s/docs/\nreplay: ['%s']\nsuccess:\n  script: 'true'\n", name, image, docs.URL, replay)), 0o644)
+		return tf
+	}
+	qs := func(tf string) (*exec.Cmd, *bytes.Buffer) {
+		cmd := exec.Command(binary, "qs", "run", tf, "--backend", "container", "--out", filepath.Join(dir, "out-"+filepath.Base(tf)))
+		cmd.Env = append(os.Environ(), "TMPDIR="+tmp) // the sandboxes' folders are made here
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		return cmd, &out
+	}
+	cmd, out := qs(task("long", "touch started; sleep 600"))
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	go func() { cmd.Wait(); close(exited) }()
+	started := waitForFile(t, filepath.Join(tmp, "tabwright-qs-*", "workspace", "started"), exited, out)
+	workspace := filepath.Dir(started)
+	base := filepath.Dir(workspace)
+	if len(containersMounting(t, rt, workspace)) != 1 {
+		t.Fatalf("no container of %s mounts %s", rt.Name, workspace)
+	}
+	cmd.Process.Kill()
+	<-exited
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		left := containersMounting(t, rt, workspace)
+		if len(left) == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			exec.Command(rt.Path, append([]string{"rm", "-f"}, left...)...).Run()
+			t.Fatalf("60 s after the harness was killed, %s still has containers %v", rt.Name, left)
+		}
+		time.Sleep(100 * time.Millisecond) // a poll of the engine, which has no event to wait on here
+	}
+	if !mountedUnder(base) {
+		t.Fatalf("the killed run's workspace was not a mount of its own (%s): nothing for the next run to clear", base)
+	}
+	next, out := qs(task("quick", "true"))
+	if err := next.Run(); err != nil {
+		t.Fatalf("the next run: %v\n%s", err, out)
+	}
+	if mountedUnder(base) {
+		t.Errorf("the next run left the killed run's mounts under %s", base)
+	}
+	if _, err := os.Stat(base); err == nil {
+		t.Errorf("the next run left the killed run's folder %s", base)
+	}
+}
+
+// mountedUnder reports whether this process's mount table has a mount at
+// or under dir.
+func mountedUnder(dir string) bool {
+	b, _ := os.ReadFile("/proc/self/mountinfo")
+	for _, line := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(line); len(f) > 4 && (f[4] == dir || strings.HasPrefix(f[4], dir+"/")) {
+			return true
+		}
+	}
+	return false
+}
+
+// waitForFile polls for a file matching pattern until the process exits.
+func waitForFile(t *testing.T, pattern string, exited <-chan struct{}, out *bytes.Buffer) string {
+	t.Helper()
+	for {
+		if m, _ := filepath.Glob(pattern); len(m) == 1 {
+			return m[0]
+		}
+		select {
+		case <-exited:
+			t.Fatalf("the run ended before %s existed:\n%s", pattern, out)
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// containersMounting lists the engine's tabwright containers (running or
+// not) that bind dir.
+func containersMounting(t *testing.T, rt *sandbox.Runtime, dir string) []string {
+	t.Helper()
+	ids, err := exec.Command(rt.Path, "ps", "-a", "-q", "--filter", "name=tabwright-qs-").Output()
+	if err != nil {
+		t.Fatalf("%s ps: %v", rt.Name, err)
+	}
+	var found []string
+	for _, id := range strings.Fields(string(ids)) {
+		mounts, err := exec.Command(rt.Path, "inspect", "--format", "{{range .Mounts}}{{.Source}} {{end}}", id).Output()
+		if err == nil && slices.Contains(strings.Fields(string(mounts)), dir) {
+			found = append(found, id)
+		}
+	}
+	return found
 }

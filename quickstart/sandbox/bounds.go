@@ -151,6 +151,7 @@ func newBounded(size int64, handOver bool) (*Sandbox, error) {
 		}
 		return s, nil
 	}
+	sweepStale()
 	base, err := os.MkdirTemp("", "tabwright-qs-")
 	if err != nil {
 		return nil, err
@@ -166,6 +167,11 @@ func newBounded(size int64, handOver bool) (*Sandbox, error) {
 	}
 	s := layout(base)
 	s.bound = size
+	if err := writeOwner(base); err != nil {
+		s.unmount()
+		os.Remove(base)
+		return nil, err
+	}
 	for _, d := range []string{s.Workspace, s.Home, s.Tmp, s.outputDir()} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			s.unmount()

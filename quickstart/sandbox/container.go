@@ -220,6 +220,9 @@ func (s *Sandbox) containerise(ctx context.Context, rt *Runtime, image string, p
 	}
 	c := &container{rt: rt, image: image, imageEnv: env, user: containerUser(rt), ctlDir: dir, keeper: kf}
 	if rt.Name == "docker" && s.bound == 0 && os.Geteuid() == 0 {
+		if err := s.ownMounts(); err != nil {
+			return err
+		}
 		if c.selfBinds, err = noSUIDSelfBinds(s.Workspace, filepath.Dir(s.Home)); err != nil {
 			return err
 		}
