@@ -373,9 +373,16 @@ func (s *Sandbox) Close(keep bool) error {
 		s.local.p.Close()
 	}
 	if s.bound > 0 {
-		return s.closeBounded(keep)
+		err := s.closeBounded(keep)
+		if keep {
+			s.disown()
+		}
+		return err
 	}
 	if keep || s.adopted {
+		if !s.adopted {
+			s.disown()
+		}
 		return nil
 	}
 	return os.RemoveAll(s.Base)

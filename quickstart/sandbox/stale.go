@@ -103,6 +103,11 @@ func (s *Sandbox) ownMounts() error {
 	return writeOwner(s.Base)
 }
 
+// disown removes the owner record of a kept sandbox: it outlives its
+// harness on purpose, and a later check may mount in it (qs check
+// --sandbox), which the sweep must never take for a dead run's.
+func (s *Sandbox) disown() { os.Remove(filepath.Join(s.Base, ownerFile)) }
+
 // writeOwner records this process as base's owner.
 func writeOwner(base string) error {
 	start, ns := processIdentity(os.Getpid())

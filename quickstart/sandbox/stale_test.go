@@ -63,3 +63,26 @@ func isMounted(dir string) bool {
 	}
 	return false
 }
+
+// A kept sandbox is the user's: it names no owner, so a mount made in it
+// later (qs check --sandbox under Docker) is never swept once the harness
+// that kept it has ended.
+func TestKeptSandboxNamesNoOwner(t *testing.T) {
+	s, err := newBounded(MinWorkspaceBytes*4, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.bound == 0 {
+		t.Fatal("the workspace is not bounded: this test needs root, as the bounds do")
+	}
+	if _, err := os.Stat(filepath.Join(s.Base, ownerFile)); err != nil {
+		t.Fatalf("a bounded sandbox names no owner while in use: %v", err)
+	}
+	if err := s.Close(true); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(s.Base) })
+	if _, err := os.Stat(filepath.Join(s.Base, ownerFile)); !os.IsNotExist(err) {
+		t.Fatalf("the kept sandbox still names an owner: %v", err)
+	}
+}
