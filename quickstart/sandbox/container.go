@@ -48,6 +48,13 @@ import (
 //     are private tmpfs of the same bound. All capabilities are dropped and
 //     no new privileges can be gained.
 
+// ContainerWorkspace is where the workspace appears in a container, and the
+// commands' working directory there, as under quickstarted's docker
+// backend: a task written for it may name /workspace. The workspace is
+// bound at its host path too, so a path the harness hands the commands
+// ($QS_SESSION_LOG) holds inside as well.
+const ContainerWorkspace = "/workspace"
+
 // Container is the container backend's name.
 const Container = "container"
 
@@ -234,6 +241,14 @@ func (s *Sandbox) containerise(ctx context.Context, rt *Runtime, image string, p
 		return err
 	}
 	return nil
+}
+
+// commandDir is the commands' working directory as they see it.
+func (s *Sandbox) commandDir() string {
+	if s.iso != nil && s.iso.ctr != nil {
+		return ContainerWorkspace
+	}
+	return s.Workspace
 }
 
 // Image is the image the commands run in, or "" off the container backend.
@@ -514,7 +529,7 @@ func (c *container) runArgs(s *Sandbox, iso *isolation, name, sock, mode string,
 	a := []string{"run", "--rm", "--name", name, "--pull", "never", "--network", "none",
 		"--cap-drop", "ALL", "--security-opt", "no-new-privileges", "--user", c.user,
 		"--tmpfs", "/tmp:rw,nosuid,nodev,size=" + size + ",mode=1777", "--tmpfs", "/var/tmp:rw,nosuid,nodev,size=" + size + ",mode=1777",
-		"--workdir", s.Workspace}
+		"--workdir", ContainerWorkspace}
 	// Podman can bind without set-user-ID and device files (a command
 	// running as root inside must not leave a set-user-ID root program on
 	// the host); Docker's -v cannot, so its folders are nosuid and nodev
@@ -527,6 +542,7 @@ func (c *container) runArgs(s *Sandbox, iso *isolation, name, sock, mode string,
 	for _, d := range []string{s.Workspace, s.Home, s.Tmp} {
 		a = append(a, "--volume", d+":"+d+opts)
 	}
+	a = append(a, "--volume", s.Workspace+":"+ContainerWorkspace+opts)
 	a = append(a, "--volume", c.ctlDir+":"+keeperDir+"/control"+opts)
 	for _, b := range c.keeper.binds {
 		a = append(a, "--volume", b[0]+":"+b[1]+":ro")

@@ -73,9 +73,11 @@ func TestQSContainerRunsInTheImage(t *testing.T) {
 	}
 	secret := filepath.Join(t.TempDir(), "host-secret")
 	os.WriteFile(secret, []byte("x"), 0o644)
-	r := runIn(t, s, fmt.Sprintf(`cat %s; echo "env=$%s home=$HOME tmp=$TMPDIR pwd=$(pwd)"; echo made > made.txt; test -e %s && echo HOST-VISIBLE; true`,
-		testimage.MarkerFile, testimage.EnvVar, secret))
-	want := fmt.Sprintf("%s\nenv=%s home=%s tmp=%s pwd=%s\n", testimage.Marker, testimage.EnvValue, s.Home, s.Tmp, s.Workspace)
+	// The working directory is /workspace, as under quickstarted's docker
+	// backend; the workspace is at its host path too.
+	r := runIn(t, s, fmt.Sprintf(`cat %s; echo "env=$%s home=$HOME tmp=$TMPDIR pwd=$(pwd)"; echo made > made.txt; cat %s/made.txt; test -e %s && echo HOST-VISIBLE; true`,
+		testimage.MarkerFile, testimage.EnvVar, s.Workspace, secret))
+	want := fmt.Sprintf("%s\nenv=%s home=%s tmp=%s pwd=%s\nmade\n", testimage.Marker, testimage.EnvValue, s.Home, s.Tmp, ContainerWorkspace)
 	if r.ExitCode != 0 || r.Output != want {
 		t.Fatalf("exit %d, output %q; want %q (the image's files and environment, the sandbox's folders)", r.ExitCode, r.Output, want)
 	}

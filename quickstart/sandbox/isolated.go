@@ -465,7 +465,7 @@ func (iso *isolation) runIsolated(ctx context.Context, s *Sandbox, argv, env []s
 	if k.addr != "" {
 		env = append(env, proxyEnv(iso.proxy, k.addr)...)
 	}
-	id, ch, err := k.request(ctlMsg{Op: "run", Argv: argv, Env: dedupEnv(env), Dir: s.Workspace, KillGroup: opt.KillGroup}, out)
+	id, ch, err := k.request(ctlMsg{Op: "run", Argv: argv, Env: dedupEnv(env), Dir: s.commandDir(), KillGroup: opt.KillGroup}, out)
 	if err != nil {
 		iso.drop(k)
 		return 125, false, fmt.Sprintf("sandbox.control: cannot send the command to the sandbox: %v; the next command starts a fresh sandbox", err)
