@@ -152,7 +152,7 @@ func newBounded(size int64, handOver bool) (*Sandbox, error) {
 		return s, nil
 	}
 	sweepStale()
-	base, err := os.MkdirTemp("", "tabwright-qs-")
+	base, err := makeBase()
 	if err != nil {
 		return nil, err
 	}
@@ -205,9 +205,12 @@ func (s *Sandbox) handOverDirs() error {
 		if err := os.Chmod(s.Base, 0o755); err != nil {
 			return err
 		}
+		if err := reachable(s.Workspace, "or set "+SandboxDirEnv+" to a folder it can reach"); err != nil {
+			return err
+		}
 		return handOver(false, s.Base, s.Workspace, filepath.Dir(s.Home), s.Home, s.Tmp)
 	}
-	if err := reachable(s.Workspace); err != nil {
+	if err := reachable(s.Workspace, "or check a workspace kept by qs run --keep-sandbox"); err != nil {
 		return err
 	}
 	if err := handOver(true, s.Workspace); err != nil {
@@ -308,10 +311,10 @@ func copyFile(src, dst string, mode os.FileMode) error {
 // reachable says which folder above an adopted workspace the sandbox's
 // user cannot pass through: bubblewrap, running as that user, could not
 // bind the workspace, and the folders above are the user's own to open.
-func reachable(workspace string) error {
+func reachable(workspace, orElse string) error {
 	for dir := filepath.Dir(workspace); ; dir = filepath.Dir(dir) {
 		if st, err := os.Stat(dir); err == nil && st.Mode().Perm()&0o001 == 0 {
-			return fmt.Errorf("sandbox.unreachable: the sandbox runs as uid %d, which cannot pass through %s (mode %v) to reach %s; make it searchable (chmod o+x %s) or check a workspace kept by qs run --keep-sandbox", SandboxUID, dir, st.Mode().Perm(), workspace, dir)
+			return fmt.Errorf("sandbox.unreachable: the sandbox runs as uid %d, which cannot pass through %s (mode %v) to reach %s; make it searchable (chmod o+x %s) %s", SandboxUID, dir, st.Mode().Perm(), workspace, dir, orElse)
 		}
 		if dir == filepath.Dir(dir) {
 			return nil

@@ -286,10 +286,10 @@ func startKeeper(iso *isolation, s *Sandbox) (*keeperConn, error) {
 		return nil, fmt.Errorf("sandbox.socketpair: cannot make the control socket: %v", err)
 	}
 	mine, theirs := os.NewFile(uintptr(fds[0]), "control"), os.NewFile(uintptr(fds[1]), "control")
-	defer theirs.Close()
 	c, err := net.FileConn(mine)
 	mine.Close()
 	if err != nil {
+		theirs.Close()
 		return nil, fmt.Errorf("sandbox.socketpair: %v", err)
 	}
 	mode := "nonet"
@@ -305,7 +305,11 @@ func startKeeper(iso *isolation, s *Sandbox) (*keeperConn, error) {
 	k.cmd.ExtraFiles = []*os.File{theirs}
 	k.cmd.Stdout, k.cmd.Stderr = k.stderr, k.stderr
 	k.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Credential: sandboxCredential()}
-	if err := k.cmd.Start(); err != nil {
+	err = k.cmd.Start()
+	// Only the sandbox holds its end from here: when it ends, the harness
+	// reads the end of the control socket at once.
+	theirs.Close()
+	if err != nil {
 		k.ctl.Close()
 		return nil, fmt.Errorf("sandbox.start: cannot start %s: %v", iso.bwrap, err)
 	}

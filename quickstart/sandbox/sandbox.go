@@ -66,9 +66,42 @@ func (s *Sandbox) BackendName() string {
 // (local).
 func (s *Sandbox) Enforced() bool { return s.iso != nil }
 
-// New makes a fresh sandbox under the system's temporary directory.
+// SandboxDirEnv names the folder sandboxes are made in, instead of the
+// system's temporary directory (a /tmp that is small, or mounted noexec);
+// quickstarted's QUICKSTARTED_SANDBOX_DIR is read when it is not set.
+const SandboxDirEnv = "TABWRIGHT_SANDBOX_DIR"
+
+// sandboxRoot is the folder sandboxes are made in.
+func sandboxRoot() string {
+	for _, v := range []string{SandboxDirEnv, "QUICKSTARTED_SANDBOX_DIR"} {
+		if d := os.Getenv(v); d != "" {
+			if abs, err := filepath.Abs(d); err == nil {
+				return abs
+			}
+			return d
+		}
+	}
+	return os.TempDir()
+}
+
+// makeBase makes a fresh sandbox's base folder in sandboxRoot.
+func makeBase() (string, error) {
+	root := sandboxRoot()
+	if root != os.TempDir() {
+		if err := os.MkdirAll(root, 0o755); err != nil {
+			return "", fmt.Errorf("sandbox.sandbox_dir: cannot make the folder sandboxes are made in (%s or QUICKSTARTED_SANDBOX_DIR): %v; give a folder you can write", SandboxDirEnv, err)
+		}
+	}
+	base, err := os.MkdirTemp(root, "tabwright-qs-")
+	if err != nil {
+		return "", fmt.Errorf("sandbox.sandbox_dir: cannot make a sandbox in %s: %v; free space there, or set %s to another folder", root, err, SandboxDirEnv)
+	}
+	return base, nil
+}
+
+// New makes a fresh sandbox in sandboxRoot.
 func New() (*Sandbox, error) {
-	base, err := os.MkdirTemp("", "tabwright-qs-")
+	base, err := makeBase()
 	if err != nil {
 		return nil, err
 	}

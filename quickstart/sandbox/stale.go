@@ -28,11 +28,16 @@ const ownerFile = ".owner"
 var sweepOnce sync.Once
 
 // sweepStale clears, once per process, the sandboxes of dead harnesses.
-func sweepStale() { sweepOnce.Do(func() { sweepStaleIn(os.TempDir(), "/proc/self/mountinfo") }) }
+func sweepStale() { sweepOnce.Do(func() { sweepStaleIn(sandboxRoot(), "/proc/self/mountinfo") }) }
 
 // sweepStaleIn unmounts and removes each tmp/tabwright-qs-* base that holds
 // a mount (as mountinfo lists them) and whose owner is dead.
 func sweepStaleIn(tmp, mountinfo string) {
+	// The mount table names real paths: a root reached through a link
+	// would match none of them.
+	if real, err := filepath.EvalSymlinks(tmp); err == nil {
+		tmp = real
+	}
 	prefix := filepath.Join(tmp, "tabwright-qs-")
 	mounts := map[string][]string{} // base -> its mount points
 	for _, m := range mountPoints(mountinfo) {

@@ -86,3 +86,68 @@ func TestKeptSandboxNamesNoOwner(t *testing.T) {
 		t.Fatalf("the kept sandbox still names an owner: %v", err)
 	}
 }
+
+// Sandboxes are made where TABWRIGHT_SANDBOX_DIR says, else where
+// quickstarted's QUICKSTARTED_SANDBOX_DIR does (made when missing), else
+// in the system's temporary folder; a folder that cannot be made is an
+// error naming the variable.
+func TestSandboxDirFromTheEnvironment(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct{ ours, theirs, want string }{
+		{"", filepath.Join(dir, "qs", "made"), filepath.Join(dir, "qs", "made")},
+		{filepath.Join(dir, "ours"), filepath.Join(dir, "theirs"), filepath.Join(dir, "ours")},
+		{"", "", os.TempDir()},
+	} {
+		t.Setenv(SandboxDirEnv, c.ours)
+		t.Setenv("QUICKSTARTED_SANDBOX_DIR", c.theirs)
+		s, err := New()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if filepath.Dir(s.Base) != c.want {
+			t.Errorf("%s=%q QUICKSTARTED_SANDBOX_DIR=%q: made in %s, want %s", SandboxDirEnv, c.ours, c.theirs, filepath.Dir(s.Base), c.want)
+		}
+		s.Close(false)
+	}
+	file := filepath.Join(dir, "a-file")
+	os.WriteFile(file, nil, 0o644)
+	t.Setenv(SandboxDirEnv, filepath.Join(file, "below"))
+	if _, err := New(); err == nil || !strings.Contains(err.Error(), "sandbox.sandbox_dir") || !strings.Contains(err.Error(), SandboxDirEnv) {
+		t.Errorf("a folder under a file: %v; want sandbox.sandbox_dir naming %s", err, SandboxDirEnv)
+	}
+}
+
+// A sandbox folder the sandbox's user cannot reach is refused before
+// bubblewrap is asked, naming the folder and the variable.
+func TestSandboxDirTheSandboxCannotReach(t *testing.T) {
+	if !dropsPrivileges() {
+		t.Fatal("the sandbox's user differs from the harness's only under root; run the tests as root, as CI does")
+	}
+	closed := filepath.Join(t.TempDir(), "closed")
+	os.Mkdir(closed, 0o700)
+	t.Setenv(SandboxDirEnv, filepath.Join(closed, "sandboxes"))
+	s, err := NewIsolatedBounded(nil, 0)
+	if err == nil {
+		s.Close(false)
+	}
+	if err == nil || !strings.Contains(err.Error(), "sandbox.unreachable") || !strings.Contains(err.Error(), closed) || !strings.Contains(err.Error(), SandboxDirEnv) {
+		t.Fatalf("a sandbox folder under a 0700 folder: %v; want sandbox.unreachable naming %s and %s", err, closed, SandboxDirEnv)
+	}
+}
+
+// A bubblewrap that fails at once is reported as the sandbox ending, with
+// what it said, not after the start's 20 s wait as if the machine were slow.
+func TestQSIsolatedStartFailureSaysWhy(t *testing.T) {
+	bin := t.TempDir()
+	os.Chmod(bin, 0o755) // bubblewrap runs as the sandbox's user under root
+	os.Chmod(filepath.Dir(bin), 0o755)
+	os.WriteFile(filepath.Join(bin, "bwrap"), []byte("#!/bin/sh\necho 'bwrap: refused by the test' >&2\nexit 1\n"), 0o755)
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	s, err := NewIsolatedBounded(nil, 0)
+	if err == nil {
+		s.Close(false)
+	}
+	if err == nil || !strings.Contains(err.Error(), "ended before it was ready") || !strings.Contains(err.Error(), "refused by the test") {
+		t.Fatalf("a bubblewrap that exits at once: %v; want the sandbox's end and its message", err)
+	}
+}
