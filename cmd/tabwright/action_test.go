@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"crypto/sha256"
 	"fmt"
 	"net/http"
@@ -17,9 +16,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/tabwright/tabwright/internal/testimage"
 	"github.com/tabwright/tabwright/quickstart/agent/agenttest"
-	"github.com/tabwright/tabwright/quickstart/sandbox"
 	yaml "go.yaml.in/yaml/v2"
 )
 
@@ -352,11 +349,7 @@ func TestActionRunsAQuickstartedWorkflow(t *testing.T) {
 	// backend: docker runs each task in its image, as quickstarted does:
 	// here the image the container backend's tests build from Debian
 	// packages, so that no registry is needed.
-	rt, why := sandbox.FindRuntime(context.Background())
-	if rt == nil {
-		t.Fatalf("backend: docker needs a container engine: %s", why)
-	}
-	image := testimage.Build(t, rt.Path)
+	_, image := containerEngine(t)
 	r := newActionRunner(t, map[string]string{"agent": "replay", "model": "claude-opus-5", "repeat": "2", "backend": "docker",
 		"junit": "junit.xml", "working-directory": "site", "strict-inconclusive": "true", "image": image,
 		"release-url": rel.URL}, "GITHUB_ACTION_REF="+releaseTag)

@@ -17,14 +17,21 @@ import (
 	"github.com/tabwright/tabwright/quickstart/sandbox"
 )
 
-// qs run (auto) runs a task with image: in it and says so at start; qs
-// check --sandbox runs its check in the same image on the kept workspace.
-func TestQSRunAndCheckInTheImage(t *testing.T) {
+// containerEngine is the engine the container backend uses here and the
+// test image built on it.
+func containerEngine(t *testing.T) (*sandbox.Runtime, string) {
+	t.Helper()
 	rt, why := sandbox.FindRuntime(context.Background())
 	if rt == nil {
 		t.Fatalf("the container backend cannot run here: %s", why)
 	}
-	image := testimage.Build(t, rt.Path)
+	return rt, testimage.Build(t, rt.Path)
+}
+
+// qs run (auto) runs a task with image: in it and says so at start; qs
+// check --sandbox runs its check in the same image on the kept workspace.
+func TestQSRunAndCheckInTheImage(t *testing.T) {
+	rt, image := containerEngine(t)
 	docs := docsServer(t)
 	dir := t.TempDir()
 	tf := filepath.Join(dir, "img.yaml")
@@ -52,11 +59,7 @@ func TestQSRunAndCheckInTheImage(t *testing.T) {
 // tmpfs it could not unmount is cleared by the next run.
 func TestQSKilledRunLeavesNoContainer(t *testing.T) {
 	t.Parallel()
-	rt, why := sandbox.FindRuntime(context.Background())
-	if rt == nil {
-		t.Fatalf("the container backend cannot run here: %s", why)
-	}
-	image := testimage.Build(t, rt.Path)
+	rt, image := containerEngine(t)
 	docs := docsServer(t)
 	dir, tmp := t.TempDir(), t.TempDir()
 	task := func(name, replay string) string {
