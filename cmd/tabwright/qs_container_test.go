@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"fmt"
@@ -74,31 +75,29 @@ func TestQSKilledRunLeavesNoContainer(t *testing.T) {
 		cmd.Stdout, cmd.Stderr = &out, &out
 		return cmd, &out
 	}
-	cmd, out := qs(task("long", "touch started; sleep 600"))
+	events := containerEvents(t, rt)
+	cmd, out := qs(task("long", "sleep 600"))
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	exited := make(chan struct{})
 	go func() { cmd.Wait(); close(exited) }()
-	started := waitForFile(t, filepath.Join(tmp, "tabwright-qs-*", "workspace", "started"), exited, out)
-	workspace := filepath.Dir(started)
+	id, workspace := awaitContainerUnder(t, rt, events, tmp, exited, out)
 	base := filepath.Dir(workspace)
-	if len(containersMounting(t, rt, workspace)) != 1 {
-		t.Fatalf("no container of %s mounts %s", rt.Name, workspace)
-	}
 	cmd.Process.Kill()
 	<-exited
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		left := containersMounting(t, rt, workspace)
-		if len(left) == 0 {
-			break
+	deadline := time.After(60 * time.Second)
+	for gone := false; !gone; {
+		select {
+		case ev := <-events:
+			gone = ev[0] == id && (ev[1] == "destroy" || ev[1] == "remove")
+		case <-deadline:
+			exec.Command(rt.Path, "rm", "-f", id).Run()
+			t.Fatalf("60 s after the harness was killed, %s has not removed container %s", rt.Name, id)
 		}
-		if time.Now().After(deadline) {
-			exec.Command(rt.Path, append([]string{"rm", "-f"}, left...)...).Run()
-			t.Fatalf("60 s after the harness was killed, %s still has containers %v", rt.Name, left)
-		}
-		time.Sleep(100 * time.Millisecond) // a poll of the engine, which has no event to wait on here
+	}
+	if left := containersMounting(t, rt, workspace); len(left) > 0 {
+		t.Fatalf("%s still lists containers %v on the killed run's workspace", rt.Name, left)
 	}
 	if !mountedUnder(base) {
 		t.Fatalf("the killed run's workspace was not a mount of its own (%s): nothing for the next run to clear", base)
@@ -127,17 +126,49 @@ func mountedUnder(dir string) bool {
 	return false
 }
 
-// waitForFile polls for a file matching pattern until the process exits.
-func waitForFile(t *testing.T, pattern string, exited <-chan struct{}, out *bytes.Buffer) string {
+// containerEvents streams the engine's container events as (id, status):
+// Docker's "start" and "destroy", Podman's "start" and "remove".
+func containerEvents(t *testing.T, rt *sandbox.Runtime) <-chan [2]string {
+	t.Helper()
+	cmd := exec.Command(rt.Path, "events", "--filter", "type=container", "--format", "{{.ID}} {{.Status}}")
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("%s events: %v", rt.Name, err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	events := make(chan [2]string, 64)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			if id, status, ok := strings.Cut(strings.TrimSpace(sc.Text()), " "); ok {
+				events <- [2]string{id, status}
+			}
+		}
+	}()
+	return events
+}
+
+// awaitContainerUnder waits for the engine to start a container that binds
+// a workspace under root, and returns its id and that workspace.
+func awaitContainerUnder(t *testing.T, rt *sandbox.Runtime, events <-chan [2]string, root string, exited <-chan struct{}, out *bytes.Buffer) (string, string) {
 	t.Helper()
 	for {
-		if m, _ := filepath.Glob(pattern); len(m) == 1 {
-			return m[0]
-		}
 		select {
+		case ev := <-events:
+			if ev[1] != "start" {
+				continue
+			}
+			mounts, _ := exec.Command(rt.Path, "inspect", "--format", "{{range .Mounts}}{{.Source}} {{end}}", ev[0]).Output()
+			for _, m := range strings.Fields(string(mounts)) {
+				if strings.HasPrefix(m, root+"/") && filepath.Base(m) == "workspace" {
+					return ev[0], m
+				}
+			}
 		case <-exited:
-			t.Fatalf("the run ended before %s existed:\n%s", pattern, out)
-		case <-time.After(20 * time.Millisecond):
+			t.Fatalf("the run ended before its container started:\n%s", out)
 		}
 	}
 }
