@@ -28,6 +28,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/tabwright/tabwright/engine/observe"
+	"github.com/tabwright/tabwright/engine/tabs"
 	"github.com/tabwright/tabwright/internal/procwait"
 	"github.com/tabwright/tabwright/mcpserver"
 )
@@ -46,9 +47,20 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
+	shared := shareDocsBrowser()
 	code := m.Run()
+	shared.Close()
 	os.RemoveAll(dir)
 	os.Exit(code)
+}
+
+// shareDocsBrowser has every runQS call of the tests read docs in one
+// browser, as the calls of one qs process do, instead of each starting
+// Chromium (about 1 CPU-second each); every reader closes its tab.
+func shareDocsBrowser() *tabs.Manager {
+	m, _ := tabs.New(tabs.Options{}) // only a --cdp-url can fail
+	docsBrowser = func() (*tabs.Manager, func(), error) { return m, func() {}, nil }
+	return m
 }
 
 // buildAsReleased builds this command at out with the flags

@@ -192,13 +192,14 @@ func qsValidate(ctx context.Context, args []string, stdout, stderr io.Writer) ex
 	}
 	var reader *docs.Reader
 	if *checkURLs && len(tasks) > 0 {
-		m, err := tabs.New(tabs.Options{})
+		m, release, err := docsBrowser()
 		if err != nil {
 			fmt.Fprintf(stderr, "--check-urls needs a browser: %v\n", err)
 			return exitUsage
 		}
-		defer m.Close()
 		reader = &docs.Reader{Manager: m, RateLimit: time.Second} // robots.txt obeyed, no cache
+		defer release()
+		defer reader.Close()
 	}
 	for _, t := range tasks {
 		fmt.Fprintf(stdout, "ok       %s (%s, %s)\n", t.Source, t.Name, t.Mode())
@@ -229,6 +230,18 @@ func qsValidate(ctx context.Context, args []string, stdout, stderr io.Writer) ex
 	return exitOK
 }
 
+// docsBrowser gives read_docs its browser and the function that lets it go.
+// A qs process starts its own as it starts; the tests, which call runQS
+// dozens of times in one process, hand out one shared browser instead
+// (TestMain), so that each call does not start Chromium.
+var docsBrowser = func() (*tabs.Manager, func(), error) {
+	m, err := tabs.New(tabs.Options{})
+	if err != nil {
+		return nil, nil, err
+	}
+	return m, m.Close, nil
+}
+
 func qsRun(ctx context.Context, args []string, stdout, stderr io.Writer) exitCode {
 	if spec, leftOut := modelAgentLeftOut(args); leftOut {
 		execModels(spec, stderr) // returns only when it could not
@@ -244,7 +257,7 @@ func qsRun(ctx context.Context, args []string, stdout, stderr io.Writer) exitCod
 	}
 	// read_docs' browser starts now, while the tasks load and the backend
 	// is chosen, rather than at the first read.
-	m, err := tabs.New(tabs.Options{Launch: launch.Options{}})
+	m, release, err := docsBrowser()
 	if err != nil {
 		fmt.Fprintf(stderr, "read_docs needs a browser: %v\n", err)
 		return exitUsage
@@ -258,11 +271,12 @@ func qsRun(ctx context.Context, args []string, stdout, stderr io.Writer) exitCod
 		defer close(warmed)
 		r.Warm(warmCtx, nil, nil)
 	}(reader)
-	defer func() {
+	defer func(r *docs.Reader) {
 		stopWarm()
 		<-warmed
-		m.Close()
-	}()
+		r.Close()
+		release()
+	}(reader)
 	docsURL := ""
 	if f.example != "" {
 		srv := examples.Server()

@@ -343,6 +343,17 @@ func (d *Reader) Warm(ctx context.Context, pages, allow []string) {
 	<-done
 }
 
+// Close closes the reader's tab, so that a browser which outlives the
+// reader keeps nothing of it; a later read would open another.
+func (d *Reader) Close() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.tab != nil {
+		d.Manager.CloseTab(context.Background(), "qs-docs", d.tab.Handle())
+		d.tab = nil
+	}
+}
+
 // render loads u in the reader's tab and returns the reader view's Markdown.
 // A client-side redirect to a host off the allowlist is refused.
 func (d *Reader) render(ctx context.Context, u string, allow []string) (string, string, error) {
