@@ -406,3 +406,26 @@ func TestQueueWaitNamesItsBudget(t *testing.T) {
 		t.Fatalf("queued click: %s %q", code, msg)
 	}
 }
+
+// With --lazy-browser the server starts no Chromium for a session that only
+// lists its tools; the first page starts it and opens as usual.
+func TestLazyBrowserStartsAtTheFirstPage(t *testing.T) {
+	t.Parallel()
+	site := fixtures(t)
+	s := startServer(t, "--lazy-browser")
+	if _, err := s.sess.ListTools(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	// The session is up and answered: an eager server would have begun its
+	// launch before it read the first line.
+	if kids := childrenOf(s.cmd.Process.Pid); len(kids) != 0 {
+		t.Fatalf("a browser started before any call needed one: children %v", kids)
+	}
+	opened := mustCall(t, s.sess, "browser_open_tab", map[string]any{"url": site.URL + "/lazy"})
+	if opened["title"] != "Page /lazy" {
+		t.Fatalf("first page after a lazy start: %v", opened)
+	}
+	if len(childrenOf(s.cmd.Process.Pid)) == 0 {
+		t.Fatal("the page opened but the server has no browser process")
+	}
+}

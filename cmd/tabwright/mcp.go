@@ -37,6 +37,7 @@ func runMCP(ctx context.Context, args []string, stderr io.Writer) error {
 	attach := fs.Bool("attach", false, "also drive the user's own Chrome/Edge profiles paired through the extension (see tabwright setup): runs the hub, or joins the one another tabwright process runs; with one paired profile it is the default browser")
 	outputDir := fs.String("output-dir", "", "the one folder file tools write and read (screenshot save_path, browser_pdf, storage state); paths outside it, links followed, are refused (default: "+mcpserver.DefaultOutputDir()+")")
 	allowFiles := fs.Bool("allow-file-urls", false, "let browser_open_tab and browser_navigate load file:// URLs (off: a page could steer the agent into reading this machine's files)")
+	lazy := fs.Bool("lazy-browser", false, "start the managed browser at the first call that needs it, not as the server starts (Playwright MCP's way): a session that never opens a page starts no Chromium, and the first page waits for the start")
 	uploadRoot := fs.String("upload-root", "", "the one folder browser_upload may send files from (default: the output folder)")
 	var st stateFlags
 	st.register(fs)
@@ -65,7 +66,9 @@ func runMCP(ctx context.Context, args []string, stderr io.Writer) error {
 		return err
 	}
 	defer m.Close()
-	m.Prestart() // the browser starts while the client initialises the session
+	if !*lazy {
+		m.Prestart() // the browser starts while the client initialises the session
+	}
 	srv, err := mcpserver.NewWithOptions(m, version, serverOpt)
 	if err != nil {
 		return err

@@ -220,3 +220,29 @@ func TestQSMetaRefresh(t *testing.T) {
 		}
 	}
 }
+
+// Close closes the reader's tab: a browser that outlives the reader (the
+// shared one of many qs runs in one process) keeps nothing of it.
+func TestReaderCloseClosesItsTab(t *testing.T) {
+	d := reader()
+	if r := d.Get(context.Background(), site.URL+"/guide/", allow); r.Err != "" || !r.Rendered {
+		t.Fatalf("%+v", r)
+	}
+	tab := d.tab
+	if tab == nil {
+		t.Fatal("the reader read without a tab of its own")
+	}
+	d.Close()
+	if _, err := mgr.Get("qs-docs", tab.Handle()); err == nil {
+		t.Error("the reader's handle still holds its tab after Close")
+	}
+	list, err := mgr.Tabs(context.Background(), "test", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ti := range list {
+		if ti.TabID == string(tab.TargetID) {
+			t.Fatalf("the reader's tab %s is still open after Close", ti.TabID)
+		}
+	}
+}
