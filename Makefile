@@ -34,8 +34,10 @@ lint:
 test-deps:
 	@sh scripts/ensure-test-deps.sh
 
+# -ldflags=-w: the test binaries are linked without DWARF, a third less
+# link time for each of the ~35 (stack traces do not need it).
 test: lint test-deps
-	$(GO) test -count=1 -timeout 20m ./...
+	$(GO) test -count=1 -timeout 20m -ldflags=-w ./...
 
 # make test SOAK times (10 by default) while two busy loops load the CPUs,
 # as a loaded CI machine would; prints the count and fails if any run did.

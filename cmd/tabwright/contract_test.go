@@ -14,7 +14,7 @@ import (
 // schemas/ copy, description strings aside.
 func TestBatchContractOverToolsList(t *testing.T) {
 	t.Parallel()
-	s := startServer(t)
+	s := startServer(t, "--lazy-browser") // tools/list needs no browser
 	tools, err := s.sess.ListTools(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)

@@ -113,7 +113,7 @@ func (c *rawHTTP) init(t testing.TB) {
 
 func TestHTTPRefusesForeignOrigins(t *testing.T) {
 	t.Parallel()
-	endpoint, _ := startHTTP(t)
+	endpoint, _ := startHTTP(t, "--lazy-browser") // no call here needs a browser
 	for _, tc := range []struct {
 		origin string
 		want   int

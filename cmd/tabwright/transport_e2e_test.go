@@ -151,7 +151,7 @@ func TestStdioSignalCancelsCallsInFlight(t *testing.T) {
 // bound get 431.
 func TestHTTPForgedSessionIDsCostNothing(t *testing.T) {
 	t.Parallel()
-	endpoint, cmd := startHTTP(t)
+	endpoint, cmd := startHTTP(t, "--lazy-browser") // no call here needs a browser
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 8}}
 	post := func(session string) int {
 		req, _ := http.NewRequest(http.MethodPost, endpoint, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
