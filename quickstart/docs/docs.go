@@ -344,15 +344,21 @@ func (d *Reader) Warm(ctx context.Context, pages, allow []string) {
 }
 
 // Close closes the reader's tab, so that a browser which outlives the
-// reader keeps nothing of it; a later read would open another.
+// reader keeps nothing of it; a later read would open another. A live
+// browser closes a tab in milliseconds; closeWait bounds a hung one, so a
+// qs run's exit never waits on it for long.
 func (d *Reader) Close() {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.tab != nil {
-		d.Manager.CloseTab(context.Background(), "qs-docs", d.tab.Handle())
+		ctx, cancel := context.WithTimeout(context.Background(), closeWait)
+		defer cancel()
+		d.Manager.CloseTab(ctx, "qs-docs", d.tab.Handle())
 		d.tab = nil
 	}
 }
+
+const closeWait = 2 * time.Second
 
 // render loads u in the reader's tab and returns the reader view's Markdown.
 // A client-side redirect to a host off the allowlist is refused.
