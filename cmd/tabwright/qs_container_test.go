@@ -161,8 +161,7 @@ func awaitContainerUnder(t *testing.T, rt *sandbox.Runtime, events <-chan [2]str
 			if ev[1] != "start" {
 				continue
 			}
-			mounts, _ := exec.Command(rt.Path, "inspect", "--format", "{{range .Mounts}}{{.Source}} {{end}}", ev[0]).Output()
-			for _, m := range strings.Fields(string(mounts)) {
+			for _, m := range mountSources(rt, ev[0]) {
 				if strings.HasPrefix(m, root+"/") && filepath.Base(m) == "workspace" {
 					return ev[0], m
 				}
@@ -183,10 +182,16 @@ func containersMounting(t *testing.T, rt *sandbox.Runtime, dir string) []string 
 	}
 	var found []string
 	for _, id := range strings.Fields(string(ids)) {
-		mounts, err := exec.Command(rt.Path, "inspect", "--format", "{{range .Mounts}}{{.Source}} {{end}}", id).Output()
-		if err == nil && slices.Contains(strings.Fields(string(mounts)), dir) {
+		if slices.Contains(mountSources(rt, id), dir) {
 			found = append(found, id)
 		}
 	}
 	return found
+}
+
+// mountSources lists the host paths container id binds (none once it is
+// gone).
+func mountSources(rt *sandbox.Runtime, id string) []string {
+	mounts, _ := exec.Command(rt.Path, "inspect", "--format", "{{range .Mounts}}{{.Source}} {{end}}", id).Output()
+	return strings.Fields(string(mounts))
 }
