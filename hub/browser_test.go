@@ -622,3 +622,38 @@ func TestHubGoneDetaches(t *testing.T) {
 		t.Fatalf("the tab after the hub stopped: %+v", ti)
 	}
 }
+
+// A claimed tab stays focused, as its page sees it, when another tab comes
+// to the front of the user's browser: actions must not depend on the tab a
+// window shows. A page blur and refocus was what sent text inserted for a
+// field in a frame to the main frame's last caret (a field the agent had
+// filled before) on a busy machine.
+func TestAttachTabBehindAnotherKeepsPageFocus(t *testing.T) {
+	t.Parallel()
+	base := fixture(t)
+	_, _, m, bi := pairedManager(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	a, _, err := m.OpenAndLoad(ctx, tabs.OpenOptions{Owner: "agent", BrowserID: bi.BrowserID, URL: base + "/inner.html", Active: true, Claim: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The page counts its window's blur events, so a blur is seen even when
+	// it comes after document.hasFocus() was read.
+	if err := a.Tab.Eval(ctx, `window.blurs = 0; addEventListener("blur", () => window.blurs++); document.hasFocus()`, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := m.OpenAndLoad(ctx, tabs.OpenOptions{Owner: "agent", BrowserID: bi.BrowserID, URL: base + "/form.html", Active: true, Claim: true}); err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Focus bool `json:"focus"`
+		Blurs int  `json:"blurs"`
+	}
+	if err := a.Tab.Eval(ctx, `({focus: document.hasFocus(), blurs: window.blurs})`, &got); err != nil {
+		t.Fatal(err)
+	}
+	if !got.Focus || got.Blurs != 0 {
+		t.Fatalf("the tab behind: document.hasFocus() %v, %d blur events; want focused, none", got.Focus, got.Blurs)
+	}
+}

@@ -5,6 +5,8 @@ import (
 
 	cdproto "github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/emulation"
+
+	"github.com/tabwright/tabwright/engine/cdp"
 )
 
 // Emulation is what a tab pretends to be. Zero fields keep what was set
@@ -72,4 +74,14 @@ func (t *Tab) Emulate(ctx context.Context, e Emulation) (Emulation, error) {
 	*cur = next
 	t.mu.Unlock()
 	return next, nil
+}
+
+// emulateFocus makes the page behave as focused whatever the window does.
+// Without it a page blur and refocus from the browser (another window
+// activated, a busy machine's late activation) can leave focus in the main
+// frame, and text inserted for a field in a frame lands in the main frame's
+// last caret instead.
+func emulateFocus(ctx context.Context, sess *cdp.Session) error {
+	_, err := cdproto.Call(ctx, sess, emulation.SetFocusEmulationEnabled, emulation.SetFocusEmulationEnabledParams{Enabled: true})
+	return err
 }

@@ -114,6 +114,7 @@ func (t *Tab) adoptChild(id target.SessionID, frame cdproto.FrameID) {
 			return err
 		},
 		func() error { return autoAttach(ctx, child) },
+		func() error { return emulateFocus(ctx, child) },
 		func() error {
 			_, err := cdproto.Call(ctx, child, runtime.RunIfWaitingForDebugger, cdproto.Empty{})
 			return err
