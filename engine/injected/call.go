@@ -49,15 +49,14 @@ func Method(fn string) string {
 type Evaluator func(ctx context.Context, expr string) (json.RawMessage, error)
 
 // Run evaluates the expression call builds in the world eval reaches, and
-// returns its value. When the world is believed to hold the bundle (known)
-// it sends a guard and the call: one round trip, no script to parse again;
-// a guard that misses costs one more round trip with the whole program.
-// Otherwise it sends the whole program at once. call is built right before
-// each send, so a call that carries a time budget gets what is left.
-func (b *Bundle) Run(ctx context.Context, eval Evaluator, known bool, call func() string) (json.RawMessage, error) {
-	if !known {
-		return eval(ctx, b.Program(call()))
-	}
+// returns its value. It sends a guard and the call first: a claimed tab's
+// worlds get the bundles as each document is created (NewDocument), so that
+// is one round trip and no script to parse. A world without them (a
+// document loaded before the tab was claimed) answers the guard with
+// NotInstalled, and the whole program follows: one round trip more, once
+// per such world. call is built right before each send, so a call that
+// carries a time budget gets what is left.
+func (b *Bundle) Run(ctx context.Context, eval Evaluator, call func() string) (json.RawMessage, error) {
 	raw, err := eval(ctx, b.Guarded(call()))
 	if err != nil || string(raw) != notInstalledJSON {
 		return raw, err

@@ -44,16 +44,14 @@ func TestRunRoundTrips(t *testing.T) {
 	cases := []struct {
 		name      string
 		installed bool
-		known     bool
 		sends     int
 	}{
-		{"known and installed: guard only", true, true, 1},
-		{"known but a new world: guard, then program", false, true, 2},
-		{"not known: program at once", false, false, 1},
+		{"installed (a new document's world): guard only", true, 1},
+		{"a world without the bundle: guard, then program", false, 2},
 	}
 	for _, c := range cases {
 		w := &world{installed: c.installed}
-		raw, err := b.Run(context.Background(), w.eval, c.known, call)
+		raw, err := b.Run(context.Background(), w.eval, call)
 		if err != nil || string(raw) != "42" {
 			t.Fatalf("%s: Run = %s, %v", c.name, raw, err)
 		}
@@ -62,6 +60,17 @@ func TestRunRoundTrips(t *testing.T) {
 		}
 		if last := w.sends[len(w.sends)-1]; !strings.Contains(last, call()) {
 			t.Fatalf("%s: the last send does not carry the call: %.80s", c.name, last)
+		}
+	}
+}
+
+// NewDocument installs and marks both bundles: a world that ran it passes
+// either bundle's guard.
+func TestNewDocumentMarksBothBundles(t *testing.T) {
+	src := NewDocument()
+	for name, b := range map[string]*Bundle{"Actions": Actions(), "Extractors": Extractors()} {
+		if !strings.Contains(src, b.prefix) {
+			t.Errorf("NewDocument does not install %s", name)
 		}
 	}
 }

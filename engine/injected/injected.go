@@ -13,6 +13,7 @@ import (
 	"hash/fnv"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Core is the shared base every other script needs first: the
@@ -93,6 +94,21 @@ type Bundle struct {
 	prefix string // the installers and the mark, ready for a call
 	mark   string // names this exact set of scripts (a hash of their text)
 }
+
+// Extractors is core and the observation's scripts: the bundle observe
+// calls into.
+var Extractors = sync.OnceValue(func() *Bundle { return NewBundle(Observe, A11y, Lists, Tables, Watch) })
+
+// Actions is core and the act helpers: the bundle locate and act call into.
+var Actions = sync.OnceValue(func() *Bundle { return NewBundle(Act) })
+
+// NewDocument is the script a claimed tab's isolated world runs as each of
+// its documents is created, before any page call: it installs and marks
+// both bundles, so the first call into a new document sends only a guard
+// and its call. The renderer keeps the compiled script, so a document pays
+// for running the installers (under 1 ms a frame here), not for parsing
+// 120 KB again, and the page sees nothing of it: the world is ours.
+var NewDocument = sync.OnceValue(func() string { return Actions().prefix + Extractors().prefix })
 
 // NewBundle bundles core with concerns.
 func NewBundle(concerns ...string) *Bundle {

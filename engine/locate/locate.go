@@ -200,58 +200,47 @@ type Then struct {
 	Args []any  `json:"args"`
 }
 
-// actBundle is core and the act helpers.
-var actBundle = sync.OnceValue(func() *injected.Bundle { return injected.NewBundle(injected.Act) })
-
 // Program returns a page-side expression with the act helpers installed.
-func Program(call string) string { return actBundle().Program(call) }
+func Program(call string) string { return injected.Actions().Program(call) }
 
-// Eval runs a page-side act call in frame f (nil: the main frame). It sends
-// only a guard and the call while the helpers are installed (the usual case:
-// one round trip, no 30 KB script to parse again), and the whole program
-// once per document otherwise.
+// Eval runs a page-side act call in frame f (nil: the main frame): a guard
+// and the call, since a claimed tab's documents get the act helpers as they
+// are created (one round trip, no 30 KB script to parse again), and the whole
+// program only in a world without them.
 func Eval(ctx context.Context, t *tabs.Tab, f *tabs.Frame, call string, out any) error {
 	return evalBuilt(ctx, t, f, func() string { return call }, out)
 }
 
-// worlds is the set of isolated worlds of one tab known to hold the act
-// helpers, so that the first call into a new world sends the helpers at
-// once instead of a guard that misses (one round trip saved per document).
-// Believing wrongly either way stays correct: a guard that misses is
-// answered with the program, and a program sent again is a no-op.
-type worlds struct {
+// roleDocs keeps, per tab, a reference to each world's document, for
+// accessibility queries: read once per document, it lives as long as the
+// world.
+type roleDocs struct {
 	mu   sync.Mutex
-	keys map[string]bool
-	// docs holds a reference to each world's document, for accessibility
-	// queries: read once per document, it lives as long as the world.
 	docs map[string]runtime.RemoteObjectID
 }
 
-const worldsKey = "locate.worlds"
+const roleDocsKey = "locate.roledocs"
 
 // maxWorlds bounds the set: a tab that navigated this often starts afresh.
 const maxWorlds = 64
 
-func installedWorlds(t *tabs.Tab) *worlds {
-	return t.State(worldsKey, func() any {
-		return &worlds{keys: map[string]bool{}, docs: map[string]runtime.RemoteObjectID{}}
-	}).(*worlds)
+func roleDocsOf(t *tabs.Tab) *roleDocs {
+	return t.State(roleDocsKey, func() any { return &roleDocs{docs: map[string]runtime.RemoteObjectID{}} }).(*roleDocs)
 }
 
 // document is the reference to the document of world key, if one is kept.
-func (w *worlds) document(key string) (runtime.RemoteObjectID, bool) {
+func (w *roleDocs) document(key string) (runtime.RemoteObjectID, bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	doc, ok := w.docs[key]
 	return doc, ok && key != ""
 }
 
-// keepDocument keeps doc, read in world key with the helpers installed.
-func (w *worlds) keepDocument(key string, doc runtime.RemoteObjectID) {
+// keep keeps doc, read in world key.
+func (w *roleDocs) keep(key string, doc runtime.RemoteObjectID) {
 	if key == "" {
 		return
 	}
-	w.add(key)
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if len(w.docs) >= maxWorlds {
@@ -260,50 +249,25 @@ func (w *worlds) keepDocument(key string, doc runtime.RemoteObjectID) {
 	w.docs[key] = doc
 }
 
-func (w *worlds) forget(key string) {
+func (w *roleDocs) forget(key string) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	delete(w.keys, key)
 	delete(w.docs, key)
 }
 
-// has reports whether the world key names holds the helpers; "" (no world
-// known yet) never does.
-func (w *worlds) has(key string) bool {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return key != "" && w.keys[key]
-}
-
-func (w *worlds) add(key string) {
-	if key == "" {
-		return
-	}
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if len(w.keys) >= maxWorlds {
-		clear(w.keys)
-	}
-	w.keys[key] = true
-}
-
 // evalBuilt is Eval with the call built right before each send, so a call
-// that carries a time budget is given what is left when it goes out: the
-// first send into a new document costs a round trip the budget must not pay.
+// that carries a time budget is given what is left when it goes out: a
+// world without the helpers costs a round trip the budget must not pay.
 func evalBuilt(ctx context.Context, t *tabs.Tab, f *tabs.Frame, build func() string, out any) error {
 	eval := func(ctx context.Context, expr string) (json.RawMessage, error) {
 		var raw json.RawMessage
 		err := t.EvalIn(ctx, f, expr, &raw)
 		return raw, err
 	}
-	installed := installedWorlds(t)
-	key := t.WorldKey(f)
-	raw, err := actBundle().Run(ctx, eval, installed.has(key), func() string { return injected.Answer(build()) })
+	raw, err := injected.Actions().Run(ctx, eval, func() string { return injected.Answer(build()) })
 	if err != nil {
 		return err
 	}
-	// Read again: the call may have made the world.
-	installed.add(t.WorldKey(f))
 	return decodeAnswer(raw, out)
 }
 
@@ -703,23 +667,23 @@ func resolveRoleTree(ctx context.Context, t *tabs.Tab, fr *frameChain, loc Locat
 func queryRole(ctx context.Context, t *tabs.Tab, f *tabs.Frame, sess *cdp.Session, loc Locator, until time.Time) ([]*accessibility.Node, error) {
 	ctx, cancel := context.WithDeadline(ctx, until)
 	defer cancel()
-	known := installedWorlds(t)
-	if doc, ok := known.document(t.WorldKey(f)); ok {
+	kept := roleDocsOf(t)
+	if doc, ok := kept.document(t.WorldKey(f)); ok {
 		nodes, err := roleNodes(ctx, sess, doc, loc.Selector, loc.Name)
 		var pe *cdp.ProtocolError
 		if !errors.As(err, &pe) {
 			return nodes, err
 		}
-		known.forget(t.WorldKey(f)) // the object went with its world: read it again
+		kept.forget(t.WorldKey(f)) // the object went with its world: read it again
 	}
-	doc, err := t.EvalObjectIn(ctx, f, Program("document"))
+	doc, err := t.EvalObjectIn(ctx, f, "document")
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, errs.New(errs.Timeout, "the accessibility query ran out of time")
 		}
 		return nil, err
 	}
-	known.keepDocument(t.WorldKey(f), doc)
+	kept.keep(t.WorldKey(f), doc)
 	return roleNodes(ctx, sess, doc, loc.Selector, loc.Name)
 }
 

@@ -66,54 +66,17 @@ type journal struct {
 	Changes int  `json:"changes"`
 }
 
-// extractors is every page-side extractor, installed once per world.
-var extractors = sync.OnceValue(func() *injected.Bundle {
-	return injected.NewBundle(injected.Observe, injected.A11y, injected.Lists, injected.Tables, injected.Watch)
-})
-
-// installedKey keeps, per tab, the document the extractors were last
-// installed into.
-const installedKey = "observe.installed"
-
-type installed struct {
-	mu        sync.Mutex
-	installed bool
-	loader    string // "" until the tab has seen a navigation: still one document
-}
-
-// evalPage evaluates call in p. The first call in a document sends the
-// whole program (one round trip, as before any guard); later ones in the
-// same document send only a guard and the call, since the extractors run to
-// tens of kilobytes of script to parse again. A guard that misses (a world
-// made anew within one document, or a child frame's) costs one more round
-// trip with the program. Pages that do not name their document always get
-// the program.
+// evalPage evaluates call in p with the extractors (injected.Extractors):
+// a guard and the call, the whole program only in a world without them.
 func evalPage(ctx context.Context, p Page, call string, out any) error {
-	var inst *installed
-	var loader string
-	if tr, ok := p.(Tracked); ok {
-		inst = tr.State(installedKey, func() any { return &installed{} }).(*installed)
-		loader = tr.Loader()
-	}
-	known := false
-	if inst != nil {
-		inst.mu.Lock()
-		known = inst.installed && inst.loader == loader
-		inst.mu.Unlock()
-	}
 	eval := func(ctx context.Context, expr string) (json.RawMessage, error) {
 		var raw json.RawMessage
 		err := p.Eval(ctx, expr, &raw)
 		return raw, err
 	}
-	raw, err := extractors().Run(ctx, eval, known, func() string { return call })
+	raw, err := injected.Extractors().Run(ctx, eval, func() string { return call })
 	if err != nil {
 		return err
-	}
-	if inst != nil {
-		inst.mu.Lock()
-		inst.installed, inst.loader = true, loader
-		inst.mu.Unlock()
 	}
 	if err := json.Unmarshal(raw, out); err != nil {
 		return errs.Wrap(errs.Internal, err, "decoding the page's observation")

@@ -24,6 +24,7 @@ import (
 
 	"github.com/tabwright/tabwright/engine/cdp"
 	"github.com/tabwright/tabwright/engine/errs"
+	"github.com/tabwright/tabwright/engine/injected"
 	"github.com/tabwright/tabwright/engine/launch"
 )
 
@@ -137,6 +138,10 @@ func open(t testing.TB, ctx context.Context, path string) *tab {
 			t.Fatal(err)
 		}
 		if _, err := cdproto.Call(ctx, sharedTab, page.SetLifecycleEventsEnabled, page.SetLifecycleEventsEnabledParams{Enabled: true}); err != nil {
+			t.Fatal(err)
+		}
+		// As a claimed tab does: each new document's world holds the scripts.
+		if _, err := cdproto.Call(ctx, sharedTab, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: injected.NewDocument(), WorldName: "tabwright"}); err != nil {
 			t.Fatal(err)
 		}
 	}

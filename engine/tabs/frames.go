@@ -12,6 +12,7 @@ import (
 
 	"github.com/tabwright/tabwright/engine/cdp"
 	"github.com/tabwright/tabwright/engine/errs"
+	"github.com/tabwright/tabwright/engine/injected"
 )
 
 // Frame is a frame of the tab where page-side scripts run: the main frame,
@@ -109,10 +110,7 @@ func (t *Tab) adoptChild(id target.SessionID, frame cdproto.FrameID) {
 	parallel(
 		func() error { _, err := cdproto.Call(ctx, child, runtime.Enable, cdproto.Empty{}); return err },
 		func() error { _, err := cdproto.Call(ctx, child, page.Enable, page.EnableParams{}); return err },
-		func() error {
-			_, err := cdproto.Call(ctx, child, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: "", WorldName: worldName})
-			return err
-		},
+		func() error { return newDocumentWorld(ctx, child) },
 		func() error { return autoAttach(ctx, child) },
 		func() error { return emulateFocus(ctx, child) },
 		func() error {
@@ -170,4 +168,12 @@ func (p *pageState) trackWorld(sess *cdp.Session, method string, params jsonv2.V
 		return true
 	}
 	return false
+}
+
+// newDocumentWorld has every new document of sess's frames create our
+// isolated world before the document's own scripts run, with the page
+// helpers installed in it (injected.NewDocument).
+func newDocumentWorld(ctx context.Context, sess *cdp.Session) error {
+	_, err := cdproto.Call(ctx, sess, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: injected.NewDocument(), WorldName: worldName})
+	return err
 }

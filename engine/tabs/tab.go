@@ -185,11 +185,7 @@ func (t *Tab) attach(ctx context.Context, conn *cdp.Conn) error {
 		func() error { _, err := cdproto.Call(ctx, sess, cdplog.Enable, cdproto.Empty{}); return err }, // the browser's own messages, for logs
 		func() error { return autoAttach(ctx, sess) },
 		func() error { return emulateFocus(ctx, sess) },
-		func() error {
-			// Creates our isolated world in every new document before its scripts run.
-			_, err := cdproto.Call(ctx, sess, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: "", WorldName: worldName})
-			return err
-		},
+		func() error { return newDocumentWorld(ctx, sess) },
 	)
 	if err != nil {
 		return err
