@@ -105,9 +105,9 @@ var Actions = sync.OnceValue(func() *Bundle { return NewBundle(Act) })
 // NewDocument is the script a claimed tab's isolated world runs as each of
 // its documents is created, before any page call: it installs and marks
 // both bundles, so the first call into a new document sends only a guard
-// and its call. The renderer keeps the compiled script, so a document pays
-// for running the installers (under 1 ms a frame here), not for parsing
-// 120 KB again, and the page sees nothing of it: the world is ours.
+// and its call. It holds a document's load back by a few milliseconds
+// (3 ms on a small page here, under 1 ms for each of 50 iframes), less
+// than the first call saves, and the page sees nothing: the world is ours.
 var NewDocument = sync.OnceValue(func() string { return Actions().prefix + Extractors().prefix })
 
 // NewBundle bundles core with concerns.
