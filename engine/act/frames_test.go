@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/tabwright/tabwright/engine/errs"
+	"github.com/tabwright/tabwright/engine/launch"
 	"github.com/tabwright/tabwright/engine/locate"
 	"github.com/tabwright/tabwright/engine/tabs"
 )
@@ -53,8 +54,35 @@ func frameSites(t *testing.T) string {
 
 func TestFrames(t *testing.T) {
 	t.Parallel()
+	frameSteps(t, page(t, "basics.html"))
+}
+
+// The same steps in a browser that runs each site in its own renderer, as
+// Chrome and Edge do (the headless shell keeps every site in one): the
+// cross-origin frame is out of process, and the browser routes input to it
+// from the last drawn frame. Its click came right after scrolling the frame
+// into view and landed where the frame had been.
+func TestFramesOutOfProcess(t *testing.T) {
+	t.Parallel()
+	m, err := tabs.New(tabs.Options{Launch: launch.Options{Args: []string{"--site-per-process"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(m.Close)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	opened, err := m.Open(ctx, tabs.OpenOptions{Owner: "test", URL: "about:blank", Active: true, Claim: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	frameSteps(t, opened.Tab)
+	if f, err := locate.FrameOf(ctx, opened.Tab, locate.Locator{Selector: "#b", Frame: &locate.FrameSpec{Title: "Cross"}}); err != nil || f == nil || f.Session() == opened.Tab.Session() {
+		t.Fatalf("the cross-origin frame is not out of process (%v): nothing here tests it", err)
+	}
+}
+
+func frameSteps(t *testing.T, tab *tabs.Tab) {
 	base := frameSites(t)
-	tab := page(t, "basics.html")
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if _, err := tab.Navigate(ctx, tabs.Navigation{URL: base + "/top.html", WaitUntil: tabs.WaitNetworkIdle}); err != nil {

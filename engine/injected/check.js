@@ -5,7 +5,7 @@
 (() => {
   'use strict';
   const tw = globalThis.__tabwright;
-  if (tw.checkVersion === 7) return;
+  if (tw.checkVersion === 8) return;
   const { dom, no } = tw;
   const NA = 'not_actionable';
 
@@ -438,12 +438,21 @@
 
   // frameOrigin is where the frame's viewport starts, in this viewport, and
   // whether a CSS transform (on the frame or above it) makes that offset
-  // not enough to map a point.
-  tw.frameOrigin = (h) => {
+  // not enough to map a point. With settleMS > 0 (an out-of-process frame
+  // at or below this one) a scroll it made is drawn before it answers: the
+  // browser routes input to such a frame by the last drawn frame's layout,
+  // and a click sent before that lands where the frame used to be. Two
+  // animation frames: the first draws the scroll, the second comes once
+  // that frame has gone to the compositor.
+  tw.frameOrigin = async (h, settleMS = 0) => {
     const el = tw.byHandle(h);
     if (!el || !el.isConnected) throw tw.refusal(NA, 'detached');
     // The frame must be on screen for input to reach what is inside it.
-    if (!inViewport(el)) el.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
+    if (!inViewport(el)) {
+      el.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
+      const deadline = performance.now() + settleMS;
+      for (let i = 0; i < 2 && settleMS > 0; i++) await nextFrame(deadline);
+    }
     const r = el.getBoundingClientRect();
     const cs = getComputedStyle(el);
     const px = (v) => parseFloat(v) || 0;
@@ -459,5 +468,5 @@
     };
   };
 
-  tw.checkVersion = 7;
+  tw.checkVersion = 8;
 })();

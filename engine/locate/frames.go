@@ -58,7 +58,11 @@ func (c *frameChain) mapPoints(ctx context.Context, t *tabs.Tab, pts [][2]float6
 	origins := make([]frameOrigin, len(c.hops))
 	transformed := false
 	for i, h := range c.hops {
-		if err := Eval(ctx, t, h.parent, injected.Call("frameOrigin", h.iframe), &origins[i]); err != nil {
+		settle := int64(0)
+		if c.outOfProcessFrom(t, i) {
+			settle = pageBudget(deadlineOf(ctx))
+		}
+		if err := Eval(ctx, t, h.parent, injected.Call("frameOrigin", h.iframe, settle), &origins[i]); err != nil {
 			return nil, err
 		}
 		transformed = transformed || origins[i].Transformed
@@ -89,6 +93,17 @@ func (c *frameChain) mapPoints(ctx context.Context, t *tabs.Tab, pts [][2]float6
 		}
 	}
 	return out, nil
+}
+
+// outOfProcessFrom reports whether a frame at hop i or below it runs in
+// another renderer than its parent: input to it is routed by the browser.
+func (c *frameChain) outOfProcessFrom(t *tabs.Tab, i int) bool {
+	for _, h := range c.hops[i:] {
+		if sessionOf(t, h.child) != sessionOf(t, h.parent) {
+			return true
+		}
+	}
+	return false
 }
 
 type frameOrigin struct {

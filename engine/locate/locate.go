@@ -304,10 +304,7 @@ func Resolve(ctx context.Context, t *tabs.Tab, loc Locator, need Need) (*Target,
 // the same page call; its value is decoded into out. A refusal of then is
 // its error, with the target returned.
 func ResolveThen(ctx context.Context, t *tabs.Tab, loc Locator, need Need, then *Then, out any) (*Target, error) {
-	deadline, ok := ctx.Deadline()
-	if !ok {
-		deadline = time.Now().Add(DefaultTimeout)
-	}
+	deadline := deadlineOf(ctx)
 	loc, err := bindRef(t, loc)
 	if err != nil {
 		return nil, err
@@ -452,11 +449,15 @@ func awaitAnswer(ctx context.Context, deadline time.Time) (context.Context, func
 // caller waiting around a resolve (a dialog guard) still gets the page's
 // answer with its reason rather than a bare timeout.
 func AnswerWindow(ctx context.Context) (context.Context, func()) {
-	deadline, ok := ctx.Deadline()
-	if !ok {
-		deadline = time.Now().Add(DefaultTimeout)
+	return awaitAnswer(ctx, deadlineOf(ctx))
+}
+
+// deadlineOf is ctx's deadline, or DefaultTimeout from now when it has none.
+func deadlineOf(ctx context.Context) time.Time {
+	if deadline, ok := ctx.Deadline(); ok {
+		return deadline
 	}
-	return awaitAnswer(ctx, deadline)
+	return time.Now().Add(DefaultTimeout)
 }
 
 // within names the budget a failed search ran under, for its message.
