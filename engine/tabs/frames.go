@@ -6,6 +6,7 @@ import (
 	cdproto "github.com/chromedp/cdproto/cdp"
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
 	"github.com/chromedp/cdproto/dom"
+	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/cdproto/target"
@@ -69,9 +70,31 @@ func (t *Tab) ChildFrame(ctx context.Context, parent *Frame, iframe runtime.Remo
 
 // autoAttach makes the browser attach us to every out-of-process frame of
 // the session's page, flattened, so cross-origin iframes are reachable.
+// Each one waits until onAttached has set its session up: its first
+// document then gets our world and helpers, and its requests are seen from
+// the first one on (its document is requested in the parent's session and
+// answered in its own).
 func autoAttach(ctx context.Context, sess *cdp.Session) error {
-	_, err := cdproto.Call(ctx, sess, target.SetAutoAttach, target.SetAutoAttachParams{AutoAttach: true, WaitForDebuggerOnStart: false, Flatten: ptr(true)})
+	_, err := cdproto.Call(ctx, sess, target.SetAutoAttach, target.SetAutoAttachParams{AutoAttach: true, WaitForDebuggerOnStart: true, Flatten: ptr(true)})
 	return err
+}
+
+// onAttached takes a target the browser attached us to: an out-of-process
+// frame is adopted, anything else (a worker) is let run as it is.
+func (t *Tab) onAttached(params jsonv2.Value) {
+	var ev target.EventAttachedToTarget
+	if jsonv2.Unmarshal(params, &ev) != nil || ev.TargetInfo == nil {
+		return
+	}
+	if ev.TargetInfo.Type == "iframe" {
+		go t.adoptChild(ev.SessionID, cdproto.FrameID(ev.TargetInfo.TargetID))
+		return
+	}
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), cdp.DefaultCallTimeout)
+		defer cancel()
+		cdproto.Call(ctx, t.sess.Conn().SessionByID(ev.SessionID), runtime.RunIfWaitingForDebugger, cdproto.Empty{})
+	}()
 }
 
 // adoptChild prepares the session of an out-of-process frame: track our
@@ -90,17 +113,18 @@ func (t *Tab) adoptChild(id target.SessionID, frame cdproto.FrameID) {
 		if method != "Page.frameNavigated" && method != "Page.navigatedWithinDocument" {
 			t.logs.record(method, params) // the frame's console and requests; navigations are the main frame's
 		}
-		t.mu.Lock()
-		defer t.mu.Unlock()
-		switch method {
-		case "Target.attachedToTarget":
-			var ev target.EventAttachedToTarget
-			if jsonv2.Unmarshal(params, &ev) == nil && ev.TargetInfo != nil && ev.TargetInfo.Type == "iframe" {
-				go t.adoptChild(ev.SessionID, cdproto.FrameID(ev.TargetInfo.TargetID))
-			}
+		if method == "Target.attachedToTarget" {
+			t.onAttached(params)
 			return
 		}
-		if t.page.trackWorld(child, method, params) {
+		t.mu.Lock()
+		defer t.mu.Unlock()
+		changed := t.page.trackWorld(child, method, params)
+		switch method {
+		case "Network.requestWillBeSent", "Network.loadingFinished", "Network.loadingFailed":
+			changed = t.page.onRequest(method, params) // the frame's requests count for network idle
+		}
+		if changed {
 			close(t.changed)
 			t.changed = make(chan struct{})
 		}
@@ -110,14 +134,14 @@ func (t *Tab) adoptChild(id target.SessionID, frame cdproto.FrameID) {
 	parallel(
 		func() error { _, err := cdproto.Call(ctx, child, runtime.Enable, cdproto.Empty{}); return err },
 		func() error { _, err := cdproto.Call(ctx, child, page.Enable, page.EnableParams{}); return err },
+		func() error { _, err := cdproto.Call(ctx, child, network.Enable, network.EnableParams{}); return err },
 		func() error { return newDocumentWorld(ctx, child) },
 		func() error { return autoAttach(ctx, child) },
 		func() error { return emulateFocus(ctx, child) },
-		func() error {
-			_, err := cdproto.Call(ctx, child, runtime.RunIfWaitingForDebugger, cdproto.Empty{})
-			return err
-		},
 	)
+	// Only once the session is set up (in whatever order those went):
+	// the frame waits for this to run.
+	cdproto.Call(ctx, child, runtime.RunIfWaitingForDebugger, cdproto.Empty{})
 	<-child.Done()
 	t.mu.Lock()
 	if t.children[frame] == child {

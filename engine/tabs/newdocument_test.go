@@ -10,14 +10,13 @@ import (
 	"time"
 
 	"github.com/tabwright/tabwright/engine/injected"
-	"github.com/tabwright/tabwright/engine/launch"
 )
 
 // Every new document of a claimed tab holds the page helpers before any page
 // call sent them: the main frame's world, a same-origin child frame's and an
-// out-of-process frame's (after a navigation of its own: its first document
-// may come before we adopt its session) pass both bundles' guards, and the
-// page's own scripts see none of it.
+// out-of-process frame's (its first document, which waits for us to set its
+// session up, and the next one) pass both bundles' guards, and the page's
+// own scripts see none of it.
 func TestNewDocumentsHoldTheHelpers(t *testing.T) {
 	t.Parallel()
 	cross := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -32,14 +31,7 @@ func TestNewDocumentsHoldTheHelpers(t *testing.T) {
 	t.Cleanup(srv.Close)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	// Site isolation, as a user's Chrome has it: the headless shell keeps
-	// every site in one renderer otherwise.
-	m, err := New(Options{Launch: launch.Options{Args: []string{"--site-per-process"}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(m.Close)
-	opened, err := m.Open(ctx, OpenOptions{Owner: "t", URL: "about:blank", Claim: true})
+	opened, err := siteIsolated(t).Open(ctx, OpenOptions{Owner: "t", URL: "about:blank", Claim: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,18 +67,21 @@ func TestNewDocumentsHoldTheHelpers(t *testing.T) {
 	if got := holds(frame("same")); got != "[true true]" {
 		t.Errorf("same-origin frame: guards answer %s, want both installed", got)
 	}
+	crossFrame := frame("cross")
+	if crossFrame.sess == tab.sess {
+		t.Fatal("the cross-origin frame runs in the page's renderer: nothing out of process is tested")
+	}
+	if got := holds(crossFrame); got != "[true true]" {
+		t.Errorf("out-of-process frame's first document: guards answer %s, want both installed", got)
+	}
 	var loaded bool
 	navigateCross := `new Promise((done) => { const f = document.getElementById('cross');` +
 		` f.addEventListener('load', () => done(true), { once: true }); f.src = ` + fmt.Sprintf("%q", crossURL+"/second") + ` })`
 	if err := tab.Eval(ctx, navigateCross, &loaded); err != nil || !loaded {
 		t.Fatalf("navigating the cross-origin frame: %v, %v", loaded, err)
 	}
-	crossFrame := frame("cross")
-	if crossFrame.sess == tab.sess {
-		t.Fatal("the cross-origin frame runs in the page's renderer: nothing out of process is tested")
-	}
-	if got := holds(crossFrame); got != "[true true]" {
-		t.Errorf("out-of-process frame's new document: guards answer %s, want both installed", got)
+	if got := holds(frame("cross")); got != "[true true]" {
+		t.Errorf("out-of-process frame's next document: guards answer %s, want both installed", got)
 	}
 	var title string
 	if err := tab.Eval(ctx, "document.title", &title); err != nil || title != "undefined" {

@@ -232,10 +232,7 @@ func (t *Tab) onEvent(method string, params jsonv2.Value) {
 		return
 	}
 	if method == "Target.attachedToTarget" {
-		var ev target.EventAttachedToTarget
-		if jsonv2.Unmarshal(params, &ev) == nil && ev.TargetInfo != nil && ev.TargetInfo.Type == "iframe" {
-			go t.adoptChild(ev.SessionID, cdproto.FrameID(ev.TargetInfo.TargetID))
-		}
+		t.onAttached(params)
 		return
 	}
 	t.mu.Lock()
