@@ -66,3 +66,32 @@ func TestNetworkIdleWithAnOutOfProcessFrame(t *testing.T) {
 		t.Fatalf("network idle after the frame's requests finished: %v (in flight: %d)", err, tab.InFlight())
 	}
 }
+
+// Targets the browser attaches us to wait for us before they run: a worker
+// (not a frame) is let run at once, so the page gets its answer.
+func TestWorkersRunUnderAutoAttach(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/worker.js" {
+			w.Header().Set("Content-Type", "text/javascript")
+			fmt.Fprint(w, `postMessage('up')`)
+			return
+		}
+		fmt.Fprint(w, `<title>waiting</title><script>new Worker('/worker.js').onmessage = (e) => { document.title = e.data }</script>`)
+	}))
+	t.Cleanup(srv.Close)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	opened, err := newManager(t).Open(ctx, OpenOptions{Owner: "t", URL: srv.URL, Claim: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var title string
+	// Resolves when the page's title says the worker answered (a mutation of
+	// the title, no polling).
+	wait := `new Promise((done) => { const up = () => document.title === 'up' && done(document.title); ` +
+		`new MutationObserver(up).observe(document.head, { subtree: true, childList: true, characterData: true }); up() })`
+	if err := opened.Tab.Eval(ctx, wait, &title); err != nil || title != "up" {
+		t.Fatalf("the worker's answer: %q, %v", title, err)
+	}
+}
