@@ -31,6 +31,7 @@ import (
 	"github.com/tabwright/tabwright/engine/tabs"
 	"github.com/tabwright/tabwright/internal/procwait"
 	"github.com/tabwright/tabwright/mcpserver"
+	"github.com/tabwright/tabwright/quickstart/docs"
 )
 
 var binary string
@@ -58,7 +59,7 @@ func TestMain(m *testing.M) {
 // browser, as the calls of one qs process do, instead of each starting
 // Chromium (about 1 CPU-second each); every reader closes its tab.
 func shareDocsBrowser() *tabs.Manager {
-	m, _ := tabs.New(tabs.Options{}) // only a --cdp-url can fail
+	m, _ := tabs.New(docs.BrowserOptions()) // only a --cdp-url can fail
 	docsBrowser = func() (*tabs.Manager, func(), error) { return m, func() {}, nil }
 	return m
 }

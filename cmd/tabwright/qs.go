@@ -235,7 +235,7 @@ func qsValidate(ctx context.Context, args []string, stdout, stderr io.Writer) ex
 // dozens of times in one process, hand out one shared browser instead
 // (TestMain), so that each call does not start Chromium.
 var docsBrowser = func() (*tabs.Manager, func(), error) {
-	m, err := tabs.New(tabs.Options{})
+	m, err := tabs.New(docs.BrowserOptions())
 	if err != nil {
 		return nil, nil, err
 	}

@@ -42,6 +42,12 @@ type Options struct {
 	// MaxPopups bounds the live popups of one claimed tab (popups.go):
 	// 0 is DefaultMaxPopups, NoPopups closes every one.
 	MaxPopups int
+
+	// SingleSpare keeps the tab a managed browser starts with as its only
+	// spare (spare.go): the first Open gets it and no other is made. For a
+	// process that opens one tab (qs's docs reader), where a second spare
+	// would never be taken and its renderer would only take CPU.
+	SingleSpare bool
 }
 
 // Manager holds the browsers and every claim on their tabs.
@@ -248,7 +254,7 @@ type OpenOptions struct {
 func (m *Manager) Open(ctx context.Context, opt OpenOptions) (*OpenResult, error) {
 	res, err := m.open(ctx, opt)
 	if err == nil && res.Tab != nil {
-		res.Tab.profile.refillSpare(res.Tab.gen)
+		res.Tab.refillAfterFirstLoad()
 	}
 	return res, err
 }
@@ -297,9 +303,7 @@ func (m *Manager) OpenAndLoad(ctx context.Context, opt OpenOptions) (*OpenResult
 	if err != nil {
 		return nil, nil, err
 	}
-	// The next spare's renderer would start while this tab loads: make it
-	// after, so the two do not share the CPU.
-	defer opened.Tab.profile.refillSpare(opened.Tab.gen)
+	opened.Tab.refillAfterFirstLoad()
 	var nav *NavResult
 	err = opened.Tab.Do(ctx, func(ctx context.Context) error {
 		var err error
@@ -587,6 +591,7 @@ func (m *Manager) forget(t *Tab, why *errs.Error) {
 	m.mu.Unlock()
 	t.kill(why)
 	t.xlock.Release()
+	t.refillDue()
 }
 
 // dropClaims kills every claim made on generation gen of a profile's

@@ -53,6 +53,7 @@ type NavResult struct {
 // Navigate loads a URL or moves in history and waits for the load state.
 // The caller bounds it with ctx.
 func (t *Tab) Navigate(ctx context.Context, nav Navigation) (*NavResult, error) {
+	defer t.refillDue()
 	if nav.WaitUntil == "" {
 		nav.WaitUntil = WaitLoad
 	}

@@ -34,8 +34,9 @@ func awaitSpare(t *testing.T, ctx context.Context, p *profile, old target.ID) ta
 
 // The headless managed browser keeps a spare tab that is nobody's: a
 // listing does not show it, a claim by its id finds no tab, and Open hands
-// it out (the first one is the tab the browser started with), then makes
-// another, hidden as well, which the next Open gets.
+// it out (the first one is the tab the browser started with), then, once
+// that tab has loaded its first page, makes another, hidden as well, which
+// the next Open gets.
 func TestSpareTabIsHiddenUntilOpened(t *testing.T) {
 	t.Parallel()
 	m := newManager(t)
@@ -63,6 +64,9 @@ func TestSpareTabIsHiddenUntilOpened(t *testing.T) {
 	}
 	if opened.TabID != string(first) {
 		t.Fatalf("Open made tab %s, not the spare %s", opened.TabID, first)
+	}
+	if _, err := opened.Tab.Navigate(ctx, Navigation{URL: "about:blank#first"}); err != nil {
+		t.Fatal(err)
 	}
 	second := awaitSpare(t, ctx, p, first)
 	list, err = m.Tabs(ctx, "s2", "")
@@ -95,6 +99,93 @@ func TestSpareTabIsHiddenUntilOpened(t *testing.T) {
 	}
 	if len(list) != 1 || list[0].TabID != next.TabID || list[0].ClaimedBy != "you" {
 		t.Fatalf("after s1 ended, s2 lists %+v, want only its tab %s", list, next.TabID)
+	}
+}
+
+// refills is how many times the profile asked for a new spare.
+func refills(p *profile) int {
+	p.spare.mu.Lock()
+	defer p.spare.mu.Unlock()
+	return p.spare.refills
+}
+
+// A spare handed out is replaced after the caller's first navigation of
+// it, not while that navigation runs: a new spare's renderer starting at
+// once took about a third of the CPU a cold first navigation had on two
+// cores. A claim that ends before any navigation replaces it then.
+func TestSpareRefillWaitsForTheFirstNavigation(t *testing.T) {
+	t.Parallel()
+	m := newManager(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	p := m.profiles[0]
+	opened, err := m.Open(ctx, OpenOptions{Owner: "s", URL: "about:blank", Claim: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := target.ID(opened.TabID)
+	if n := refills(p); n != 0 {
+		t.Fatalf("Open asked for %d new spares before its tab navigated, want 0", n)
+	}
+	if _, err := opened.Tab.Navigate(ctx, Navigation{URL: "about:blank#a"}); err != nil {
+		t.Fatal(err)
+	}
+	if n := refills(p); n != 1 {
+		t.Fatalf("after the first navigation: %d new spares asked for, want 1", n)
+	}
+	second := awaitSpare(t, ctx, p, first)
+	if _, err := opened.Tab.Navigate(ctx, Navigation{URL: "about:blank#b"}); err != nil {
+		t.Fatal(err)
+	}
+	if n := refills(p); n != 1 {
+		t.Fatalf("a second navigation asked for a spare again: %d, want 1", n)
+	}
+
+	// A tab released before it navigated.
+	next, err := m.Open(ctx, OpenOptions{Owner: "s", URL: "about:blank", Claim: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if next.TabID != string(second) || refills(p) != 1 {
+		t.Fatalf("the second Open got %s (spare %s), %d spares asked for; want the spare and still 1", next.TabID, second, refills(p))
+	}
+	if err := m.Release(ctx, "s", next.Tab.Handle()); err != nil {
+		t.Fatal(err)
+	}
+	if n := refills(p); n != 2 {
+		t.Fatalf("after the release: %d new spares asked for, want 2", n)
+	}
+	awaitSpare(t, ctx, p, second)
+}
+
+// With SingleSpare the tab the browser starts with is the only spare: the
+// first Open gets it and nothing replaces it.
+func TestSingleSpareIsNotReplaced(t *testing.T) {
+	t.Parallel()
+	m, err := New(Options{SingleSpare: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if _, err := m.Tabs(ctx, "s", ""); err != nil { // starts the browser
+		t.Fatal(err)
+	}
+	p := m.profiles[0]
+	first := spareID(p)
+	opened, err := m.Open(ctx, OpenOptions{Owner: "s", URL: "about:blank", Claim: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first == "" || opened.TabID != string(first) {
+		t.Fatalf("Open made tab %s, want the startup tab %q", opened.TabID, first)
+	}
+	if _, err := opened.Tab.Navigate(ctx, Navigation{URL: "about:blank#a"}); err != nil {
+		t.Fatal(err)
+	}
+	if n, id := refills(p), spareID(p); n != 0 || id != "" {
+		t.Fatalf("%d new spares asked for, spare %q; want none", n, id)
 	}
 }
 

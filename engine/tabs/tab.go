@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	cdproto "github.com/chromedp/cdproto/cdp"
@@ -39,6 +40,10 @@ type Tab struct {
 	opened  bool // made by Open for its owner: closed when the owner's session ends
 	sess    *cdp.Session
 	xlock   *claimlock.Lock // the claim as other processes see it (--cdp-url only)
+
+	// spareDue: the spare this tab was (or might have been) is replaced
+	// after its first navigation (spare.go).
+	spareDue atomic.Bool
 
 	queue    chan struct{} // one slot: the serial work queue
 	dead     chan struct{}

@@ -32,6 +32,10 @@ const OfflineCacheMiss = "offline_cache_miss"
 // DefaultMaxChars is the page cap: longer pages keep their head and tail.
 const DefaultMaxChars = 60000
 
+// BrowserOptions are the options of a Reader's browser: the reader opens
+// one tab, so the tab the browser starts with is the only spare it keeps.
+func BrowserOptions() tabs.Options { return tabs.Options{SingleSpare: true} }
+
 // Reader reads pages for one harness process; its tab is reused and reads
 // are serialised through it.
 type Reader struct {

@@ -38,7 +38,7 @@ func BenchmarkRunStartToFirstDocsRead(b *testing.B) {
 	b.Logf("task load (file written and loaded): %v", time.Since(loadStart).Round(time.Microsecond))
 	b.Run("first-run", func(b *testing.B) {
 		benchFirstRead(b, tk, func() (*docs.Reader, func()) {
-			m, err := tabs.New(tabs.Options{})
+			m, err := tabs.New(docs.BrowserOptions())
 			if err != nil {
 				b.Fatal(err)
 			}
