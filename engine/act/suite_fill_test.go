@@ -114,7 +114,7 @@ document.getElementById('ce').innerHTML = 'some text <span>more text</span> and 
 	// execCommand('insertText') fires no beforeinput, which rich text
 	// editors build on; the browser's Input.insertText does.
 	{name: "issue 24: a native fill's events are the browser's own insertText",
-		page: `<input id="a"><script>for (const t of ['beforeinput', 'input']) a.addEventListener(t, (e) => note(t + ':' + e.isTrusted + ':' + e.inputType + ':' + e.data));</script>`,
+		page:  `<input id="a"><script>for (const t of ['beforeinput', 'input']) a.addEventListener(t, (e) => note(t + ':' + e.isTrusted + ':' + e.inputType + ':' + e.data));</script>`,
 		steps: steps(fillS("#a", "hello")), value: "hello", log: "beforeinput:true:insertText:hello;input:true:insertText:hello;"},
 }, composedFills()...)
 

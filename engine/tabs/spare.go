@@ -3,6 +3,7 @@ package tabs
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	cdproto "github.com/chromedp/cdproto/cdp"
@@ -25,7 +26,10 @@ type spareTab struct {
 	id      target.ID // the spare ready to hand out, "" for none
 	gen     int       // the connection generation it belongs to
 	handing target.ID // handed out, not yet claimed
-	refills int       // refills asked for so far (tests read it)
+
+	// refills counts the refills asked for (tests read it). Not under mu,
+	// which a refill holds while the browser makes the tab.
+	refills atomic.Int32
 }
 
 // spareWait bounds making a spare; a browser that cannot make one in this
@@ -63,9 +67,7 @@ func (p *profile) refillSpare(gen int) {
 	if !p.keepsSpare() || p.m.opt.SingleSpare {
 		return
 	}
-	p.spare.mu.Lock()
-	p.spare.refills++
-	p.spare.mu.Unlock()
+	p.spare.refills.Add(1)
 	go func() {
 		p.spare.mu.Lock()
 		defer p.spare.mu.Unlock()

@@ -103,11 +103,7 @@ func TestSpareTabIsHiddenUntilOpened(t *testing.T) {
 }
 
 // refills is how many times the profile asked for a new spare.
-func refills(p *profile) int {
-	p.spare.mu.Lock()
-	defer p.spare.mu.Unlock()
-	return p.spare.refills
-}
+func refills(p *profile) int { return int(p.spare.refills.Load()) }
 
 // A spare handed out is replaced after the caller's first navigation of
 // it, not while that navigation runs: a new spare's renderer starting at
