@@ -44,8 +44,10 @@ type Transport interface {
 
 // Conn is one DevTools connection to a browser.
 type Conn struct {
-	t       Transport
-	writeMu sync.Mutex
+	t         Transport
+	closeOnce sync.Once
+	closeErr  error // what closing the transport said
+	writeMu   sync.Mutex
 
 	mu       sync.Mutex
 	nextID   int64
@@ -121,10 +123,18 @@ func (c *Conn) Err() error {
 func (c *Conn) RoundTrips() int64 { return c.roundTrips.Load() }
 
 // Close closes the transport; pending calls fail with browser_unavailable.
+// The connection is marked closed before the transport closes: what the
+// browser says as it goes (a session's detach) must not fail a call with
+// another reason first.
 func (c *Conn) Close() error {
-	err := c.t.Close()
 	c.fail(errors.New("connection closed"))
-	return err
+	return c.closeTransport()
+}
+
+// closeTransport closes the transport once and says how that went.
+func (c *Conn) closeTransport() error {
+	c.closeOnce.Do(func() { c.closeErr = c.t.Close() })
+	return c.closeErr
 }
 
 // Attach attaches to a target with a flattened session.
@@ -273,7 +283,7 @@ func (c *Conn) fail(cause error) {
 	for _, s := range sessions {
 		s.close()
 	}
-	c.t.Close()
+	c.closeTransport()
 }
 
 func unavailable(cause error) *errs.Error {
