@@ -126,9 +126,24 @@ func startServerWith(t testing.TB, env []string, opts *mcp.ClientOptions, args .
 		t.Fatal(err)
 	}
 	s := &server{cmd: cmd, sess: sess}
-	t.Cleanup(func() { sess.Close() })
+	serverOf.Store(sess, cmd)
+	t.Cleanup(func() { sess.Close(); serverOf.Delete(sess) })
 	return s
 }
+
+// serverOf maps a client session to the server process it talks to, so a
+// call that goes unanswered can have the server show where it stands.
+var serverOf sync.Map // *mcp.ClientSession -> *exec.Cmd
+
+// callBound is how long call waits for an answer; past stackDumpAfter a
+// server that has not answered prints its goroutines (SIGQUIT: the Go
+// runtime writes every stack to stderr, which is the test's, and exits).
+// Every call carries a deadline of its own well below both (timeout_ms,
+// 30 s by default), so only a server stuck past it is dumped.
+const (
+	callBound      = 60 * time.Second
+	stackDumpAfter = 50 * time.Second
+)
 
 // progressServer is startServerWith whose client hands the token of every
 // progress notification to the returned channel.
@@ -193,8 +208,15 @@ type callResult struct {
 // call calls a tool and decodes its structured result; isErr reports a tool error.
 func call(t testing.TB, sess *mcp.ClientSession, name string, args map[string]any) (out map[string]any, isErr bool) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), callBound)
 	defer cancel()
+	if cmd, ok := serverOf.Load(sess); ok {
+		dump := time.AfterFunc(stackDumpAfter, func() {
+			fmt.Fprintf(os.Stderr, "%s: %s not answered in %v; the server's goroutines follow\n", t.Name(), name, stackDumpAfter)
+			cmd.(*exec.Cmd).Process.Signal(syscall.SIGQUIT)
+		})
+		defer dump.Stop()
+	}
 	res, err := sess.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
