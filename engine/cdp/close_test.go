@@ -44,6 +44,8 @@ func (b *goingBrowser) WriteMessage([]byte) error {
 }
 
 func (b *goingBrowser) Close() error {
+	// The code before the fix closed the transport twice (Close, then the
+	// failure it caused): the second close must not wait for the reader.
 	select {
 	case <-b.closed:
 		return nil

@@ -254,7 +254,7 @@ type OpenOptions struct {
 func (m *Manager) Open(ctx context.Context, opt OpenOptions) (*OpenResult, error) {
 	res, err := m.open(ctx, opt)
 	if err == nil && res.Tab != nil {
-		res.Tab.refillAfterFirstLoad()
+		res.Tab.refillAfterFirstNavigation()
 	}
 	return res, err
 }
@@ -303,7 +303,7 @@ func (m *Manager) OpenAndLoad(ctx context.Context, opt OpenOptions) (*OpenResult
 	if err != nil {
 		return nil, nil, err
 	}
-	opened.Tab.refillAfterFirstLoad()
+	opened.Tab.refillAfterFirstNavigation()
 	var nav *NavResult
 	err = opened.Tab.Do(ctx, func(ctx context.Context) error {
 		var err error

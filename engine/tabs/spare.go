@@ -81,14 +81,14 @@ func (p *profile) refillSpare(gen int) {
 	}()
 }
 
-// refillAfterFirstLoad has the spare replaced once t's first navigation
+// refillAfterFirstNavigation has the spare replaced once t's first navigation
 // has ended, or its claim, whichever comes first: the caller of Open waits
 // for that navigation, and a new spare's renderer starting at once would
 // take the CPU from it (about 20 ms of a first navigation of 60 on two
 // cores).
-func (t *Tab) refillAfterFirstLoad() { t.spareDue.Store(true) }
+func (t *Tab) refillAfterFirstNavigation() { t.spareDue.Store(true) }
 
-// refillDue makes the spare refillAfterFirstLoad asked for, once.
+// refillDue makes the spare refillAfterFirstNavigation asked for, once.
 func (t *Tab) refillDue() {
 	if t.spareDue.CompareAndSwap(true, false) {
 		t.profile.refillSpare(t.gen)
