@@ -41,6 +41,14 @@ func frameSites(t *testing.T) string {
 <iframe id="outer" src="/outer.html" style="width:600px;height:300px;border:7px solid #000;padding:5px"></iframe>
 <iframe id="cross" src="%s" style="width:400px;height:150px"></iframe>`, crossURL)
 	})
+	// The cross-origin frame under a veil of the top page that lifts when
+	// the pointer first moves over it, as a hover preview does. The frame's
+	// own checks cannot see the veil; the browser routes input by what it
+	// last drew, which still shows the veil for a frame or more after.
+	mux.HandleFunc("/veiled.html", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, `<title>Veiled</title><iframe id="cross" src="%s" style="position:absolute;left:40px;top:40px;width:400px;height:150px;border:0"></iframe>
+<div id="veil" style="position:absolute;left:40px;top:40px;width:400px;height:150px;background:rgba(0,0,0,.2)" onmousemove="this.remove()"></div>`, crossURL)
+	})
 	mux.HandleFunc("/outer.html", func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintf(w, `<title>Outer</title><div style="height:40px"></div><iframe id="nested" src="/nested.html" style="width:400px;height:150px"></iframe>`+inner, "Outer", "outer", "Outer", "outer")
 	})
@@ -75,13 +83,25 @@ func TestFramesOutOfProcess(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	frameSteps(t, opened.Tab)
-	if f, err := locate.FrameOf(ctx, opened.Tab, locate.Locator{Selector: "#b", Frame: &locate.FrameSpec{Title: "Cross"}}); err != nil || f == nil || f.Session() == opened.Tab.Session() {
+	base := frameSteps(t, opened.Tab)
+	cross := locate.Locator{Selector: "#b", Frame: &locate.FrameSpec{Title: "Cross"}}
+	if f, err := locate.FrameOf(ctx, opened.Tab, cross); err != nil || f == nil || f.Session() == opened.Tab.Session() {
 		t.Fatalf("the cross-origin frame is not out of process (%v): nothing here tests it", err)
 	}
+
+	// The click's move lifts the veil; the press must wait until the
+	// browser routes to the frame, or it lands on the top page.
+	if _, err := opened.Tab.Navigate(ctx, tabs.Navigation{URL: base + "/veiled.html", WaitUntil: tabs.WaitNetworkIdle}); err != nil {
+		t.Fatal(err)
+	}
+	must(t, opened.Tab, &Step{Action: Click, Locator: cross})
+	out := cross
+	out.Selector = "#out"
+	must(t, opened.Tab, &Step{Action: Wait, Condition: "text", Locator: out, Expected: &Expected{Str: ptr("clicked cross")}})
 }
 
-func frameSteps(t *testing.T, tab *tabs.Tab) {
+// frameSteps runs the frame cases on tab, and returns the fixture's URL.
+func frameSteps(t *testing.T, tab *tabs.Tab) string {
 	base := frameSites(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -119,4 +139,5 @@ func frameSteps(t *testing.T, tab *tabs.Tab) {
 	}
 	_, err = run(t, tab, &Step{Action: Click, Locator: locate.Locator{Selector: "#b", Frame: &locate.FrameSpec{Title: "Nope"}}})
 	wantCode(t, err, errs.NotFound, `"Cross"`)
+	return base
 }

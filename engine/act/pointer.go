@@ -55,16 +55,25 @@ func click(ctx context.Context, t *tabs.Tab, s *Step, r *Result) error {
 	}
 	need := locate.ForPointer
 	need.Offset = s.Offset
-	need.Watch = []string{expect, "mousedown", "pointerdown", "focus"}
+	need.Watch = []string{expect, "mousedown", "pointerdown", "focus", "mousemove"}
 	target, err := resolve(ctx, t, s.Locator, need, r)
 	if err != nil {
 		return err
 	}
 	mods := modifierMask(s.Modifiers)
 	loader := t.Loader()
+	if target.Routed {
+		err = guarded(ctx, t, s, r, func(ctx context.Context) error { return moveUntilRouted(ctx, t, target, mods) })
+		if err != nil {
+			return err
+		}
+	}
 	// Move, press and release go out back to back: the browser keeps their
 	// order, and waiting for each ack would cost a frame apiece.
-	events := []cdp.Command{mouseEvent(input.DispatchMouseEventTypeMouseMoved, target.X, target.Y, input.MouseButtonNone, 0, mods)}
+	var events []cdp.Command
+	if !target.Routed {
+		events = append(events, mouseEvent(input.DispatchMouseEventTypeMouseMoved, target.X, target.Y, input.MouseButtonNone, 0, mods))
+	}
 	for i := int64(1); i <= clicks; i++ {
 		events = append(events,
 			mouseEvent(input.DispatchMouseEventTypeMousePressed, target.X, target.Y, button, i, mods),
@@ -92,6 +101,30 @@ func click(ctx context.Context, t *tabs.Tab, s *Step, r *Result) error {
 		return nil
 	}
 	return verifyPointer(ctx, t, target, r, loader, expect, s.SettleMS)
+}
+
+// maxRoutedMoves bounds moveUntilRouted for a page that swallows pointer
+// moves before our listener hears them: its press then goes out anyway,
+// and the click's verification says where it went.
+const maxRoutedMoves = 8
+
+// moveUntilRouted moves the pointer onto a target in an out-of-process
+// frame until the target hears the move. The browser routes input to such
+// a frame by the layout it last drew, which can still show the frame where
+// it was before a scroll, or under something the top page just removed; a
+// press sent then lands on the top page. The move is checked, not timed:
+// each try waits up to two of the frame's animation frames.
+func moveUntilRouted(ctx context.Context, t *tabs.Tab, target *locate.Target, mods int64) error {
+	for range maxRoutedMoves {
+		if err := mouse(ctx, t, input.DispatchMouseEventTypeMouseMoved, target.X, target.Y, input.MouseButtonNone, 0, mods); err != nil {
+			return err
+		}
+		var heard bool
+		if err := target.Eval(ctx, t, injected.Call("heardMove", target.Handle, locate.PageBudget(ctx)), &heard); err != nil || heard {
+			return err
+		}
+	}
+	return nil
 }
 
 // verifyPointer checks that the trusted event reached the element.
@@ -185,6 +218,9 @@ func hover(ctx context.Context, t *tabs.Tab, s *Step, r *Result) error {
 	}
 	loader := t.Loader()
 	err = guarded(ctx, t, s, r, func(ctx context.Context) error {
+		if target.Routed {
+			return moveUntilRouted(ctx, t, target, 0)
+		}
 		return mouse(ctx, t, input.DispatchMouseEventTypeMouseMoved, target.X, target.Y, input.MouseButtonNone, 0, 0)
 	})
 	if err != nil {

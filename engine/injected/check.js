@@ -5,7 +5,7 @@
 (() => {
   'use strict';
   const tw = globalThis.__tabwright;
-  if (tw.checkVersion === 8) return;
+  if (tw.checkVersion === 9) return;
   const { dom, no } = tw;
   const NA = 'not_actionable';
 
@@ -429,6 +429,16 @@
     tw.watches.delete(h);
     return { ...w.seen, detached: !w.el.isConnected };
   };
+  // heardMove waits up to two animation frames (within budgetMs) for the
+  // watched element to hear a pointer move; true at once when it has, or
+  // when the watch is gone (another document: nothing left to route to).
+  tw.heardMove = async (h, budgetMs) => {
+    const w = tw.watches.get(h);
+    if (!w) return true;
+    const deadline = performance.now() + budgetMs;
+    for (let i = 0; i < 2 && !w.seen.mousemove; i++) await nextFrame(deadline);
+    return !!w.seen.mousemove;
+  };
   // reached is watched as a check that rides the next call: ok when the
   // event, or at least the press, arrived (or the page navigated).
   tw.reached = (h, expect) => {
@@ -468,5 +478,5 @@
     };
   };
 
-  tw.checkVersion = 8;
+  tw.checkVersion = 9;
 })();

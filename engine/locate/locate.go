@@ -124,6 +124,10 @@ type Target struct {
 	Count  int            `json:"count"`
 	Desc   map[string]any `json:"target"`
 	Frame  *tabs.Frame    `json:"-"` // nil: the main frame
+	// Routed: the element is in another renderer than the tab's (an
+	// out-of-process frame), so the browser routes input to it by what it
+	// last drew.
+	Routed bool `json:"-"`
 }
 
 // Eval runs a page-side act call in the target's frame.
@@ -327,6 +331,7 @@ func ResolveThen(ctx context.Context, t *tabs.Tab, loc Locator, need Need, then 
 	if target.X, target.Y, mapErr = fr.toTop(ctx, t, target.X, target.Y); mapErr != nil {
 		return nil, mapErr
 	}
+	target.Routed = fr.outOfProcessFrom(t, 0)
 	return target, err
 }
 
@@ -396,6 +401,9 @@ func CarriedFailed(err error) bool { return err == errCarriedFailed }
 func pageBudget(deadline time.Time) int64 {
 	return max(0, time.Until(deadline)-PageMargin(time.Until(deadline))).Milliseconds()
 }
+
+// PageBudget is how long a page-side wait under ctx may take, in ms.
+func PageBudget(ctx context.Context) int64 { return pageBudget(deadlineOf(ctx)) }
 
 // resolveWith sends one page-side resolve and turns its answer into the
 // target, and the value of then into out.
