@@ -26,6 +26,12 @@ func frameSites(t *testing.T) string {
 	other.HandleFunc("/cross.html", func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintf(w, inner, "Cross", "cross", "Cross", "cross")
 	})
+	// A frame whose script takes every pointer move before anyone else
+	// hears it: a click there must not wait for a move it cannot see.
+	other.HandleFunc("/swallow.html", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<script>addEventListener('mousemove', (e) => e.stopImmediatePropagation(), true)</script>`)
+		fmt.Fprintf(w, inner, "Swallow", "swallow", "Swallow", "swallow")
+	})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -45,6 +51,9 @@ func frameSites(t *testing.T) string {
 	// the pointer first moves over it, as a hover preview does. The frame's
 	// own checks cannot see the veil; the browser routes input by what it
 	// last drew, which still shows the veil for a frame or more after.
+	mux.HandleFunc("/swallowed.html", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, `<title>Swallowed</title><iframe src="%s" style="width:400px;height:150px"></iframe>`, strings.Replace(crossURL, "/cross.html", "/swallow.html", 1))
+	})
 	mux.HandleFunc("/veiled.html", func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintf(w, `<title>Veiled</title><iframe id="cross" src="%s" style="position:absolute;left:40px;top:40px;width:400px;height:150px;border:0"></iframe>
 <div id="veil" style="position:absolute;left:40px;top:40px;width:400px;height:150px;background:rgba(0,0,0,.2)" onmousemove="this.remove()"></div>`, crossURL)
@@ -98,6 +107,17 @@ func TestFramesOutOfProcess(t *testing.T) {
 	out := cross
 	out.Selector = "#out"
 	must(t, opened.Tab, &Step{Action: Wait, Condition: "text", Locator: out, Expected: &Expected{Str: ptr("clicked cross")}})
+
+	// A frame that swallows every move: the press goes out after the last
+	// try, well within the step's timeout, and lands.
+	if _, err := opened.Tab.Navigate(ctx, tabs.Navigation{URL: base + "/swallowed.html", WaitUntil: tabs.WaitNetworkIdle}); err != nil {
+		t.Fatal(err)
+	}
+	swallow := locate.Locator{Selector: "#b", Frame: &locate.FrameSpec{Title: "Swallow"}}
+	must(t, opened.Tab, &Step{Action: Click, Locator: swallow, TimeoutMS: ptr(5000)})
+	out = swallow
+	out.Selector = "#out"
+	must(t, opened.Tab, &Step{Action: Wait, Condition: "text", Locator: out, Expected: &Expected{Str: ptr("clicked swallow")}})
 }
 
 // frameSteps runs the frame cases on tab, and returns the fixture's URL.
