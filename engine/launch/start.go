@@ -30,6 +30,10 @@ type Options struct {
 	// starts, its renderer starting alongside the browser's own start,
 	// instead of starting with no tab.
 	StartupTab bool
+
+	// ProfileIn is the directory the throwaway profile is made in; "" is
+	// the system's temporary directory.
+	ProfileIn string
 }
 
 // baseFlags keep a headless browser quiet, offline from Google services and
@@ -86,8 +90,12 @@ func Start(ctx context.Context, opt Options) (*Browser, error) {
 			return nil, err
 		}
 	}
-	sweepStaleDataDirs()
-	dataDir, err := os.MkdirTemp("", fmt.Sprintf("tabwright-%d-", os.Getpid()))
+	sweepStaleDataDirs(opt.ProfileIn)
+	pattern := fmt.Sprintf("tabwright-%d-", os.Getpid())
+	dataDir, err := os.MkdirTemp(opt.ProfileIn, pattern)
+	if err != nil && opt.ProfileIn != "" {
+		dataDir, err = os.MkdirTemp("", pattern) // a place to prefer, not to fail on
+	}
 	if err != nil {
 		return nil, errs.Wrap(errs.BrowserUnavailable, err, "creating the browser profile directory")
 	}
@@ -188,10 +196,14 @@ func (b *Browser) Close() error {
 	return nil
 }
 
-// sweepStaleDataDirs removes profile directories left by a process of ours
-// that was killed before it could clean up.
-func sweepStaleDataDirs() {
-	matches, _ := filepath.Glob(filepath.Join(os.TempDir(), "tabwright-*-*"))
+// sweepStaleDataDirs removes the profile directories in parent ("" is the
+// system's temporary directory) left by a process of ours that was killed
+// before it could clean up.
+func sweepStaleDataDirs(parent string) {
+	if parent == "" {
+		parent = os.TempDir()
+	}
+	matches, _ := filepath.Glob(filepath.Join(parent, "tabwright-*-*"))
 	for _, dir := range matches {
 		parts := strings.SplitN(filepath.Base(dir), "-", 3)
 		pid, err := strconv.Atoi(parts[1])

@@ -17,9 +17,11 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 	"unicode/utf8"
 
+	"github.com/tabwright/tabwright/engine/launch"
 	"github.com/tabwright/tabwright/engine/observe"
 	"github.com/tabwright/tabwright/engine/tabs"
 	"github.com/tabwright/tabwright/quickstart/egress"
@@ -34,7 +36,43 @@ const DefaultMaxChars = 60000
 
 // BrowserOptions are the options of a Reader's browser: the reader opens
 // one tab, so the tab the browser starts with is the only spare it keeps.
-func BrowserOptions() tabs.Options { return tabs.Options{SingleSpare: true} }
+// Its profile is made in memory when there is room (see memoryProfileDir),
+// its HTTP cache bounded to match.
+func BrowserOptions() tabs.Options {
+	opt := tabs.Options{SingleSpare: true}
+	if dir := memoryProfileDir(); dir != "" {
+		opt.Launch = launch.Options{ProfileIn: dir, Args: []string{fmt.Sprintf("--disk-cache-size=%d", profileCacheBytes)}}
+	}
+	return opt
+}
+
+// Where a docs browser's profile goes when it can be in memory: Chromium
+// creates a dozen databases in a new profile as it starts, and a disk
+// syncs each. In memory its first tab was ready 10 to 28 ms sooner (medians
+// of 9, three interleaved rounds, 2-core machine), most of the way to a
+// process's first docs read. Only with memoryProfileRoom free, so a small
+// /dev/shm (a container's 64 MiB) keeps the profile on disk.
+const (
+	memoryProfileRoom = 512 << 20
+	profileCacheBytes = 32 << 20
+)
+
+var memoryDir = "/dev/shm" // a variable for tests
+
+// memoryProfileDir is memoryDir when it is a writable tmpfs with
+// memoryProfileRoom free, else "" (the system's temporary directory).
+func memoryProfileDir() string {
+	var st syscall.Statfs_t
+	if syscall.Statfs(memoryDir, &st) != nil || st.Type != tmpfsMagic || st.Bavail*uint64(st.Bsize) < memoryProfileRoom {
+		return ""
+	}
+	if syscall.Access(memoryDir, 2 /* W_OK */) != nil {
+		return ""
+	}
+	return memoryDir
+}
+
+const tmpfsMagic = 0x01021994 // statfs(2)'s TMPFS_MAGIC
 
 // Reader reads pages for one harness process; its tab is reused and reads
 // are serialised through it.

@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -244,5 +245,23 @@ func TestReaderCloseClosesItsTab(t *testing.T) {
 		if ti.TabID == string(tab.TargetID) {
 			t.Fatalf("the reader's tab %s is still open after Close", ti.TabID)
 		}
+	}
+}
+
+// The docs browser's profile goes to memory only on a tmpfs with room:
+// anywhere else (a missing directory, a disk) it stays in the system's
+// temporary directory.
+func TestMemoryProfileDir(t *testing.T) {
+	defer func(d string) { memoryDir = d }(memoryDir)
+	memoryDir = filepath.Join(t.TempDir(), "missing")
+	if got := memoryProfileDir(); got != "" {
+		t.Errorf("a missing directory gave %q", got)
+	}
+	memoryDir = "/proc" // procfs: a directory, not a tmpfs
+	if got := memoryProfileDir(); got != "" {
+		t.Errorf("/proc gave %q", got)
+	}
+	if opt := BrowserOptions(); !opt.SingleSpare || opt.Launch.ProfileIn != "" {
+		t.Errorf("without a memory directory: %+v", opt)
 	}
 }
