@@ -108,6 +108,14 @@ func TestFramesOutOfProcess(t *testing.T) {
 	out.Selector = "#out"
 	must(t, opened.Tab, &Step{Action: Wait, Condition: "text", Locator: out, Expected: &Expected{Str: ptr("clicked cross")}})
 
+	// A drag's press waits for the same: under a fresh veil, it reaches
+	// the button (which a press and a release on it click).
+	if _, err := opened.Tab.Navigate(ctx, tabs.Navigation{URL: base + "/veiled.html", WaitUntil: tabs.WaitNetworkIdle}); err != nil {
+		t.Fatal(err)
+	}
+	must(t, opened.Tab, &Step{Action: Drag, Locator: cross, DX: ptr(2.0)})
+	must(t, opened.Tab, &Step{Action: Wait, Condition: "text", Locator: out, Expected: &Expected{Str: ptr("clicked cross")}})
+
 	// A frame that swallows every move: the press goes out after the last
 	// try, well within the step's timeout, and lands.
 	if _, err := opened.Tab.Navigate(ctx, tabs.Navigation{URL: base + "/swallowed.html", WaitUntil: tabs.WaitNetworkIdle}); err != nil {
