@@ -47,13 +47,13 @@ func frameSites(t *testing.T) string {
 <iframe id="outer" src="/outer.html" style="width:600px;height:300px;border:7px solid #000;padding:5px"></iframe>
 <iframe id="cross" src="%s" style="width:400px;height:150px"></iframe>`, crossURL)
 	})
+	mux.HandleFunc("/swallowed.html", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, `<title>Swallowed</title><iframe src="%s" style="width:400px;height:150px"></iframe>`, strings.Replace(crossURL, "/cross.html", "/swallow.html", 1))
+	})
 	// The cross-origin frame under a veil of the top page that lifts when
 	// the pointer first moves over it, as a hover preview does. The frame's
 	// own checks cannot see the veil; the browser routes input by what it
 	// last drew, which still shows the veil for a frame or more after.
-	mux.HandleFunc("/swallowed.html", func(w http.ResponseWriter, r *http.Request) {
-		fmt.Fprintf(w, `<title>Swallowed</title><iframe src="%s" style="width:400px;height:150px"></iframe>`, strings.Replace(crossURL, "/cross.html", "/swallow.html", 1))
-	})
 	mux.HandleFunc("/veiled.html", func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintf(w, `<title>Veiled</title><iframe id="cross" src="%s" style="position:absolute;left:40px;top:40px;width:400px;height:150px;border:0"></iframe>
 <div id="veil" style="position:absolute;left:40px;top:40px;width:400px;height:150px;background:rgba(0,0,0,.2)" onmousemove="this.remove()"></div>`, crossURL)
@@ -98,34 +98,33 @@ func TestFramesOutOfProcess(t *testing.T) {
 		t.Fatalf("the cross-origin frame is not out of process (%v): nothing here tests it", err)
 	}
 
+	// clickedAfter loads page, runs step and waits for the #out of the
+	// step's frame to say want.
+	clickedAfter := func(page string, step Step, want string) {
+		t.Helper()
+		if _, err := opened.Tab.Navigate(ctx, tabs.Navigation{URL: base + page, WaitUntil: tabs.WaitNetworkIdle}); err != nil {
+			t.Fatal(err)
+		}
+		must(t, opened.Tab, &step)
+		frameSays(t, opened.Tab, step.Locator, want)
+	}
 	// The click's move lifts the veil; the press must wait until the
 	// browser routes to the frame, or it lands on the top page.
-	if _, err := opened.Tab.Navigate(ctx, tabs.Navigation{URL: base + "/veiled.html", WaitUntil: tabs.WaitNetworkIdle}); err != nil {
-		t.Fatal(err)
-	}
-	must(t, opened.Tab, &Step{Action: Click, Locator: cross})
-	out := cross
-	out.Selector = "#out"
-	must(t, opened.Tab, &Step{Action: Wait, Condition: "text", Locator: out, Expected: &Expected{Str: ptr("clicked cross")}})
-
+	clickedAfter("/veiled.html", Step{Action: Click, Locator: cross}, "clicked cross")
 	// A drag's press waits for the same: under a fresh veil, it reaches
 	// the button (which a press and a release on it click).
-	if _, err := opened.Tab.Navigate(ctx, tabs.Navigation{URL: base + "/veiled.html", WaitUntil: tabs.WaitNetworkIdle}); err != nil {
-		t.Fatal(err)
-	}
-	must(t, opened.Tab, &Step{Action: Drag, Locator: cross, DX: ptr(2.0)})
-	must(t, opened.Tab, &Step{Action: Wait, Condition: "text", Locator: out, Expected: &Expected{Str: ptr("clicked cross")}})
-
+	clickedAfter("/veiled.html", Step{Action: Drag, Locator: cross, DX: ptr(2.0)}, "clicked cross")
 	// A frame that swallows every move: the press goes out after the last
 	// try, well within the step's timeout, and lands.
-	if _, err := opened.Tab.Navigate(ctx, tabs.Navigation{URL: base + "/swallowed.html", WaitUntil: tabs.WaitNetworkIdle}); err != nil {
-		t.Fatal(err)
-	}
 	swallow := locate.Locator{Selector: "#b", Frame: &locate.FrameSpec{Title: "Swallow"}}
-	must(t, opened.Tab, &Step{Action: Click, Locator: swallow, TimeoutMS: ptr(5000)})
-	out = swallow
-	out.Selector = "#out"
-	must(t, opened.Tab, &Step{Action: Wait, Condition: "text", Locator: out, Expected: &Expected{Str: ptr("clicked swallow")}})
+	clickedAfter("/swallowed.html", Step{Action: Click, Locator: swallow, TimeoutMS: ptr(5000)}, "clicked swallow")
+}
+
+// frameSays waits until the #out of loc's frame says want.
+func frameSays(t *testing.T, tab *tabs.Tab, loc locate.Locator, want string) {
+	t.Helper()
+	loc.Selector = "#out"
+	must(t, tab, &Step{Action: Wait, Condition: "text", Locator: loc, Expected: &Expected{Str: ptr(want)}})
 }
 
 // frameSteps runs the frame cases on tab, and returns the fixture's URL.
@@ -140,23 +139,17 @@ func frameSteps(t *testing.T, tab *tabs.Tab) string {
 	byPath := func(path ...string) locate.Locator {
 		return locate.Locator{Selector: "#b", Frame: &locate.FrameSpec{Path: path}}
 	}
-	checkOut := func(loc locate.Locator, want string) {
-		t.Helper()
-		out := loc
-		out.Selector = "#out"
-		must(t, tab, &Step{Action: Wait, Condition: "text", Locator: out, Expected: &Expected{Str: ptr(want)}})
-	}
 
 	// Same-origin, then nested: trusted clicks land at the right point.
 	must(t, tab, &Step{Action: Click, Locator: byPath("#outer")})
-	checkOut(byPath("#outer"), "clicked outer")
+	frameSays(t, tab, byPath("#outer"), "clicked outer")
 	must(t, tab, &Step{Action: Click, Locator: byPath("#outer", "#nested")})
-	checkOut(byPath("#outer", "#nested"), "clicked nested")
+	frameSays(t, tab, byPath("#outer", "#nested"), "clicked nested")
 
 	// Cross-origin, by url and by title.
 	cross := locate.Locator{Selector: "#b", Frame: &locate.FrameSpec{Title: "Cross"}}
 	must(t, tab, &Step{Action: Click, Locator: cross})
-	checkOut(cross, "clicked cross")
+	frameSays(t, tab, cross, "clicked cross")
 	must(t, tab, &Step{Action: Fill, Locator: locate.Locator{Selector: "in cross", SelectorType: locate.Placeholder, Frame: &locate.FrameSpec{Path: []string{"#cross"}}}, Text: ptr("typed across origins")})
 	must(t, tab, &Step{Action: Click, Locator: locate.Locator{Selector: "button", SelectorType: locate.Role, Name: ptr("Nested"), Frame: &locate.FrameSpec{Title: "Nested"}}})
 

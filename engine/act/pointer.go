@@ -62,16 +62,15 @@ func click(ctx context.Context, t *tabs.Tab, s *Step, r *Result) error {
 	}
 	mods := modifierMask(s.Modifiers)
 	loader := t.Loader()
+	// Move, press and release go out back to back: the browser keeps their
+	// order, and waiting for each ack would cost a frame apiece. Into an
+	// out-of-process frame the move goes first, on its own, until it lands.
+	var events []cdp.Command
 	if target.Routed {
-		err = guarded(ctx, t, s, r, func(ctx context.Context) error { return moveUntilRouted(ctx, t, target, mods) })
-		if err != nil {
+		if err := guarded(ctx, t, s, r, func(ctx context.Context) error { return moveUntilRouted(ctx, t, target, mods) }); err != nil {
 			return err
 		}
-	}
-	// Move, press and release go out back to back: the browser keeps their
-	// order, and waiting for each ack would cost a frame apiece.
-	var events []cdp.Command
-	if !target.Routed {
+	} else {
 		events = append(events, mouseEvent(input.DispatchMouseEventTypeMouseMoved, target.X, target.Y, input.MouseButtonNone, 0, mods))
 	}
 	for i := int64(1); i <= clicks; i++ {

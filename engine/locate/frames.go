@@ -60,7 +60,7 @@ func (c *frameChain) mapPoints(ctx context.Context, t *tabs.Tab, pts [][2]float6
 	for i, h := range c.hops {
 		settle := int64(0)
 		if c.outOfProcessFrom(t, i) {
-			settle = pageBudget(deadlineOf(ctx))
+			settle = PageBudget(ctx)
 		}
 		if err := Eval(ctx, t, h.parent, injected.Call("frameOrigin", h.iframe, settle), &origins[i]); err != nil {
 			return nil, err

@@ -17,9 +17,10 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 	"unicode/utf8"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/tabwright/tabwright/engine/launch"
 	"github.com/tabwright/tabwright/engine/observe"
@@ -62,17 +63,15 @@ var memoryDir = "/dev/shm" // a variable for tests
 // memoryProfileDir is memoryDir when it is a writable tmpfs with
 // memoryProfileRoom free, else "" (the system's temporary directory).
 func memoryProfileDir() string {
-	var st syscall.Statfs_t
-	if syscall.Statfs(memoryDir, &st) != nil || st.Type != tmpfsMagic || st.Bavail*uint64(st.Bsize) < memoryProfileRoom {
+	var st unix.Statfs_t
+	if unix.Statfs(memoryDir, &st) != nil || st.Type != unix.TMPFS_MAGIC || st.Bavail*uint64(st.Bsize) < memoryProfileRoom {
 		return ""
 	}
-	if syscall.Access(memoryDir, 2 /* W_OK */) != nil {
+	if unix.Access(memoryDir, unix.W_OK) != nil {
 		return ""
 	}
 	return memoryDir
 }
-
-const tmpfsMagic = 0x01021994 // statfs(2)'s TMPFS_MAGIC
 
 // Reader reads pages for one harness process; its tab is reused and reads
 // are serialised through it.
