@@ -148,7 +148,7 @@ type pageLocator struct {
 type pageResult struct {
 	OK bool `json:"ok"`
 	Refusal
-	Static     bool             `json:"static"` // covered, by a cover that stays put
+	Static     bool             `json:"static"` // covered, by one cover that never moved until the deadline
 	Log        []logRun         `json:"log"`    // what the checks found in turn
 	Count      int              `json:"count"`
 	Candidates []map[string]any `json:"candidates"`
@@ -523,7 +523,7 @@ func (r *pageResult) failure(ctx context.Context, loc Locator) *errs.Error {
 	case errs.NotActionable:
 		e := r.Err(fmt.Sprintf("%s %s", loc, describe(r.Target)))
 		if r.Static {
-			e.Message += " (it stays there: the same element over the same place, frame after frame)"
+			e.Message += " (it stayed there the whole time: the same element over the same place at every check until the deadline)"
 		}
 		return e
 	case errs.InvalidInput:
