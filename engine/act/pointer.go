@@ -158,14 +158,24 @@ func judgePointer(t *tabs.Tab, target *locate.Target, r *Result, loader, expect 
 			return false, nil
 		}
 		if v := pressOnly(seen, target, expect); v != "" {
-			r.Verified = v
+			r.Verified = v + surfaceNote(target)
 			return true, nil
 		}
 		return false, errs.New(errs.NotActionable, "the %s at (%.0f, %.0f) did not reach %s", expect, target.X, target.Y, describeTarget(target)).
 			WithHint("something may have covered it at the last moment or the page moved it; observe and try again")
 	}
-	r.Verified = fmt.Sprintf("trusted %s received by the element at (%.0f, %.0f)", expect, target.X, target.Y)
+	r.Verified = fmt.Sprintf("trusted %s received by the element at (%.0f, %.0f)", expect, target.X, target.Y) + surfaceNote(target)
 	return true, nil
+}
+
+// surfaceNote says when the pointer went to the surface a widget draws
+// over the element (a code editor's lines over its input), not to the
+// element itself.
+func surfaceNote(target *locate.Target) string {
+	if target.Surface == "" {
+		return ""
+	}
+	return fmt.Sprintf(" (through %s, which its widget draws over it: the element takes the keys)", target.Surface)
 }
 
 // pressOnly words a click whose press reached the element but whose

@@ -216,7 +216,27 @@
       miss ??= hit;
     }
     if (!miss) return no(NA, 'outside_viewport');
+    // A code editor draws its text over the input that takes the keys
+    // (Monaco's and Ace's textarea sit under their view lines): what
+    // covers it is the editor's own surface, and clicking that is what a
+    // person does. The click lands there, and the result says so.
+    if (ownSurface(el, miss)) {
+      const p = first;
+      return { ok: true, x: p.x, y: p.y, receiver: miss, surface: tw.short(miss) };
+    }
     return { ...no(NA, 'covered', tw.short(miss)), hit: miss };
+  };
+  // ownSurface: el takes text and the element over it is drawn by the same
+  // widget: inside el's parent or grandparent, and not el's own label.
+  const SURFACE_DEPTH = 2;
+  const ownSurface = (el, hit) => {
+    if (!tw.editable(el) || dom.tag(hit) === 'label') return false;
+    let box = el;
+    for (let i = 0; i < SURFACE_DEPTH && box; i++) {
+      box = flatParent(box);
+      if (box && box !== document.body && box !== document.documentElement && flatContains(box, hit)) return true;
+    }
+    return false;
   };
 
   // optionProblem says why a select cannot take the wanted option now.
@@ -395,7 +415,7 @@
         if (r.ok) {
           const h = tw.hold(el);
           if (need.watch) watch(r.receiver, el, h, need.watch);
-          const found = { ok: true, handle: h, x: r.x, y: r.y, count: els.length, target: tw.describe(el) };
+          const found = { ok: true, handle: h, x: r.x, y: r.y, count: els.length, target: tw.describe(el), surface: r.surface };
           if (then) found.then = tw.answer(() => tw[then.fn](h, ...then.args));
           return found;
         }

@@ -8,7 +8,7 @@
 // state there for the life of the document.
 (() => {
   'use strict';
-  const CORE_VERSION = 5;
+  const CORE_VERSION = 6;
 
   // An element with id="__tabwright" shows up as a named property of the
   // window, in our world too; only an own property is really ours.
@@ -100,6 +100,11 @@
     cs.display === 'none' ||
     cs.contentVisibility === 'hidden';
   tw.hiddenSubtree = hiddenSubtree;
+  // unseen: the element and everything under it is not drawn, whatever
+  // assistive technology is told. Content under aria-hidden is drawn for a
+  // sighted person (a code editor's lines, a decorative label), so the
+  // visible text keeps it.
+  tw.unseen = (el, cs) => dom.has(el, 'hidden') || cs.display === 'none' || cs.contentVisibility === 'hidden';
 
   const visOpts = { visibilityProperty: true, checkVisibilityCSS: true };
   const hasBox = (el) => {
@@ -208,7 +213,7 @@
 
   const NAME_FROM_CONTENT = new Set([
     'button', 'link', 'checkbox', 'radio', 'switch', 'tab', 'menuitem', 'menuitemcheckbox',
-    'menuitemradio', 'option', 'treeitem', 'cell', 'columnheader', 'rowheader', 'heading', 'tooltip',
+    'menuitemradio', 'option', 'treeitem', 'cell', 'gridcell', 'columnheader', 'rowheader', 'heading', 'tooltip',
   ]);
 
   // accName approximates the accessible name: aria-labelledby, aria-label,
