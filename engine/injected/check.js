@@ -173,6 +173,9 @@
   const reaches = (el, hit) => {
     if (!hit) return null;
     if (flatContains(el, hit)) return el;
+    // Events from a closed tree reach a window listener retargeted to its
+    // host: the host is what the watch can hear.
+    if (inClosedTreeOf(el, hit)) return hit;
     const label = hit.closest && hit.closest('label');
     if (label && label.control === el) return el;
     if (getComputedStyle(el).pointerEvents === 'none') {
@@ -180,6 +183,15 @@
       if (ctl && ctl === hit.closest(CONTROL) && flatContains(ctl, el)) return ctl;
     }
     return null;
+  };
+
+  // inClosedTreeOf: el lives in the closed shadow tree of host, which no
+  // hit test can enter; reaching the host at el's point is as far as the
+  // pointer can be followed (an element found there by its role).
+  const inClosedTreeOf = (el, host) => {
+    if (host.shadowRoot) return false;
+    for (let r = dom.root(el); r instanceof ShadowRoot; r = dom.root(r.host)) if (r.host === host) return true;
+    return false;
   };
 
   const inViewport = (el) => {
