@@ -387,9 +387,12 @@
   const FOCUSABLE = 'a[href], button, input, select, textarea, [tabindex], [contenteditable]';
   // A thing to use has a short name: text beyond this is a region's.
   const ITEM_TEXT = 120;
+  // The text counted is what is drawn (a gutter's hidden spacer that sizes
+  // its column says nothing).
   const shortName = (el) => {
     if (norm(dom.attr(el, 'aria-label'))) return true;
-    const t = norm(el.textContent);
+    if ((el.textContent || '').length > 4 * ITEM_TEXT) return false; // a region, at a glance
+    const t = tw.nameText(el, null, ITEM_TEXT + 1);
     return t !== '' && t.length <= ITEM_TEXT;
   };
   // A focusable part: an element with any tabindex (-1 included: apps
