@@ -196,3 +196,30 @@ func TestLongValueSaysItWasCut(t *testing.T) {
 		t.Fatalf("scoped to the field: %+v, want its whole value %q", scoped.Interactive, whole)
 	}
 }
+
+// The listener marks follow the page: a listener added after one
+// observation is seen by the next, and one removed is gone from it.
+func TestListenerMarksFollowThePage(t *testing.T) {
+	t.Parallel()
+	tab := realWebPage(t, "late-listener.html")
+	has := func(obs *observe.Observation) bool {
+		for _, e := range obs.Interactive {
+			if e.Label == "Refresh data" {
+				return true
+			}
+		}
+		return false
+	}
+	obs := observeTab(t, tab, observe.Options{})
+	if has(obs) {
+		t.Fatal("listed before it has a listener")
+	}
+	clickRef(t, tab, listed(t, obs, "button", "Hydrate").Ref, 1)
+	if obs = observeTab(t, tab, observe.Options{}); !has(obs) {
+		t.Fatalf("not listed once it has a listener:\n%s", observe.Render(obs))
+	}
+	clickRef(t, tab, listed(t, obs, "button", "Tear down").Ref, 1)
+	if obs = observeTab(t, tab, observe.Options{}); has(obs) {
+		t.Fatalf("still listed once its listener is gone:\n%s", observe.Render(obs))
+	}
+}

@@ -3,6 +3,7 @@ package tabs
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"sync"
 
 	cdproto "github.com/chromedp/cdproto/cdp"
@@ -46,44 +47,89 @@ const markListenersFn = `function (types, ...els) {
   globalThis.__tabwright.listeners = m;
 }`
 
+// listenerMarks remembers, per frame, the world our last marks went to:
+// its document's object (read once per world) and the nodes marked. An
+// observation of a page whose listeners did not change costs one command.
+type listenerMarks struct {
+	mu     sync.Mutex
+	frames map[cdproto.FrameID]*worldMarks
+}
+
+type worldMarks struct {
+	world string                 // WorldKey when these were made
+	doc   runtime.RemoteObjectID // the document, in our world
+	nodes string                 // the marked nodes and types, as sent
+}
+
+// of returns frame f's marks for the world named key, new when the world
+// changed.
+func (m *listenerMarks) of(f cdproto.FrameID, key string) *worldMarks {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.frames == nil {
+		m.frames = map[cdproto.FrameID]*worldMarks{}
+	}
+	w := m.frames[f]
+	if w == nil || w.world != key || key == "" {
+		w = &worldMarks{world: key}
+		m.frames[f] = w
+	}
+	return w
+}
+
 // MarkListenersIn tells our isolated world in frame f (nil: the main
 // frame) which of its document's elements have pointer listeners of the
 // page's own, for the observer's listing rules.
 func (t *Tab) MarkListenersIn(ctx context.Context, f *Frame) error {
 	f = t.frameOrMain(f)
-	doc, err := t.EvalObjectIn(ctx, f, "document")
-	if err != nil {
+	if _, err := t.WorldID(ctx, f); err != nil {
 		return err
 	}
-	defer f.sess.Post(ctx, runtime.CommandReleaseObjectGroup, runtime.ReleaseObjectGroupParams{ObjectGroup: listenerGroup})
-	defer t.ReleaseObjectLater(ctx, f, doc)
+	marks := t.marks.of(f.ID, t.WorldKey(f))
+	if marks.doc == "" {
+		doc, err := t.EvalObjectIn(ctx, f, "document")
+		if err != nil {
+			return err
+		}
+		marks.doc = doc // lives as long as the world
+	}
 	var found domdebugger.GetEventListenersResult
-	err = t.guard(ctx, func(ctx context.Context) (err error) {
+	err := t.guard(ctx, func(ctx context.Context) (err error) {
 		found, err = cdproto.Call(ctx, f.sess, domdebugger.GetEventListeners,
-			domdebugger.GetEventListenersParams{ObjectID: doc, Depth: ptr(int64(-1)), Pierce: ptr(true)})
+			domdebugger.GetEventListenersParams{ObjectID: marks.doc, Depth: ptr(int64(-1)), Pierce: ptr(true)})
 		return err
 	})
 	if err != nil {
+		marks.doc = "" // the world may have gone with its document: read it again next time
 		return err
 	}
 	nodes, types := pointerListeners(found.Listeners)
+	typesJSON, _ := json.Marshal(types)
+	said := fmt.Sprint(nodes, string(typesJSON))
+	if said == marks.nodes {
+		return nil // our world holds these marks already
+	}
 	world, err := t.WorldID(ctx, f)
 	if err != nil {
 		return err
 	}
+	defer f.sess.Post(ctx, runtime.CommandReleaseObjectGroup, runtime.ReleaseObjectGroupParams{ObjectGroup: listenerGroup})
 	objs := t.resolveNodes(ctx, f, world, nodes)
-	typesJSON, _ := json.Marshal(types)
 	args := make([]*runtime.CallArgument, 0, len(objs)+1)
 	args = append(args, &runtime.CallArgument{Value: jsonv2.Value(typesJSON)})
 	for _, o := range objs {
 		args = append(args, &runtime.CallArgument{ObjectID: o}) // none: undefined, skipped
 	}
-	return t.guard(ctx, func(ctx context.Context) error {
+	err = t.guard(ctx, func(ctx context.Context) error {
 		_, err := cdproto.Call(ctx, f.sess, runtime.CallFunctionOn, runtime.CallFunctionOnParams{
 			FunctionDeclaration: markListenersFn, ExecutionContextID: world, Arguments: args,
 		})
 		return err
 	})
+	if err == nil {
+		marks.nodes = said
+	}
+	return err
 }
 
 // MarkListeners is MarkListenersIn for the main frame.
