@@ -57,12 +57,13 @@
   const visibleText = (root, said, foldTable) => {
     const out = [];
     let rowsLeft = Infinity; // rows the table being walked may still show
-    const walk = (node, cs, kids) => {
+    const walk = (node, cs, kids, sight) => {
       for (const c of kids || tw.flatChildren(node)) {
         if (c.nodeType === 3) {
-          // visibility is inherited but can be undone by a descendant, so it
-          // is decided per text node, by the style of its parent.
-          if (cs.visibility !== 'visible') continue;
+          // Visibility, size and colour are inherited but can be undone by
+          // a descendant, so they are decided per text node, by the style
+          // of its parent.
+          if (tw.sight.unseenText(cs, sight)) continue;
           out.push(preserves(cs) ? c.data.replace(/[^\S\n]+/g, ' ') : c.data.replace(/\s+/g, ' '));
           continue;
         }
@@ -71,30 +72,86 @@
         if (SKIP_TEXT.has(tag)) continue;
         if (tag === 'br') { out.push('\n'); continue; }
         const ccs = getComputedStyle(c);
-        if (tw.unseen(c, ccs)) continue;
+        if (tw.unseen(c, ccs) || tw.sight.unseenBox(c, ccs)) continue;
+        const csight = tw.sight.of(c, ccs, sight);
         const d = ccs.display;
         const sep = isInline(d) ? '' : d === 'table-cell' ? ' ' : '\n';
         // A closed <details> shows only its summary.
         const only = tag === 'details' && !c.open ? [...c.children].filter((k) => dom.tag(k) === 'summary').slice(0, 1) : null;
         const [on, off] = tag === 'tr' && rowsLeft-- <= 0 ? [FOLD_ON, FOLD_OFF] : said?.(c) ? [LABEL_ON, LABEL_OFF] : ['', ''];
         out.push(sep, on);
-        if (tag === 'table' && c.rows.length > TABLE_ROWS_FOLD && foldTable?.(c)) walkTable(c, ccs);
-        else walk(c, ccs, only);
+        if (tag === 'table' && c.rows.length > TABLE_ROWS_FOLD && foldTable?.(c)) walkTable(c, ccs, csight);
+        else walk(c, ccs, only, csight);
         out.push(off, sep);
       }
     };
-    const walkTable = (table, cs) => {
+    const walkTable = (table, cs, sight) => {
       const outer = rowsLeft;
       rowsLeft = TABLE_ROWS_KEEP;
-      walk(table, cs);
+      walk(table, cs, null, sight);
       const folded = -rowsLeft;
       rowsLeft = outer;
       if (folded > 0) out.push('\n', NOTE_ON, `[${folded} more rows of table ${sel(table)}: scope on it reads them]`, NOTE_OFF, '\n');
     };
     const body = root || dom.body();
     if (!body) return '';
-    walk(body, getComputedStyle(body));
+    walk(body, getComputedStyle(body), null, tw.sight.at(body));
     return out.join('').replace(/[^\S\n]+/g, ' ').replace(/\s*\n\s*/g, '\n').trim();
+  };
+
+  // seenHTML writes root's rendered (flat) tree as HTML for the reader
+  // view, leaving out what no person sees by the same rules as the text
+  // (the readability pass reads markup, not style): hidden and unseen
+  // boxes, unseen text, light children no slot shows. Content under
+  // aria-hidden that is drawn stays, and loses the attribute, since the
+  // reader drops what it marks. <head> is kept as it is (title, language).
+  // Written by hand, not cloned: a clone would run the page's custom
+  // element constructors.
+  const VOID = new Set(['area', 'base', 'br', 'col', 'embed', 'hr', 'img', 'input', 'link', 'meta', 'source', 'track', 'wbr']);
+  const NOT_DRAWN = new Set(['script', 'style', 'template', 'noscript']);
+  const escText = (t) => t.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/\u00a0/g, '&nbsp;');
+  const escAttr = (t) => t.replace(/&/g, '&amp;').replace(/"/g, '&quot;');
+  const seenHTML = (root) => {
+    const out = [];
+    const open = (el) => {
+      out.push('<', dom.tag(el));
+      for (const a of el.attributes) {
+        if (a.name === 'aria-hidden' || !/^[^\s"'>/=]+$/.test(a.name)) continue;
+        out.push(' ', a.name, '="', escAttr(a.value), '"');
+      }
+      out.push('>');
+    };
+    const walk = (node, cs, sight) => {
+      for (const c of tw.flatChildren(node)) {
+        if (c.nodeType === 3) {
+          if (!tw.sight.unseenText(cs, sight) || !c.data.trim()) out.push(escText(c.data));
+          continue;
+        }
+        if (c.nodeType !== 1) continue;
+        const tag = dom.tag(c);
+        if (tag === 'head') { out.push(c.outerHTML); continue; }
+        if (NOT_DRAWN.has(tag)) continue;
+        const ccs = getComputedStyle(c);
+        if (tw.unseen(c, ccs) || tw.sight.unseenBox(c, ccs)) continue;
+        if (tag === 'slot') { walk(c, ccs, tw.sight.of(c, ccs, sight)); continue; }
+        open(c);
+        if (VOID.has(tag)) continue;
+        if (tag === 'textarea') out.push(escText(c.value));
+        else walk(c, ccs, tw.sight.of(c, ccs, sight));
+        out.push('</', tag, '>');
+      }
+    };
+    if (root === document.documentElement) {
+      open(root);
+      walk(root, getComputedStyle(root), tw.sight.at(root));
+      out.push('</html>');
+    } else {
+      const cs = getComputedStyle(root);
+      open(root);
+      walk(root, cs, tw.sight.at(root));
+      out.push('</', dom.tag(root), '>');
+    }
+    return out.join('');
   };
 
   // plainText is marked text without its marks: all the visible text.
@@ -858,7 +915,7 @@
     }
     if (inc.reader) {
       // The rendered DOM, scripts' output included; the engine parses it.
-      result.html = (scope || document.documentElement).outerHTML;
+      result.html = seenHTML(scope || document.documentElement);
       result.lang = document.documentElement.lang || '';
     }
 

@@ -21,7 +21,9 @@ import (
 	"github.com/tabwright/tabwright/internal/testtabs"
 )
 
-var realWeb = sync.OnceValues(func() (*testtabs.Env, error) { return testtabs.Start("../../testdata/real-web") })
+var realWeb = sync.OnceValues(func() (*testtabs.Env, error) {
+	return testtabs.Start("../../testdata/real-web", "../../testdata/shared")
+})
 
 func realWebPage(t *testing.T, name string) *tabs.Tab {
 	t.Helper()
