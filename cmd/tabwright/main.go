@@ -48,6 +48,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprint(stderr, usage)
 		return exitUsage
 	}
+	if args[0] != "mcp" {
+		stdout, stderr = newTerminalSafe(stdout), newTerminalSafe(stderr)
+	}
 	var err error
 	switch args[0] {
 	case "mcp":
@@ -59,7 +62,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	case "qs":
 		return exitCode(runQS(ctx, args[1:], stdout, stderr))
 	case "batch":
-		err = runBatch(ctx, args[1:], stdout)
+		err = runBatch(ctx, args[1:], stdout, stderr)
 	case "demo":
 		err = runDemo(ctx, args[1:], stdout)
 	case "doctor":
