@@ -39,6 +39,12 @@ type Options struct {
 	// means a folder in the system's temporary directory (downloads.go).
 	DownloadsDir string
 
+	// MaxDownloadBytes bounds one download, MaxDownloadsBytes all of them
+	// together (downloads.go); 0 is the default of each. A page the agent
+	// only opened can start downloads: the bounds keep it from filling the
+	// disk.
+	MaxDownloadBytes, MaxDownloadsBytes int64
+
 	// MaxPopups bounds the live popups of one claimed tab (popups.go):
 	// 0 is DefaultMaxPopups, NoPopups closes every one.
 	MaxPopups int
