@@ -11,6 +11,8 @@ import (
 	"github.com/chromedp/cdproto/dom"
 	"github.com/chromedp/cdproto/domdebugger"
 	"github.com/chromedp/cdproto/runtime"
+
+	"github.com/tabwright/tabwright/engine/errs"
 )
 
 // Pages make elements usable with listeners added from script: a div that
@@ -87,11 +89,11 @@ func (t *Tab) MarkListenersIn(ctx context.Context, f *Frame) error {
 	}
 	marks := t.marks.of(f.ID, t.WorldKey(f))
 	if marks.doc == "" {
-		doc, err := t.EvalObjectIn(ctx, f, "document")
+		doc, err := t.pageDocument(ctx, f)
 		if err != nil {
 			return err
 		}
-		marks.doc = doc // lives as long as the world
+		marks.doc = doc // lives as long as the document
 	}
 	var found domdebugger.GetEventListenersResult
 	err := t.guard(ctx, func(ctx context.Context) (err error) {
@@ -130,6 +132,34 @@ func (t *Tab) MarkListenersIn(ctx context.Context, f *Frame) error {
 		marks.nodes = said
 	}
 	return err
+}
+
+// pageDocument is frame f's document as the page's own world holds it.
+// The listeners are read from there: read from our isolated world's
+// document (pierce reports every world's listeners either way), Chromium
+// mixed up the two worlds' wrappers of the page's nodes, and our next
+// page call failed with "Illegal invocation" (TodoMVC, after a
+// navigation) or the renderer died. Evaluating the name document runs no
+// page code: a window's document cannot be redefined or shadowed.
+func (t *Tab) pageDocument(ctx context.Context, f *Frame) (runtime.RemoteObjectID, error) {
+	params := runtime.EvaluateParams{Expression: "document"}
+	if id, ok := t.mainWorlds.get(f.ID); ok && f.sess == t.sess {
+		params.UniqueContextID = id
+	} else if f.ID != t.mainFrame && f.sess == t.sess {
+		return "", errs.New(errs.NotFound, "the frame %s has no document yet", f.ID)
+	}
+	var res runtime.EvaluateResult
+	err := t.guard(ctx, func(ctx context.Context) (err error) {
+		res, err = cdproto.Call(ctx, f.sess, runtime.Evaluate, params)
+		return err
+	})
+	if err != nil {
+		return "", err
+	}
+	if res.Result == nil || res.Result.ObjectID == "" {
+		return "", errs.New(errs.Internal, "the page's document could not be read")
+	}
+	return res.Result.ObjectID, nil
 }
 
 // MarkListeners is MarkListenersIn for the main frame.
