@@ -1,0 +1,25 @@
+#!/bin/sh
+# make real-apps: real web apps from unmodified npm packages, served on
+# loopback, driven through tabwright, Playwright MCP and Chrome DevTools MCP
+# side by side (docs/real-apps.md). The pinned packages are installed with
+# npm ci into a cache folder (TABWRIGHT_REALAPPS_DIR, default .real-apps in
+# the checkout, gitignored) whenever the committed lock file changes.
+# RUNS=N repeats each task; SERVERS=a,b and APPS=x,y pick a subset.
+set -eu
+root=$(cd "$(dirname "$0")/.." && pwd)
+bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+here=$root/scripts/real-apps
+dir=${TABWRIGHT_REALAPPS_DIR:-$root/.real-apps}
+mkdir -p "$dir"
+if ! cmp -s "$here/package-lock.json" "$dir/package-lock.json" || [ ! -d "$dir/node_modules" ]; then
+	cp "$here/package.json" "$here/package-lock.json" "$dir/"
+	# The peers' own browser downloads are not wanted: every server runs
+	# the same system Chromium.
+	(cd "$dir" && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 PUPPETEER_SKIP_DOWNLOAD=1 \
+		npm ci --no-audit --no-fund --loglevel=error)
+fi
+cd "$root"
+exec go run -tags realapps ./internal/realapps -bin "$bin" -modules "$dir/node_modules" \
+	-out "$dir/results" -runs "${RUNS:-1}" \
+	-servers "${SERVERS:-tabwright,playwright-mcp,chrome-devtools-mcp}" -apps "${APPS:-}" \
+	${TRACE:+-trace "$TRACE"}
