@@ -117,7 +117,7 @@ func suite(c config) error {
 		}
 		rep.Servers[name] = spec.version
 		start := time.Now()
-		outs, err := runServer(ctx, spec, s, selected, c.runs)
+		outs, err := runServer(ctx, spec, s, selected, c.runs, filepath.Join(c.out, "work", name))
 		if err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
@@ -203,8 +203,11 @@ func pkgVersion(modules, name string) string {
 
 // runServer starts one server process and runs every task on it, as one
 // model session would.
-func runServer(ctx context.Context, spec serverSpec, s *site, selected []app, runs int) ([]outcome, error) {
-	cn, err := dial(ctx, spec.argv, spec.env)
+func runServer(ctx context.Context, spec serverSpec, s *site, selected []app, runs int, dir string) ([]outcome, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	cn, err := dial(ctx, spec.argv, spec.env, dir)
 	if err != nil {
 		return nil, err
 	}

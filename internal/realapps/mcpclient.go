@@ -22,8 +22,11 @@ type conn struct {
 	tools   map[string]bool
 }
 
-func dial(ctx context.Context, argv []string, env []string) (*conn, error) {
+// dial starts a server in dir: Playwright MCP writes snapshot and console
+// files into its working directory.
+func dial(ctx context.Context, argv []string, env []string, dir string) (*conn, error) {
 	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), env...)
 	cmd.Stderr = stderrSink()
 	client := mcp.NewClient(&mcp.Implementation{Name: "tabwright-real-apps", Version: "1"}, nil)

@@ -5,7 +5,6 @@ package main
 import (
 	"embed"
 	"encoding/json"
-	"text/template"
 	"io/fs"
 	"net"
 	"net/http"
@@ -14,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"text/template"
 )
 
 // pages are our host pages: each loads one app from node_modules, untouched.
@@ -25,9 +25,9 @@ var pages embed.FS
 // small API the Swagger UI page calls. Each task run gets its own listener
 // (a new port, so a new origin): no localStorage or cookie leaks between runs.
 type site struct {
-	modules  string
+	modules   string
 	importmap string
-	handler  http.Handler
+	handler   http.Handler
 
 	mu   sync.Mutex
 	pets []map[string]any
@@ -43,6 +43,7 @@ func newSite(modules string) (*site, error) {
 	mux.Handle("/m/", http.StripPrefix("/m/", http.FileServer(http.Dir(modules))))
 	mux.HandleFunc("/api/pets", s.petsAPI)
 	mux.HandleFunc("/api/pets/", s.petsAPI)
+	mux.HandleFunc("/favicon.ico", func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNoContent) })
 	mux.HandleFunc("/", s.page)
 	s.handler = mux
 	return s, nil
@@ -138,6 +139,7 @@ func importMap(modules string) (string, error) {
 		var pj struct {
 			Type    string          `json:"type"`
 			Module  string          `json:"module"`
+			Main    string          `json:"main"`
 			Exports json.RawMessage `json:"exports"`
 		}
 		if json.Unmarshal(raw, &pj) != nil {
@@ -146,6 +148,9 @@ func importMap(modules string) (string, error) {
 		entry := pj.Module
 		if entry == "" {
 			entry = esmExport(pj.Exports)
+		}
+		if entry == "" && pj.Type == "module" {
+			entry = pj.Main
 		}
 		if entry == "" {
 			continue
@@ -167,7 +172,13 @@ func esmExport(raw json.RawMessage) string {
 	if dot, ok := m["."]; ok {
 		return esmCondition(dot)
 	}
-	return ""
+	for k := range m {
+		if strings.HasPrefix(k, ".") {
+			return "" // subpaths only; the folder mapping serves them
+		}
+	}
+	return esmCondition(raw) // conditions for "." written without it
+
 }
 
 func esmCondition(raw json.RawMessage) string {
@@ -211,4 +222,3 @@ func packageDirs(modules string) ([]string, error) {
 	})
 	return out, err
 }
-

@@ -194,21 +194,43 @@ func (s *playwright) eval(ctx context.Context, fn string) (string, error) {
 }
 
 // ariaLine is one line of Playwright's YAML snapshot that carries a ref:
-// `- role "name" [attrs] [ref=e12]: text`.
-var ariaLine = regexp.MustCompile(`^\s*- (\w[\w-]*)(?: "((?:[^"\\]|\\.)*)")?[^\n]*?\[ref=([^\]]+)\][^:\n]*(?::\s*(.*))?$`)
+// `- role "name" [attrs] [ref=e12]: text`, single-quoted when it holds
+// ": ". ariaText is a text line with no ref of its own.
+var (
+	ariaLine = regexp.MustCompile(`^(\s*)- '?(\w[\w-]*)(?: "((?:[^"\\]|\\.)*)")?[^\n]*?\[ref=([^\]]+)\][^:\n]*(?::\s*(.*))?$`)
+	ariaText = regexp.MustCompile(`^(\s*)- text: (.*)$`)
+)
 
+// parseAriaSnapshot lists the elements with a ref. An element with no
+// name is named by its inline text or, as a reader would take it, by the
+// text lines right under it (a contenteditable showing its placeholder).
 func parseAriaSnapshot(text string) []elem {
 	var els []elem
+	var stack []int // indents of the open elements, parallel to open
+	var open []int  // their indexes in els
 	for _, line := range strings.Split(text, "\n") {
+		if m := ariaText.FindStringSubmatch(line); m != nil {
+			for len(stack) > 0 && stack[len(stack)-1] >= len(m[1]) {
+				stack, open = stack[:len(stack)-1], open[:len(open)-1]
+			}
+			if len(open) > 0 && els[open[len(open)-1]].Name == "" {
+				els[open[len(open)-1]].Name = strings.Trim(m[2], `"'`)
+			}
+			continue
+		}
 		m := ariaLine.FindStringSubmatch(line)
 		if m == nil {
 			continue
 		}
-		name := unquote(m[2])
+		name := unquote(m[3])
 		if name == "" {
-			name = strings.Trim(strings.TrimSpace(m[4]), `"`)
+			name = strings.Trim(strings.TrimSpace(m[5]), `"'`)
 		}
-		els = append(els, elem{Ref: m[3], Role: m[1], Name: name})
+		for len(stack) > 0 && stack[len(stack)-1] >= len(m[1]) {
+			stack, open = stack[:len(stack)-1], open[:len(open)-1]
+		}
+		els = append(els, elem{Ref: m[4], Role: m[2], Name: name})
+		stack, open = append(stack, len(m[1])), append(open, len(els)-1)
 	}
 	return els
 }
