@@ -48,6 +48,9 @@ type target struct {
 	Name string
 	Nth  int
 	Near string // the element of Role closest to the one named Near (a row's checkbox)
+	// Or is what a model picks when this target is not in the observation
+	// (the editor's textbox when its text lines are not listed).
+	Or *target
 }
 
 func (t target) String() string {
@@ -60,6 +63,9 @@ func (t target) String() string {
 	}
 	if t.Near != "" {
 		s += fmt.Sprintf(" near %q", t.Near)
+	}
+	if t.Or != nil {
+		s += " (or " + t.Or.String() + ")"
 	}
 	return s
 }
@@ -90,9 +96,11 @@ func (r *run) do(ctx context.Context, st step) error {
 	}
 	res, err := r.srv.act(ctx, st, e, to)
 	if err != nil && e != nil {
-		// A ref from an older observation may be stale: observe again and
-		// retry once with what the page offers now, as a model would.
-		if e2, to2, ok := r.relocate(ctx, st); ok {
+		// A ref from an older observation may be stale, or the element
+		// may not take the action: observe again and retry once with what
+		// the page offers now (the alternative if the same ref comes back
+		// and there is one), as a model would.
+		if e2, to2, ok := r.relocate(ctx, st, e.Ref); ok {
 			res, err = r.srv.act(ctx, st, e2, to2)
 		}
 	}
@@ -103,44 +111,59 @@ func (r *run) do(ctx context.Context, st step) error {
 	return nil
 }
 
-func (r *run) relocate(ctx context.Context, st step) (*elem, *elem, bool) {
+func (r *run) relocate(ctx context.Context, st step, failed string) (*elem, *elem, bool) {
 	if r.refresh(ctx) != nil {
 		return nil, nil, false
 	}
-	e := find(r.known, *st.Target)
+	e := findAny(r.known, *st.Target, true)
+	if e != nil && e.Ref == failed && st.Target.Or != nil {
+		if alt := findAny(r.known, *st.Target.Or, true); alt != nil {
+			e = alt
+		}
+	}
 	var to *elem
 	if st.To != nil {
-		to = find(r.known, *st.To)
+		to = findAny(r.known, *st.To, true)
 	}
 	return e, to, e != nil && (st.To == nil || to != nil)
 }
 
-// locate finds a target in what the server showed: the last observation
-// (and action results), then a new observation, then one more after
-// waiting for the name to show up as text with the server's wait tool.
+// locate finds a target in what the server showed: an exact match in the
+// last observation (and action results), then any match in a new
+// observation, then in one more after waiting for the name to show up as
+// text with the server's wait tool.
 func (r *run) locate(ctx context.Context, t target) (*elem, error) {
-	if !r.observed {
-		if err := r.refresh(ctx); err != nil {
-			return nil, err
+	if r.observed {
+		if e := findAny(r.known, t, false); e != nil {
+			return e, nil
 		}
-	} else if e := find(r.known, t); e != nil {
-		return e, nil
-	} else if err := r.refresh(ctx); err != nil {
+	}
+	if err := r.refresh(ctx); err != nil {
 		return nil, err
 	}
-	if e := find(r.known, t); e != nil {
+	if e := findAny(r.known, t, true); e != nil {
 		return e, nil
 	}
-	if t.Name != "" {
-		r.srv.waitText(ctx, t.Name) // a miss is told by the observation below
+	if t.Name != "" || t.Near != "" {
+		r.srv.waitText(ctx, t.Name+t.Near) // a miss is told by the observation below
 		if err := r.refresh(ctx); err != nil {
 			return nil, err
 		}
-		if e := find(r.known, t); e != nil {
+		if e := findAny(r.known, t, true); e != nil {
 			return e, nil
 		}
 	}
 	return nil, fmt.Errorf("%s: %w", t, errNotObserved)
+}
+
+// findAny tries the target, then its alternatives.
+func findAny(els []elem, t target, partial bool) *elem {
+	for c := &t; c != nil; c = c.Or {
+		if e := find(els, *c, partial); e != nil {
+			return e
+		}
+	}
+	return nil
 }
 
 func (r *run) refresh(ctx context.Context) error {
@@ -182,19 +205,27 @@ func (r *run) absorb(text string) {
 }
 
 // find matches a target the way a reader would: the role if given, then
-// the name exactly (case and spacing aside), else as a part of the name,
-// else a field's value (a field with no label, read by what it holds).
-func find(els []elem, t target) *elem {
+// the name exactly (case and spacing aside), else (partial) as a part of
+// the name, else a field's value (a field with no label, read by what it
+// holds). Partial matches are taken from a fresh observation only: an
+// older one may hold a longer name ("Delete account") from before the
+// wanted element ("Delete") appeared.
+func find(els []elem, t target, partial bool) *elem {
 	if t.Near != "" {
 		return findNear(els, t)
 	}
 	want := norm(t.Name)
 	byName := func(e *elem) string { return e.Name }
 	byValue := func(e *elem) string { return e.Value }
-	for _, pass := range []struct {
+	type how struct {
 		text  func(*elem) string
 		exact bool
-	}{{byName, true}, {byName, false}, {byValue, true}} {
+	}
+	passes := []how{{byName, true}}
+	if partial {
+		passes = append(passes, how{byName, false}, how{byValue, true}, how{byValue, false})
+	}
+	for _, pass := range passes {
 		n := 0
 		for i := range els {
 			e := &els[i]
@@ -218,7 +249,7 @@ func find(els []elem, t target) *elem {
 // observation's order to the element named Near, as a model reads "the
 // checkbox of the row 'buy milk'". Both must have been observed.
 func findNear(els []elem, t target) *elem {
-	anchor := find(els, target{Name: t.Near})
+	anchor := find(els, target{Name: t.Near}, true)
 	if anchor == nil {
 		return nil
 	}

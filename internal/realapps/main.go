@@ -52,6 +52,12 @@ func main() {
 		defer f.Close()
 		traceSink = f
 	}
+	// The servers run in a folder of their own: paths must not be relative.
+	for _, p := range []*string{&c.bin, &c.modules, &c.out} {
+		if *p != "" {
+			*p, _ = filepath.Abs(*p)
+		}
+	}
 	c.servers = split(servers)
 	c.apps = split(apps)
 	if err := suite(c); err != nil {

@@ -214,7 +214,7 @@ func parseAriaSnapshot(text string) []elem {
 				stack, open = stack[:len(stack)-1], open[:len(open)-1]
 			}
 			if len(open) > 0 && els[open[len(open)-1]].Name == "" {
-				els[open[len(open)-1]].Name = strings.Trim(m[2], `"'`)
+				els[open[len(open)-1]].Name = yamlScalar(m[2])
 			}
 			continue
 		}
@@ -224,7 +224,7 @@ func parseAriaSnapshot(text string) []elem {
 		}
 		name := unquote(m[3])
 		if name == "" {
-			name = strings.Trim(strings.TrimSpace(m[5]), `"'`)
+			name = yamlScalar(m[5])
 		}
 		for len(stack) > 0 && stack[len(stack)-1] >= len(m[1]) {
 			stack, open = stack[:len(stack)-1], open[:len(open)-1]
@@ -233,6 +233,18 @@ func parseAriaSnapshot(text string) []elem {
 		stack, open = append(stack, len(m[1])), append(open, len(els)-1)
 	}
 	return els
+}
+
+// yamlScalar reads an inline YAML value, double-quoted (JSON escapes) or
+// plain.
+func yamlScalar(s string) string {
+	s = strings.TrimSpace(s)
+	if strings.HasPrefix(s, `"`) {
+		if u, err := jsonUnquote(s); err == nil {
+			return u
+		}
+	}
+	return strings.Trim(s, `"'`)
 }
 
 // ---- Chrome DevTools MCP ----
@@ -315,11 +327,24 @@ var uidValue = regexp.MustCompile(` value="((?:[^"\\]|\\.)*)"`)
 
 func parseUIDSnapshot(text string) []elem {
 	var els []elem
-	for _, line := range strings.Split(text, "\n") {
+	lines := strings.Split(text, "\n")
+	for i := 0; i < len(lines); i++ {
+		line := lines[i]
+		// A multi-line value (a textarea's) goes on to the line that
+		// closes its quote; it is written raw, not escaped.
+		if k := strings.Index(line, ` value="`); k >= 0 && !strings.HasSuffix(line[k+8:], `"`) {
+			for i+1 < len(lines) && !strings.HasSuffix(line, `"`) {
+				i++
+				line += "\n" + lines[i]
+			}
+		}
 		if m := uidLine.FindStringSubmatch(line); m != nil {
 			e := elem{Ref: m[1], Role: m[2], Name: unquote(m[3])}
-			if v := uidValue.FindStringSubmatch(line); v != nil {
-				e.Value = unquote(v[1])
+			if k := strings.Index(line, ` value="`); k >= 0 {
+				e.Value = strings.TrimSuffix(line[k+8:], `"`)
+				if v := uidValue.FindStringSubmatch(line); v != nil && !strings.Contains(e.Value, "\n") {
+					e.Value = unquote(v[1])
+				}
 			}
 			els = append(els, e)
 		}
