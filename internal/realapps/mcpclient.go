@@ -59,6 +59,9 @@ func (c *conn) call(ctx context.Context, name string, args map[string]any) (resu
 	c.read += len(r.text)
 	a, _ := json.Marshal(args)
 	fmt.Fprintf(traceSink, "\n>>> %s %s\n%s\n", name, a, r.text)
+	if len(r.structured) > 0 {
+		fmt.Fprintf(traceSink, "structured (not counted): %s\n", r.structured)
+	}
 	return r, err
 }
 

@@ -79,18 +79,54 @@ func (s *tabwright) observe(ctx context.Context) ([]elem, bool, error) {
 			Label string `json:"label"`
 			Value any    `json:"value"`
 		} `json:"interactive"`
+		Forms []struct {
+			Fields []struct {
+				Ref   string `json:"ref"`
+				Label string `json:"label"`
+				Type  string `json:"type"`
+				Value any    `json:"value"`
+			} `json:"fields"`
+		} `json:"forms"`
 	}
 	if err := json.Unmarshal(r.structured, &v); err != nil {
 		return nil, false, fmt.Errorf("browser_observe: no structured content: %v", err)
 	}
 	var els []elem
+	at := map[string]int{}
 	for _, it := range v.Interactive {
 		if it.Ref != "" {
 			v, _ := it.Value.(string)
+			at[it.Ref] = len(els)
 			els = append(els, elem{Ref: it.Ref, Role: it.Role, Name: it.Label, Value: v})
 		}
 	}
+	// A form field's value is told with the form (a textarea holding an
+	// example body is read by what it holds).
+	for _, f := range v.Forms {
+		for _, fl := range f.Fields {
+			val, _ := fl.Value.(string)
+			if i, ok := at[fl.Ref]; ok && els[i].Value == "" {
+				els[i].Value = val
+			} else if !ok && fl.Ref != "" {
+				at[fl.Ref] = len(els)
+				els = append(els, elem{Ref: fl.Ref, Role: fieldRole(fl.Type), Name: fl.Label, Value: val})
+			}
+		}
+	}
 	return els, true, nil
+}
+
+// fieldRole is the ARIA role of a form field's type.
+func fieldRole(typ string) string {
+	switch typ {
+	case "checkbox", "radio":
+		return typ
+	case "select":
+		return "combobox"
+	case "number":
+		return "spinbutton"
+	}
+	return "textbox"
 }
 
 func (s *tabwright) act(ctx context.Context, st step, e, to *elem) (result, error) {
