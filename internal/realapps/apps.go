@@ -449,6 +449,11 @@ func sortable() app {
 			Goal:  "move 'Answer email' to Done",
 			Steps: []step{drag(target{Name: "Answer email"}, target{Name: "Standup"})},
 			Check: order + ` const d = ids('done'); return d.includes('email') && !ids('backlog').includes('email') || d.join(',');`,
+		}, {
+			ID:    "move-back",
+			Goal:  "move 'Standup' from Done back to the backlog, onto 'Review pull request'",
+			Steps: []step{drag(target{Name: "Standup"}, target{Name: "Review pull request"})},
+			Check: order + ` const b = ids('backlog'); return b.includes('standup') && ids('done').length === 0 || b.join(',') + ' / ' + ids('done').join(',');`,
 		}},
 	}
 }
