@@ -37,11 +37,43 @@ func printTable(w io.Writer, rep report, selected []app, servers []string) {
 	row("passed", func(os []outcome, _ string) string { return fmt.Sprintf("%d/%d", passed(os), len(os)) })
 	row("median chars/task", func(os []outcome, _ string) string { return fmt.Sprint(median(os, false)) })
 	row("median chars/passed", func(os []outcome, _ string) string { return fmt.Sprint(median(os, true)) })
+	common := passedByAll(rep, servers)
+	row(fmt.Sprintf("median chars, %d tasks all passed", len(common)), func(os []outcome, _ string) string {
+		var in []outcome
+		for _, o := range os {
+			if common[o.App+"/"+o.Task] {
+				in = append(in, o)
+			}
+		}
+		return fmt.Sprint(median(in, true))
+	})
 	row("wall time", func(_ []outcome, s string) string {
 		return (time.Duration(rep.WallMS[s]) * time.Millisecond).Round(100 * time.Millisecond).String()
 	})
 	tw.Flush()
 	printFailures(w, rep)
+}
+
+// passedByAll is the set of tasks (app/task) that every server passed at
+// least once: the fair ground to compare what each read.
+func passedByAll(rep report, servers []string) map[string]bool {
+	passes := map[string]map[string]bool{}
+	for _, o := range rep.Outcomes {
+		if o.Pass {
+			k := o.App + "/" + o.Task
+			if passes[k] == nil {
+				passes[k] = map[string]bool{}
+			}
+			passes[k][o.Server] = true
+		}
+	}
+	out := map[string]bool{}
+	for k, by := range passes {
+		if len(by) == len(servers) {
+			out[k] = true
+		}
+	}
+	return out
 }
 
 func runsOf(rep report, server, a, t string) []outcome {
