@@ -11,12 +11,16 @@ bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 here=$root/scripts/real-apps
 dir=${TABWRIGHT_REALAPPS_DIR:-$root/.real-apps}
 mkdir -p "$dir"
-if ! cmp -s "$here/package-lock.json" "$dir/package-lock.json" || [ ! -d "$dir/node_modules" ]; then
+# installed.lock is the lock file of the last npm ci that finished, so an
+# interrupted install is done again.
+if ! cmp -s "$here/package-lock.json" "$dir/installed.lock"; then
+	rm -f "$dir/installed.lock"
 	cp "$here/package.json" "$here/package-lock.json" "$dir/"
 	# The peers' own browser downloads are not wanted: every server runs
 	# the same system Chromium.
 	(cd "$dir" && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 PUPPETEER_SKIP_DOWNLOAD=1 \
 		npm ci --no-audit --no-fund --loglevel=error)
+	cp "$here/package-lock.json" "$dir/installed.lock"
 fi
 cd "$root"
 exec go run -tags realapps ./internal/realapps -bin "$bin" -modules "$dir/node_modules" \

@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
@@ -164,10 +165,7 @@ type serverSpec struct {
 }
 
 func serverSpecs(c config) map[string]serverSpec {
-	chrome := os.Getenv("TABWRIGHT_CHROME")
-	if chrome == "" {
-		chrome = "/usr/bin/chromium"
-	}
+	chrome := findChrome()
 	node := func(rel string) string { return filepath.Join(c.modules, rel) }
 	// Chromium refuses to run as root with its sandbox; tabwright turns it
 	// off by itself there, the peers are told to.
@@ -195,6 +193,20 @@ func serverSpecs(c config) map[string]serverSpec {
 			wrap:    func(cn *conn) server { return &devtools{c: cn} },
 		},
 	}
+}
+
+// findChrome picks the one browser every server runs: $TABWRIGHT_CHROME,
+// else the first of the usual names on PATH (tabwright's own order).
+func findChrome() string {
+	if c := os.Getenv("TABWRIGHT_CHROME"); c != "" {
+		return c
+	}
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	return "chromium"
 }
 
 func pkgVersion(modules, name string) string {
