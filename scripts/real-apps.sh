@@ -23,6 +23,9 @@ if ! cmp -s "$here/package-lock.json" "$dir/installed.lock"; then
 	cp "$here/package-lock.json" "$dir/installed.lock"
 fi
 cd "$root"
+# The driver's own tests first (snapshot parsers, matching, import map):
+# a parser that broke would turn into failures blamed on a server.
+go test -count=1 -tags realapps ./internal/realapps
 exec go run -tags realapps ./internal/realapps -bin "$bin" -modules "$dir/node_modules" \
 	-out "$dir/results" -runs "${RUNS:-1}" \
 	-servers "${SERVERS:-tabwright,playwright-mcp,chrome-devtools-mcp}" -apps "${APPS:-}" \

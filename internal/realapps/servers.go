@@ -359,6 +359,8 @@ func (s *devtools) eval(ctx context.Context, fn string) (string, error) {
 // or `uid=2_2 "buy milk"` for a text node (no role).
 var uidLine = regexp.MustCompile(`^\s*uid=(\S+)(?: ([^\s"]+))?(?: "((?:[^"\\]|\\.)*)")?`)
 
+var uidStart = regexp.MustCompile(`^\s*uid=\S`)
+
 var uidValue = regexp.MustCompile(` value="((?:[^"\\]|\\.)*)"`)
 
 func parseUIDSnapshot(text string) []elem {
@@ -366,10 +368,10 @@ func parseUIDSnapshot(text string) []elem {
 	lines := strings.Split(text, "\n")
 	for i := 0; i < len(lines); i++ {
 		line := lines[i]
-		// A multi-line value (a textarea's) goes on to the line that
-		// closes its quote; it is written raw, not escaped.
+		// A multi-line value (a textarea's) is written raw, not escaped:
+		// it goes on until the next element's line.
 		if k := strings.Index(line, ` value="`); k >= 0 && !strings.HasSuffix(line[k+8:], `"`) {
-			for i+1 < len(lines) && !strings.HasSuffix(line, `"`) {
+			for i+1 < len(lines) && strings.TrimSpace(lines[i+1]) != "" && !uidStart.MatchString(lines[i+1]) {
 				i++
 				line += "\n" + lines[i]
 			}
