@@ -5,7 +5,7 @@ MODELS  := bin/tabwright-models
 VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X main.version=$(VERSION)
 
-.PHONY: build demo test test-deps soak bench lint chromium fuzz fuzz-long reliability real-clients release release-check
+.PHONY: build demo test test-deps soak bench lint chromium fuzz fuzz-long reliability real-clients real-apps release release-check
 
 # bin/tabwright leaves the model agents' SDKs out (-tags nomodels), so the
 # MCP server loads only what it uses; a qs run with a model agent hands
@@ -83,6 +83,13 @@ reliability: chromium
 # the npm registry (not part of make test).
 real-clients: build chromium
 	sh scripts/real-clients.sh $(BIN)
+
+# Real web apps from unmodified npm packages (pinned in scripts/real-apps),
+# served on loopback, driven through tabwright, Playwright MCP and Chrome
+# DevTools MCP side by side (docs/real-apps.md). Not part of make test;
+# needs node and the npm registry. RUNS=N, SERVERS=tabwright, APPS=todomvc.
+real-apps: build chromium
+	sh scripts/real-apps.sh $(BIN)
 
 # The release artifacts the GitHub Action installs (DIST/tabwright-linux-
 # {amd64,arm64} and SHA256SUMS), built reproducibly; release-check builds
