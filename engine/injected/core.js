@@ -408,6 +408,9 @@
     return count > 1 ? `${name}:nth-of-type(${index})` : name;
   };
 
+  const CLASS_WORD = /^-?[A-Za-z_][A-Za-z_-]{2,39}$/;
+  const classWords = (el) => (dom.attr(el, 'class') || '').trim().split(/\s+/).filter((w) => CLASS_WORD.test(w)).slice(0, 3);
+
   // localSelector is unique within el's own tree (document or shadow root):
   // #id, then tag[attr="value"], each checked with querySelectorAll; then the
   // tag alone when it is the only one of its kind; otherwise the parent's
@@ -439,9 +442,18 @@
       const s = `${tag}[name=${cssString(name)}][value=${cssString(value)}]`;
       if (uniqueIn(root, s, el)) return put(s);
     }
+    // A class word the element alone carries in its tree (a component's
+    // part: ag-center-cols-container, flatpickr-calendar), before a path
+    // of positions: far shorter on real apps, and the path of everything
+    // below it starts there. Words with digits are left out (generated
+    // hashes, grid positions).
     const own = step(el, cache);
     const parent = dom.parent(el);
     if (own === tag && uniqueIn(root, own, el)) return put(own);
+    for (const w of classWords(el)) {
+      const s = `${tag}.${CSS.escape(w)}`;
+      if (uniqueIn(root, s, el)) return put(s);
+    }
     if (!parent) return put(own); // top of a shadow tree: best effort
     return put(`${localSelector(parent, root, cache)} > ${own}`);
   };

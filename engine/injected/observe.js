@@ -769,23 +769,53 @@
     // link even when it adds a counter after the link's text ("Issues 42"),
     // or names an icon link itself (aria-label on the <li>).
     const item = (e) => ITEM_ROLES.has(e.role);
-    const named = (outerLabel, i) => {
+    const namedBy = (outerLabel, i) => {
       const own = list[i].label;
       return (own !== '' && outerLabel.startsWith(own) && /^\W*\d/.test(outerLabel.slice(own.length))) || !!links[i]?.nameless;
     };
+    // A generic entry inside a component (a shadow tree) whose named part
+    // is listed too says nothing that part does not, when it has no name
+    // (a select's chevron and display box, beside its input) or the same
+    // name as a part with a role (a checkbox's label beside the checkbox):
+    // it goes.
+    const drop = new Set();
+    const elOf = list.map((e) => tw.element(e.ref));
+    const parts = new Map(); // shadow root or host -> labels of the named entries in it ('' for generic ones)
+    const treesOf = (el) => {
+      const out = [];
+      for (let r = dom.root(el); r instanceof ShadowRoot; r = dom.root(r.host)) out.push(r, r.host);
+      return out;
+    };
+    list.forEach((e, i) => {
+      if (e.label === '' || !elOf[i]) return;
+      for (const t of [dom.root(elOf[i]), elOf[i]]) {
+        if (!parts.has(t)) parts.set(t, new Set());
+        parts.get(t).add(e.role === 'generic' ? '' : e.label);
+      }
+    });
+    list.forEach((e, i) => {
+      if (e.role !== 'generic' || !elOf[i]) return;
+      const saidBy = treesOf(elOf[i]).some((t) => parts.has(t) && (e.label === '' || parts.get(t).has(e.label)));
+      if (saidBy) {
+        drop.add(i);
+        if (outer[i] >= 0) inner.set(outer[i], inner.get(outer[i]) - 1);
+      }
+    });
     const same = (i) => {
       const a = outer[i];
-      if (a < 0 || inner.get(a) !== 1 || inner.has(i) || list[a].label === '' || inForms?.has(tw.element(list[i].ref))) return false;
-      return list[a].label === list[i].label || (item(list[a]) && named(list[a].label, i));
+      if (a < 0 || drop.has(i) || inner.get(a) !== 1 || inner.has(i) && inner.get(i) > 0 || inForms?.has(elOf[i])) return false;
+      // An unnamed outer entry (a component's host) stands for its one
+      // named part.
+      if (list[a].label === '') return list[a].role === 'generic' && list[i].label !== '';
+      return list[a].label === list[i].label || (item(list[a]) && namedBy(list[a].label, i));
     };
     // Of an outer generic entry and its one inner entry of the same name,
     // the inner one says what the thing is (a menu's <li> and its
     // role=menuitem): it stays, the outer one goes.
-    const drop = new Set();
     list.forEach((e, i) => {
       if (!same(i)) return;
       const a = outer[i];
-      if (list[a].role === 'generic' && e.role !== 'generic') drop.add(a);
+      if (list[a].role === 'generic' && (e.role !== 'generic' || list[a].label === '')) drop.add(a);
       else drop.add(i);
     });
     return { list: list.filter((e, i) => !drop.has(i) && !door(i)), omitted };
