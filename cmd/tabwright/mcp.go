@@ -13,13 +13,15 @@ import (
 
 	"github.com/tabwright/tabwright/engine/batch"
 	"github.com/tabwright/tabwright/engine/errs"
-	"github.com/tabwright/tabwright/engine/launch"
 	"github.com/tabwright/tabwright/engine/tabs"
 	"github.com/tabwright/tabwright/mcpserver"
 )
 
 func newManager(b browserFlags) (*tabs.Manager, error) {
-	return tabs.New(tabs.Options{Launch: launch.Options{Headful: b.headful}, CDPURL: b.cdpURL})
+	if err := b.check(); err != nil {
+		return nil, err
+	}
+	return tabs.New(tabs.Options{Launch: b.launchOptions(), CDPURL: b.cdpURL})
 }
 
 // runMCP serves MCP on stdio, or on streamable HTTP with --http, until the
@@ -48,7 +50,10 @@ func runMCP(ctx context.Context, args []string, stderr io.Writer) error {
 	if *actionTimeout < lo || *actionTimeout > hi {
 		return errs.Input("--action-timeout", "must be between %v and %v (a step's timeout_ms bounds); got %v", lo, hi, *actionTimeout)
 	}
-	opt := tabs.Options{Launch: launch.Options{Headful: bf.headful}, CDPURL: bf.cdpURL}
+	if err := bf.check(); err != nil {
+		return err
+	}
+	opt := tabs.Options{Launch: bf.launchOptions(), CDPURL: bf.cdpURL}
 	serverOpt := mcpserver.Options{Tools: *toolsSpec, AllowFileURLs: *allowFiles, ActionTimeout: *actionTimeout, InlineSchemas: *inline, OutputDir: *outputDir, UploadRoot: *uploadRoot, Stop: ctx}
 	if err := st.apply(&opt, &serverOpt); err != nil {
 		return err

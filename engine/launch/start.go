@@ -21,7 +21,8 @@ import (
 
 // Options configure a managed browser.
 type Options struct {
-	Exec    string   // browser binary; empty means Find()
+	Exec    string   // browser executable (--executable-path); empty: Browser, else discovery
+	Browser string   // a channel of Channels (--browser); empty: the first one installed
 	Headful bool     // show a window instead of running headless
 	Args    []string // extra command-line flags
 
@@ -98,16 +99,9 @@ type Browser struct {
 // process tree ends with Close, and with this process however it ends where
 // the OS allows (proc_*.go): it never outlives us.
 func Start(ctx context.Context, opt Options) (*Browser, error) {
-	path := opt.Exec
-	if path == "" {
-		find := FindHeadless
-		if opt.Headful {
-			find = Find
-		}
-		var err error
-		if path, err = find(); err != nil {
-			return nil, err
-		}
+	path, err := Resolve(opt)
+	if err != nil {
+		return nil, err
 	}
 	sweepStaleDataDirs(opt.ProfileIn)
 	pattern := fmt.Sprintf("tabwright-%d-", os.Getpid())
@@ -171,7 +165,7 @@ func Start(ctx context.Context, opt Options) (*Browser, error) {
 			pipe.closeOurEnds()
 		}
 		os.RemoveAll(dataDir)
-		return nil, errs.Wrap(errs.BrowserUnavailable, err, "starting "+path).WithHint("%s", InstallHint)
+		return nil, errs.Wrap(errs.BrowserUnavailable, err, "starting "+path).WithHint("%s", installHint(runtime.GOOS))
 	}
 
 	b := &Browser{

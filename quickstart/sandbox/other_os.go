@@ -25,7 +25,9 @@ var unavailableWhy = Unavailable + ": qs runs task commands in a Linux sandbox (
 var errUnavailable = errors.New(unavailableWhy)
 
 // Sandbox stands for a sandbox that cannot be made on this host.
-type Sandbox struct{}
+type Sandbox struct {
+	Base, Workspace, Home, Tmp string
+}
 
 // New refuses: no backend runs on this host.
 func New() (*Sandbox, error) { return nil, errUnavailable }
