@@ -40,10 +40,10 @@ func (f *stateFlags) apply(opt *tabs.Options, serverOpt *mcpserver.Options) erro
 		mb   int
 		to   *int64
 	}{{"--max-download-mb", f.maxDownloadMB, &opt.MaxDownloadBytes}, {"--max-downloads-mb", f.maxDownloadsMB, &opt.MaxDownloadsBytes}} {
-		if b.mb < 1 || b.mb > 1<<20 {
+		if b.mb < 0 || b.mb > 1<<20 {
 			return errs.Input(b.flag, "must be between 1 and %d MiB; got %d", 1<<20, b.mb).WithHint("leave it out for the default")
 		}
-		*b.to = int64(b.mb) << 20
+		*b.to = int64(b.mb) << 20 // 0: the default
 	}
 	if f.maxPopups < 0 || f.maxPopups > tabs.MaxPopupsLimit {
 		return errs.Input("--max-popups", "must be between 0 and %d; got %d", tabs.MaxPopupsLimit, f.maxPopups).

@@ -198,6 +198,10 @@ func (m *Manager) connect(ctx context.Context, browserID string) (*profile, *cdp
 	if err != nil {
 		return nil, nil, 0, err
 	}
+	// Again once connected: a cold start may take longer than the idle
+	// timeout on a loaded machine, and the call has yet to use what it
+	// started.
+	p.touch()
 	return p, conn, gen, nil
 }
 
