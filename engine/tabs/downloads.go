@@ -190,7 +190,10 @@ func orDefault(n, def int64) int64 {
 func (dl *download) finish(dir, guid string, state browser.DownloadProgressState, admit func(int64) string) {
 	e := LogEntry{Kind: LogDownload, URL: dl.url, Text: dl.name}
 	if state != browser.DownloadProgressStateCompleted {
+		// Chromium removes a cancelled part itself, under either name;
+		// these make sure.
 		os.Remove(filepath.Join(dir, guid))
+		os.Remove(filepath.Join(dir, guid+".crdownload"))
 		e.Error = "download " + string(state)
 		if dl.refused != "" {
 			e.Error = dl.refused

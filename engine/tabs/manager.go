@@ -623,14 +623,20 @@ func (m *Manager) dropClaims(p *profile, gen int) {
 		}
 	}
 	m.mu.Unlock()
+	for _, t := range gone {
+		m.forget(t, m.browserGone(p, gen, t.handle))
+	}
+}
+
+// browserGone is the error of a handle whose browser connection (profile
+// p's generation gen) ended: closed for want of use, or exited. The tab's
+// own watch and dropClaims may race to say it; both say the same.
+func (m *Manager) browserGone(p *profile, gen int, handle string) *errs.Error {
 	why := "the browser that held tab handle %q exited"
 	if p.closedIdle(gen) {
 		why = "the managed browser that held tab handle %q was closed after " + m.opt.IdleTimeout.String() + " unused (--idle-timeout)"
 	}
-	for _, t := range gone {
-		m.forget(t, deadHandle(why, t.handle).
-			WithHint("open a new tab: a managed browser is relaunched on the next call"))
-	}
+	return deadHandle(why, handle).WithHint("open a new tab: a managed browser is relaunched on the next call")
 }
 
 // maxTombs bounds how many dead handles keep the reason they died.

@@ -204,8 +204,7 @@ func (t *Tab) attach(ctx context.Context, conn *cdp.Conn) error {
 		select {
 		case <-sess.Done():
 			if conn.Err() != nil {
-				t.profile.m.forget(t, deadHandle("the browser that held tab handle %q exited", t.handle).
-					WithHint("open a new tab: a managed browser is relaunched on the next call"))
+				t.profile.m.forget(t, t.profile.m.browserGone(t.profile, t.gen, t.handle))
 			} else {
 				t.profile.m.forget(t, deadHandle("the tab of handle %q was closed", t.handle).
 					WithHint("open or claim another tab"))
