@@ -10,9 +10,12 @@ import (
 // A cover that is there now may leave: a click waits for it until its
 // deadline, as Playwright does (issue 46). The flyover is the shape of
 // Playwright's "should wait for becoming hit target" page: a bar jumps over
-// the button at 300 ms and moves away at 900 ms. The click is sent right
-// after load, and again once the page says the bar is over the button (the
-// click then meets the cover, whatever the machine's load).
+// the button at 300 ms and moves away at 900 ms. The click is sent once the
+// page says the bar is over the button, so it meets the cover whatever the
+// machine's load. (Sent right after load, it races the bar's arrival: a
+// check that passes at 299 ms and a press dispatched at 301 ms land on the
+// bar, and no engine can tell before it sends; Playwright's suite case,
+// ported in suite_click_test.go, keeps that timing.)
 const flyoverPage = `<style>body { margin: 0; position: relative; } #fly { position: absolute; width: 400px; height: 40px; left: -400px; top: 0; background: #c00; }</style>
 <button style="border:0;width:200px;height:40px" onclick="note('pressed')">Press</button><div id="fly" class="flyover"></div>
 <script>setTimeout(() => { fly.style.left = '0'; document.body.dataset.state = 'over'; }, 300);
@@ -25,9 +28,6 @@ func TestCoverThatLeavesIsWaitedFor(t *testing.T) {
 	overFirst := &Step{Action: Wait, Condition: "attached", Locator: css("body[data-state=over]")}
 	click := &Step{Action: Click, Locator: css("button"), TimeoutMS: ptr(5000)}
 	for i := range 3 {
-		t.Run(fmt.Sprintf("at load %d", i), func(t *testing.T) {
-			runCase(t, tab, suiteSite().URL+"/issue46/flyover.html", suiteCase{steps: steps(click), log: "pressed;"})
-		})
 		t.Run(fmt.Sprintf("under the bar %d", i), func(t *testing.T) {
 			runCase(t, tab, suiteSite().URL+"/issue46/flyover.html", suiteCase{steps: steps(overFirst, click), log: "pressed;"})
 		})
