@@ -2,11 +2,9 @@ package hub
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/tabwright/tabwright/engine/cdp"
@@ -59,7 +57,7 @@ func (n *Node) connect() error {
 		fmt.Fprintf(n.opt.Log, "tabwright: attach hub on %s; waiting for paired browsers\n", h.Addr())
 		return nil
 	}
-	if !errors.Is(err, syscall.EADDRINUSE) {
+	if !addrInUse(err) {
 		return err
 	}
 	r, jerr := joinHub(n.opt.Addr, n.opt.Key)

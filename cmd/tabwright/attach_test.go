@@ -19,7 +19,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -119,7 +118,7 @@ func (b *attachedBrowser) running() bool {
 	case <-b.Exited():
 		return false
 	default:
-		return syscall.Kill(b.Pid(), 0) == nil
+		return pidRuns(b.Pid())
 	}
 }
 

@@ -18,7 +18,7 @@ import (
 // steps of --steps (a JSON file holding the batch's fields without
 // tab_handle, or just its list of steps), print the result as JSON. Exit
 // status 1 when a step failed, 3 (usage) when the batch is invalid.
-func runBatch(ctx context.Context, args []string, stdout io.Writer) error {
+func runBatch(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("batch")
 	var bf browserFlags
 	bf.register(fs)
@@ -52,7 +52,7 @@ func runBatch(ctx context.Context, args []string, stdout io.Writer) error {
 	req, violations := batch.Prevalidate(full)
 	if len(violations) > 0 {
 		for _, v := range violations {
-			fmt.Fprintf(os.Stderr, "%s: %s\n", v.Path, v.Message)
+			fmt.Fprintf(stderr, "%s: %s\n", v.Path, v.Message)
 		}
 		return errs.Input(violations[0].Path, "%d problem(s) in %s; nothing ran", len(violations), *stepsFile)
 	}

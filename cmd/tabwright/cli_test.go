@@ -60,7 +60,7 @@ func TestObserveCommand(t *testing.T) {
 func TestDoctorAndVersion(t *testing.T) {
 	t.Parallel()
 	out, _, code := runCLI(t, nil, "doctor")
-	if code != 0 || !strings.Contains(out, "browser:") || !strings.Contains(out, "ready:    yes") {
+	if code != 0 || !strings.Contains(out, "browser:") || !strings.Contains(out, "ready:    yes") || !strings.Contains(out, "found:    --browser chromium") {
 		t.Fatalf("doctor: exit %d\n%s", code, out)
 	}
 	out, _, code = runCLI(t, []string{"TABWRIGHT_CHROME=/nonexistent/chrome"}, "doctor")

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"runtime"
 	"strings"
 	"time"
 
@@ -24,6 +25,23 @@ func usernsReport(stdout io.Writer, root, bwrap string) {
 	}
 	fmt.Fprintf(stdout, "userns:   RESTRICTED: %s; bubblewrap is refused its user namespace\n", b.Setting)
 	fmt.Fprintf(stdout, "  fix:    %s\n", b.Fix)
+}
+
+// browsersReport lists every browser discovery finds, with the --browser
+// value that picks it; the first is the default when nothing is named.
+func browsersReport(stdout io.Writer) {
+	found := launch.Discover(launch.LocalHost())
+	if len(found) == 0 {
+		fmt.Fprintf(stdout, "found:    no Chromium, Chrome or Edge where they are installed on %s (--browser: %s)\n", runtime.GOOS, strings.Join(launch.Channels, ", "))
+		return
+	}
+	for i, f := range found {
+		note := ""
+		if i == 0 && os.Getenv(launch.EnvChrome) == "" {
+			note = " (the default full browser)"
+		}
+		fmt.Fprintf(stdout, "found:    --browser %-13s %s%s\n", f.Channel, f.Path, note)
+	}
 }
 
 // runDoctor reports whether this machine can run a managed browser, and the
@@ -57,6 +75,7 @@ func runDoctor(stdout io.Writer) int {
 			fmt.Fprintf(stdout, "  chosen by $%s\n", launch.EnvChrome)
 		}
 	}
+	browsersReport(stdout)
 	if os.Geteuid() == 0 {
 		fmt.Fprintln(stdout, "sandbox:  running as root, so Chromium starts with --no-sandbox")
 	} else {

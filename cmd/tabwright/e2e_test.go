@@ -648,7 +648,7 @@ func TestBrowserCrashFailsFastAndRelaunches(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the browser never asked for the stuck page")
 	}
-	syscall.Kill(pgid, syscall.SIGKILL)
+	killPid(pgid)
 	killed := time.Now()
 	var r result
 	select {

@@ -407,16 +407,18 @@ func TestQueueWaitNamesItsBudget(t *testing.T) {
 	}
 }
 
-// With --lazy-browser the server starts no Chromium for a session that only
-// lists its tools; the first page starts it and opens as usual.
+// A stdio server starts no Chromium for a session that only lists its
+// tools (an MCP client starts one per conversation, used or not); the first
+// page starts it and opens as usual. --lazy-browser, the old way to ask for
+// this, is still accepted. --warm-browser starts it with the server.
 func TestLazyBrowserStartsAtTheFirstPage(t *testing.T) {
 	t.Parallel()
 	site := fixtures(t)
-	s := startServer(t, "--lazy-browser")
+	s := startServer(t)
 	if _, err := s.sess.ListTools(context.Background(), nil); err != nil {
 		t.Fatal(err)
 	}
-	// The session is up and answered: an eager server would have begun its
+	// The session is up and answered: a warm server would have begun its
 	// launch before it read the first line.
 	if kids := childrenOf(s.cmd.Process.Pid); len(kids) != 0 {
 		t.Fatalf("a browser started before any call needed one: children %v", kids)
@@ -427,5 +429,22 @@ func TestLazyBrowserStartsAtTheFirstPage(t *testing.T) {
 	}
 	if len(childrenOf(s.cmd.Process.Pid)) == 0 {
 		t.Fatal("the page opened but the server has no browser process")
+	}
+
+	old := startServer(t, "--lazy-browser")
+	if _, err := old.sess.ListTools(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	if kids := childrenOf(old.cmd.Process.Pid); len(kids) != 0 {
+		t.Fatalf("--lazy-browser started a browser before any call: children %v", kids)
+	}
+
+	warm := startServer(t, "--warm-browser")
+	deadline := time.Now().Add(30 * time.Second)
+	for len(childrenOf(warm.cmd.Process.Pid)) == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("--warm-browser: no browser 30 s after the server started")
+		}
+		time.Sleep(20 * time.Millisecond) // a process list has no change notice
 	}
 }

@@ -11,9 +11,12 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
+	"strings"
 	"syscall"
 
 	"github.com/tabwright/tabwright/engine/errs"
+	"github.com/tabwright/tabwright/engine/launch"
 )
 
 // version is set at build time with -ldflags "-X main.version=…".
@@ -23,6 +26,7 @@ const usage = `tabwright: real browser tabs for AI agents.
 
 Usage:
   tabwright mcp [--cdp-url URL] [--headful] [--http ADDR]   run the MCP server (stdio by default)
+      [--browser chrome|chrome-beta|chrome-canary|msedge|chromium] [--executable-path PATH]
   tabwright observe URL [--json] [--max-chars N] [--include a,b] [--scope SEL]
                                                            open URL, print its observation, exit
   tabwright observe --diff a.json b.json                   compare two saved observations
@@ -48,6 +52,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprint(stderr, usage)
 		return exitUsage
 	}
+	if args[0] != "mcp" {
+		stdout, stderr = newTerminalSafe(stdout), newTerminalSafe(stderr)
+	}
 	var err error
 	switch args[0] {
 	case "mcp":
@@ -59,7 +66,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	case "qs":
 		return exitCode(runQS(ctx, args[1:], stdout, stderr))
 	case "batch":
-		err = runBatch(ctx, args[1:], stdout)
+		err = runBatch(ctx, args[1:], stdout, stderr)
 	case "demo":
 		err = runDemo(ctx, args[1:], stdout)
 	case "doctor":
@@ -95,11 +102,28 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 type browserFlags struct {
 	cdpURL  string
 	headful bool
+	browser string // a launch channel
+	exePath string
 }
 
 func (b *browserFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&b.cdpURL, "cdp-url", "", "attach to this DevTools endpoint (http://host:port or ws://…) instead of launching Chromium")
 	fs.BoolVar(&b.headful, "headful", false, "show the managed browser's window")
+	fs.StringVar(&b.browser, "browser", "", "the installed browser to launch: "+strings.Join(launch.Channels, ", ")+" (default: the first of these found; tabwright doctor lists them)")
+	fs.StringVar(&b.exePath, "executable-path", "", "the browser executable to launch, instead of looking for one (overrides --browser and $"+launch.EnvChrome+")")
+}
+
+// launchOptions are the managed browser's options these flags ask for.
+func (b *browserFlags) launchOptions() launch.Options {
+	return launch.Options{Headful: b.headful, Browser: b.browser, Exec: b.exePath}
+}
+
+// check refuses a --browser that is not a channel before anything starts.
+func (b *browserFlags) check() error {
+	if b.browser != "" && !slices.Contains(launch.Channels, b.browser) {
+		return errs.Input("--browser", "%q is not one of %s", b.browser, strings.Join(launch.Channels, ", "))
+	}
+	return nil
 }
 
 func newFlags(name string) *flag.FlagSet {

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"net"
@@ -13,13 +14,15 @@ import (
 
 	"github.com/tabwright/tabwright/engine/batch"
 	"github.com/tabwright/tabwright/engine/errs"
-	"github.com/tabwright/tabwright/engine/launch"
 	"github.com/tabwright/tabwright/engine/tabs"
 	"github.com/tabwright/tabwright/mcpserver"
 )
 
 func newManager(b browserFlags) (*tabs.Manager, error) {
-	return tabs.New(tabs.Options{Launch: launch.Options{Headful: b.headful}, CDPURL: b.cdpURL})
+	if err := b.check(); err != nil {
+		return nil, err
+	}
+	return tabs.New(tabs.Options{Launch: b.launchOptions(), CDPURL: b.cdpURL})
 }
 
 // runMCP serves MCP on stdio, or on streamable HTTP with --http, until the
@@ -37,7 +40,9 @@ func runMCP(ctx context.Context, args []string, stderr io.Writer) error {
 	attach := fs.Bool("attach", false, "also drive the user's own Chrome/Edge profiles paired through the extension (see tabwright setup): runs the hub, or joins the one another tabwright process runs; with one paired profile it is the default browser")
 	outputDir := fs.String("output-dir", "", "the one folder file tools write and read (screenshot save_path, browser_pdf, storage state); paths outside it, links followed, are refused (default: "+mcpserver.DefaultOutputDir()+")")
 	allowFiles := fs.Bool("allow-file-urls", false, "let browser_open_tab and browser_navigate load file:// URLs (off: a page could steer the agent into reading this machine's files)")
-	lazy := fs.Bool("lazy-browser", false, "start the managed browser at the first call that needs it, not as the server starts (Playwright MCP's way): a session that never opens a page starts no Chromium, and the first page waits for the start")
+	warm := fs.Bool("warm-browser", false, "on stdio, start the managed browser as the server starts instead of at the first call that needs a page (an idle server then holds Chromium); --http servers always do")
+	lazy := fs.Bool("lazy-browser", false, "start the managed browser at the first call that needs a page: the default on stdio (kept for older configurations); with --http it stops the start with the server")
+	idleTimeout := fs.Duration("idle-timeout", defaultIdleTimeout, "close the managed browser after this long without a call that uses it; the next call starts it again (0: never; default off with --headful)")
 	uploadRoot := fs.String("upload-root", "", "the one folder browser_upload may send files from (default: the output folder)")
 	var st stateFlags
 	st.register(fs)
@@ -48,7 +53,10 @@ func runMCP(ctx context.Context, args []string, stderr io.Writer) error {
 	if *actionTimeout < lo || *actionTimeout > hi {
 		return errs.Input("--action-timeout", "must be between %v and %v (a step's timeout_ms bounds); got %v", lo, hi, *actionTimeout)
 	}
-	opt := tabs.Options{Launch: launch.Options{Headful: bf.headful}, CDPURL: bf.cdpURL}
+	if err := bf.check(); err != nil {
+		return err
+	}
+	opt := tabs.Options{Launch: bf.launchOptions(), CDPURL: bf.cdpURL, IdleTimeout: idleFor(fs, *idleTimeout, bf.headful)}
 	serverOpt := mcpserver.Options{Tools: *toolsSpec, AllowFileURLs: *allowFiles, ActionTimeout: *actionTimeout, InlineSchemas: *inline, OutputDir: *outputDir, UploadRoot: *uploadRoot, Stop: ctx}
 	if err := st.apply(&opt, &serverOpt); err != nil {
 		return err
@@ -66,7 +74,7 @@ func runMCP(ctx context.Context, args []string, stderr io.Writer) error {
 		return err
 	}
 	defer m.Close()
-	if !*lazy {
+	if *warm || *addr != "" && !*lazy {
 		m.Prestart() // the browser starts while the client initialises the session
 	}
 	srv, err := mcpserver.NewWithOptions(m, version, serverOpt)
@@ -81,6 +89,22 @@ func runMCP(ctx context.Context, args []string, stderr io.Writer) error {
 		return err
 	}
 	return serveHTTP(ctx, mcpserver.HTTPHandler(srv, *idle), *addr, stderr)
+}
+
+// defaultIdleTimeout closes a headless managed browser nobody has used for
+// an hour: an MCP client starts a server per conversation or window and
+// may leave it running for days.
+const defaultIdleTimeout = time.Hour
+
+// idleFor is the idle timeout asked for: a headful browser is the user's
+// window and stays unless --idle-timeout is given.
+func idleFor(fs *flag.FlagSet, asked time.Duration, headful bool) time.Duration {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == "idle-timeout" })
+	if headful && !set {
+		return 0
+	}
+	return max(asked, 0)
 }
 
 // toolsUsage says what --tools takes and what each profile lists.

@@ -19,11 +19,15 @@ type stateFlags struct {
 	secretsFile   string
 	downloadsDir  string
 	maxPopups     int
+	// Bounds of downloads, in MiB: one file, and all of them together.
+	maxDownloadMB, maxDownloadsMB int
 }
 
 func (f *stateFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.allowEvaluate, "allow-evaluate", false, "list browser_evaluate, which runs any JavaScript the agent writes in a claimed page")
 	fs.StringVar(&f.downloadsDir, "downloads-dir", "", "save the managed browser's downloads here (default: a temporary folder removed at exit); each is reported in browser_logs as kind download")
+	fs.IntVar(&f.maxDownloadMB, "max-download-mb", tabs.DefaultMaxDownloadBytes>>20, "the largest download kept, in MiB; a larger one is cancelled, removed and reported in browser_logs")
+	fs.IntVar(&f.maxDownloadsMB, "max-downloads-mb", tabs.DefaultMaxDownloadsBytes>>20, "what all downloads together may take, in MiB; one that would pass it is cancelled, removed and reported in browser_logs")
 	fs.IntVar(&f.maxPopups, "max-popups", tabs.DefaultMaxPopups, fmt.Sprintf("live popups one claimed tab may keep, 0 to %d (0: none); the server closes the others at once and logs them in browser_logs (kind navigation, type popup_closed, with a count)", tabs.MaxPopupsLimit))
 	fs.StringVar(&f.secretsFile, "secrets-file", "", "a file of secrets (one a line: the whole line, or the value of NAME=value when NAME is [A-Z_][A-Z0-9_]*; # comments), each replaced by [redacted] in every tool result, raw, JSON-escaped, percent-encoded or base64")
 }
@@ -31,6 +35,16 @@ func (f *stateFlags) register(fs *flag.FlagSet) {
 // apply puts the flags into the manager's and the server's options.
 func (f *stateFlags) apply(opt *tabs.Options, serverOpt *mcpserver.Options) error {
 	opt.DownloadsDir = f.downloadsDir
+	for _, b := range []struct {
+		flag string
+		mb   int
+		to   *int64
+	}{{"--max-download-mb", f.maxDownloadMB, &opt.MaxDownloadBytes}, {"--max-downloads-mb", f.maxDownloadsMB, &opt.MaxDownloadsBytes}} {
+		if b.mb < 0 || b.mb > 1<<20 {
+			return errs.Input(b.flag, "must be between 1 and %d MiB; got %d", 1<<20, b.mb).WithHint("leave it out for the default")
+		}
+		*b.to = int64(b.mb) << 20 // 0: the default
+	}
 	if f.maxPopups < 0 || f.maxPopups > tabs.MaxPopupsLimit {
 		return errs.Input("--max-popups", "must be between 0 and %d; got %d", tabs.MaxPopupsLimit, f.maxPopups).
 			WithHint("leave it out for %d, or give 0 to close every popup", tabs.DefaultMaxPopups)

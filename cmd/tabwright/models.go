@@ -7,8 +7,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
-	"syscall"
 
 	"github.com/tabwright/tabwright/quickstart/agent"
 )
@@ -41,26 +41,35 @@ func modelsPath() (string, error) {
 	if err != nil {
 		return modelsBinary, err
 	}
-	if filepath.Base(exe) == modelsBinary {
+	if strings.TrimSuffix(filepath.Base(exe), exeSuffix()) == modelsBinary {
 		return exe, fmt.Errorf("%s is itself built with -tags nomodels", exe) // a handover to itself would never end
 	}
-	return filepath.Join(filepath.Dir(exe), modelsBinary), nil
+	return filepath.Join(filepath.Dir(exe), modelsBinary+exeSuffix()), nil
 }
 
-// execModels replaces this process with tabwright-models run with the
-// same arguments, so the run is the one asked for, only in the build that
-// has the model agents. It returns only when that binary cannot be run,
-// having said why and what to do.
+// exeSuffix is what an executable's name ends with on this OS.
+func exeSuffix() string {
+	if runtime.GOOS == "windows" {
+		return ".exe"
+	}
+	return ""
+}
+
+// execModels hands this run over to tabwright-models with the same
+// arguments (handOver: exec on Unix, spawn and forward on Windows), so the
+// run is the one asked for, only in the build that has the model agents.
+// It returns only when that binary cannot be run, having said why and what
+// to do.
 func execModels(agentSpec string, stderr io.Writer) {
 	path, err := modelsPath()
 	if err == nil {
-		err = syscall.Exec(path, append([]string{path}, os.Args[1:]...), os.Environ())
+		err = handOver(path, os.Args[1:])
 	}
 	fmt.Fprintf(stderr, "qs.models_missing: --agent %s runs in %s, the build of tabwright with the model SDKs, which this one leaves out (built with -tags nomodels), and %s could not be run: %v. %s\n",
 		agentSpec, modelsBinary, path, err, modelsFix)
 }
 
-const modelsFix = "Put " + modelsBinary + " beside this binary (`make build` builds both; each release has " + modelsBinary + "-linux-ARCH), or build this one without -tags nomodels."
+const modelsFix = "Put " + modelsBinary + " beside this binary (`make build` builds both; each release archive has both), or build this one without -tags nomodels."
 
 // modelsReport is doctor's line on the model agents: in this build, in
 // tabwright-models beside it (and whether that is this version), or

@@ -15,7 +15,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -84,7 +83,7 @@ func TestReliabilityBrowserKilledMidBatch(t *testing.T) {
 	done := callInFlight(t, s.sess, progress, "browser_batch", map[string]any{"tab_handle": h, "steps": []any{
 		map[string]any{"action": "fill", "selector": "#in", "text": "x"},
 		map[string]any{"action": "wait", "condition": "text", "selector": "#log", "expected": "never", "timeout_ms": 20000}}})
-	syscall.Kill(pgid, syscall.SIGKILL)
+	killPid(pgid)
 	killed := time.Now()
 	r := <-done
 	if r.err != nil {

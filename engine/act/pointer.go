@@ -158,14 +158,24 @@ func judgePointer(t *tabs.Tab, target *locate.Target, r *Result, loader, expect 
 			return false, nil
 		}
 		if v := pressOnly(seen, target, expect); v != "" {
-			r.Verified = v
+			r.Verified = v + surfaceNote(target)
 			return true, nil
 		}
 		return false, errs.New(errs.NotActionable, "the %s at (%.0f, %.0f) did not reach %s", expect, target.X, target.Y, describeTarget(target)).
 			WithHint("something may have covered it at the last moment or the page moved it; observe and try again")
 	}
-	r.Verified = fmt.Sprintf("trusted %s received by the element at (%.0f, %.0f)", expect, target.X, target.Y)
+	r.Verified = fmt.Sprintf("trusted %s received by the element at (%.0f, %.0f)", expect, target.X, target.Y) + surfaceNote(target)
 	return true, nil
+}
+
+// surfaceNote says when the pointer went to the surface a widget draws
+// over the element (a code editor's lines over its input), not to the
+// element itself.
+func surfaceNote(target *locate.Target) string {
+	if target.Surface == "" {
+		return ""
+	}
+	return fmt.Sprintf(" (through %s, which its widget draws over it: the element takes the keys)", target.Surface)
 }
 
 // pressOnly words a click whose press reached the element but whose
@@ -228,6 +238,10 @@ func hover(ctx context.Context, t *tabs.Tab, s *Step, r *Result) error {
 	return verifyPointer(ctx, t, target, r, loader, "mousemove", nil)
 }
 
+// dragThreshold is how far the first move of a drag goes at least, in CSS
+// px: past the distance at which browsers start a drag.
+const dragThreshold = 8
+
 // drag presses on the element, moves the pointer in steps to the target
 // element (or by dx, dy) and releases there.
 func drag(ctx context.Context, t *tabs.Tab, s *Step, r *Result) error {
@@ -254,17 +268,33 @@ func drag(ctx context.Context, t *tabs.Tab, s *Step, r *Result) error {
 		}
 	}
 	const steps = 10
+	path := make([]point, steps)
+	dist := math.Hypot(toX-from.X, toY-from.Y)
+	for i := range path {
+		f := float64(i+1) / steps
+		if i == 0 && dist > 0 {
+			// The first move must pass the browser's drag threshold (a few
+			// pixels), or no drag starts where it can be intercepted.
+			f = min(1, max(f, dragThreshold/dist))
+		}
+		path[i] = point{from.X + (toX-from.X)*f, from.Y + (toY-from.Y)*f}
+	}
+	native := false
 	err = guarded(ctx, t, s, r, func(ctx context.Context) error {
-		if err := mouse(ctx, t, input.DispatchMouseEventTypeMouseMoved, from.X, from.Y, input.MouseButtonNone, 0, 0); err != nil {
+		data, err := pressForDrag(ctx, t, from, path[0])
+		if err != nil {
 			return err
 		}
-		if err := mouse(ctx, t, input.DispatchMouseEventTypeMousePressed, from.X, from.Y, input.MouseButtonLeft, 1, 0); err != nil {
-			return err
+		if data != nil {
+			// Over the target at once, as Playwright's drag does: pages
+			// such as SortableJS ignore a dragover that comes within 30 ms
+			// of one that moved something, so steps in between would each
+			// move the item one place and the drop would miss the target.
+			native = true
+			return dropAlong(ctx, t, data, []point{path[0], path[len(path)-1]})
 		}
-		for i := 1; i <= steps; i++ {
-			f := float64(i) / steps
-			x, y := from.X+(toX-from.X)*f, from.Y+(toY-from.Y)*f
-			if err := mouse(ctx, t, input.DispatchMouseEventTypeMouseMoved, x, y, input.MouseButtonLeft, 0, 0); err != nil {
+		for _, p := range path[1:] {
+			if err := mouse(ctx, t, input.DispatchMouseEventTypeMouseMoved, p.x, p.y, input.MouseButtonLeft, 0, 0); err != nil {
 				return err
 			}
 		}
@@ -274,6 +304,9 @@ func drag(ctx context.Context, t *tabs.Tab, s *Step, r *Result) error {
 		return err
 	}
 	r.Verified = fmt.Sprintf("dragged from (%.0f, %.0f) to (%.0f, %.0f) in %d steps, %.0f px", from.X, from.Y, toX, toY, steps, math.Hypot(toX-from.X, toY-from.Y))
+	if native {
+		r.Verified += "; the page started an HTML5 drag: dragenter, dragover and drop dispatched"
+	}
 	return nil
 }
 

@@ -15,7 +15,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -143,7 +142,7 @@ func eachFreshTransport(t *testing.T, fn func(t *testing.T, ctx context.Context,
 			t.Fatalf("launch: %v", err)
 		}
 		t.Cleanup(func() { b.Close() })
-		fn(t, ctx, b.Conn, func() { syscall.Kill(-b.Pid(), syscall.SIGKILL) })
+		fn(t, ctx, b.Conn, func() { killPid(b.Pid()) })
 	})
 	t.Run("websocket", func(t *testing.T) {
 		ctx := testCtx(t)
@@ -760,4 +759,12 @@ func TestDyingBrowserFailsPendingCalls(t *testing.T) {
 			t.Fatalf("later call: %v, want browser_unavailable", err)
 		}
 	})
+}
+
+// killPid kills the process pid the way a crash would (SIGKILL on Unix,
+// TerminateProcess on Windows).
+func killPid(pid int) {
+	if p, err := os.FindProcess(pid); err == nil {
+		p.Kill()
+	}
 }

@@ -1,22 +1,19 @@
-//go:build unix
-
 // Package claimlock makes a tab's claim visible to every tabwright process
-// of this user on this machine: a claim is an exclusive flock on a file
-// named after the tab's target id. The kernel releases the lock when its
-// process exits, however it exits, so a dead process's claims are free the
-// moment it is gone; there is no coordinator to elect, no port, no
-// heartbeat. Target ids are random 128-bit values, unique across browsers.
+// of this user on this machine: a claim is an exclusive lock on a file
+// named after the tab's target id (flock on Unix, LockFileEx on Windows:
+// lock_*.go). The OS releases the lock when its process exits, however it
+// exits, so a dead process's claims are free once it is gone; there is no
+// coordinator to elect, no port, no heartbeat. Target ids are random
+// 128-bit values, unique across browsers.
 package claimlock
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
 	"sync"
-	"syscall"
 )
 
 // Dir holds the lock files.
@@ -25,16 +22,6 @@ type Dir struct {
 
 	mu   sync.Mutex
 	mine map[string]bool // ids this process holds
-}
-
-// DefaultPath is where the locks of this user live: under
-// $XDG_RUNTIME_DIR when set (private to the user, cleared at logout),
-// else in the temporary directory.
-func DefaultPath() string {
-	if d := os.Getenv("XDG_RUNTIME_DIR"); d != "" {
-		return filepath.Join(d, "tabwright", "claims")
-	}
-	return filepath.Join(os.TempDir(), fmt.Sprintf("tabwright-%d", os.Getuid()), "claims")
 }
 
 // Open makes the directory if needed. It must be the user's own and private
@@ -51,18 +38,6 @@ func Open(path string) (*Dir, error) {
 		}
 	}
 	return &Dir{path: path, mine: map[string]bool{}}, nil
-}
-
-func private(p string) error {
-	fi, err := os.Lstat(p)
-	if err != nil {
-		return err
-	}
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !fi.IsDir() || !ok || int(st.Uid) != os.Getuid() || fi.Mode().Perm()&0o077 != 0 {
-		return fmt.Errorf("%s is not a directory private to this user (want mode 0700, owned by uid %d)", p, os.Getuid())
-	}
-	return nil
 }
 
 // Holder says who holds a claim.
@@ -105,10 +80,10 @@ func (d *Dir) Lock(id string) (*Lock, error) {
 		if err != nil {
 			return nil, err
 		}
-		if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		if held, err := tryLock(f, true); held || err != nil {
 			h := readHolder(f)
 			f.Close()
-			if errors.Is(err, syscall.EWOULDBLOCK) {
+			if held {
 				return nil, &ErrHeld{Holder: h}
 			}
 			return nil, err
@@ -145,20 +120,19 @@ func (d *Dir) Held(id string) (Holder, bool) {
 		return Holder{}, false
 	}
 	defer f.Close()
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_SH|syscall.LOCK_NB); err != nil {
-		return readHolder(f), errors.Is(err, syscall.EWOULDBLOCK)
+	if held, err := tryLock(f, false); held || err != nil {
+		return readHolder(f), held
 	}
-	syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+	unlock(f)
 	return Holder{}, false
 }
 
-// Release ends the claim: the file goes, then the lock.
+// Release ends the claim and removes its file.
 func (l *Lock) Release() {
 	if l == nil || l.f == nil {
 		return
 	}
-	os.Remove(l.path)
-	l.f.Close() // closing the last descriptor drops the flock
+	release(l.f, l.path)
 	l.f = nil
 	l.d.mu.Lock()
 	delete(l.d.mine, l.id)

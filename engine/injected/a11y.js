@@ -9,7 +9,7 @@
 // core.js. Installs tw.a11y(root, {maxLines, maxChars}).
 (() => {
   'use strict';
-  const A11Y_VERSION = 1;
+  const A11Y_VERSION = 2;
   const tw = globalThis.__tabwright;
   if (tw.a11yVersion === A11Y_VERSION) return;
   const { dom, norm, cut } = tw;
@@ -95,7 +95,7 @@
     if (el.required || dom.attr(el, 'aria-required') === 'true') s.push('required');
     if (dom.attr(el, 'aria-current') && dom.attr(el, 'aria-current') !== 'false') s.push('current');
     if ((role === 'textbox' || role === 'searchbox' || role === 'combobox' || role === 'spinbutton') && el.type !== 'password' && typeof el.value === 'string' && el.value) {
-      s.push('value=' + JSON.stringify(cut(el.value, 40)));
+      s.push('value=' + JSON.stringify(cut(el.value, 40)) + (el.value.length > 40 ? ` (cut: ${el.value.length} chars; observe with this element as scope reads it whole)` : ''));
     }
     return s;
   };

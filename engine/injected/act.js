@@ -4,7 +4,7 @@
 (() => {
   'use strict';
   const tw = globalThis.__tabwright;
-  if (tw.actVersion === 10) return;
+  if (tw.actVersion === 11) return;
   const { dom, norm, byHandle, describe, css, check, disabled, no } = tw;
 
   // --- page-side halves of actions -----------------------------------------
@@ -364,5 +364,22 @@
     return {rect: [r.x, r.y], selected, point, options: opts.slice(0, 20).map(info)};
   };
 
-  tw.actVersion = 10;
+  // A native (HTML5) drag: the engine asks Chromium to hand it the drag
+  // instead of starting one (Input.setInterceptDrags), and must know
+  // whether the page started one at all. watchDragStart listens for the
+  // next dragstart, dragStarted says whether it came and was not
+  // prevented (read after the move that may start it has been handled).
+  tw.watchDragStart = () => {
+    const seen = { started: false };
+    const on = (ev) => { seen.started = true; seen.ev = ev; };
+    addEventListener('dragstart', on, { capture: true, once: true });
+    tw.dragSeen = () => {
+      removeEventListener('dragstart', on, { capture: true });
+      return seen.started && !seen.ev.defaultPrevented;
+    };
+    return true;
+  };
+  tw.dragStarted = () => (tw.dragSeen ? tw.dragSeen() : false);
+
+  tw.actVersion = 11;
 })();

@@ -5,7 +5,7 @@
 (() => {
   'use strict';
   const tw = globalThis.__tabwright;
-  if (tw.checkVersion === 9) return;
+  if (tw.checkVersion === 10) return;
   const { dom, no } = tw;
   const NA = 'not_actionable';
 
@@ -140,15 +140,26 @@
     return out;
   };
 
+  // deepFromPoint is the element the pointer reaches at (x, y), looked up
+  // root by root down the composed tree. A shadow root's elementFromPoint
+  // answers its host for slotted light-DOM content (the text of a button
+  // whose label is slotted), where elementsFromPoint lists the shadow
+  // element that draws it first; a display:contents element the single
+  // answer names is kept in front of its drawn child.
   const deepFromPoint = (x, y) => {
     let hit = document.elementFromPoint(x, y);
     while (hit && hit.shadowRoot) {
-      const inner = hit.shadowRoot.elementFromPoint(x, y);
+      const root = hit.shadowRoot;
+      const all = root.elementsFromPoint(x, y);
+      const one = root.elementFromPoint(x, y);
+      let inner = all[0];
+      if (one && one !== inner && flatParent(one) === inner && getComputedStyle(one).display === 'contents') inner = one;
       if (!inner || inner === hit) break;
       hit = inner;
     }
     return hit;
   };
+  const flatParent = (n) => n.assignedSlot || n.parentElement || (n.parentNode && n.parentNode.host) || null;
   // Containment in the rendered (flat) tree: slotted content is inside the
   // slot that shows it, so a shadow button reaches what it renders.
   const flatContains = (outer, inner) => {
@@ -162,6 +173,9 @@
   const reaches = (el, hit) => {
     if (!hit) return null;
     if (flatContains(el, hit)) return el;
+    // Events from a closed tree reach a window listener retargeted to its
+    // host: the host is what the watch can hear.
+    if (inClosedTreeOf(el, hit)) return hit;
     const label = hit.closest && hit.closest('label');
     if (label && label.control === el) return el;
     if (getComputedStyle(el).pointerEvents === 'none') {
@@ -169,6 +183,15 @@
       if (ctl && ctl === hit.closest(CONTROL) && flatContains(ctl, el)) return ctl;
     }
     return null;
+  };
+
+  // inClosedTreeOf: el lives in the closed shadow tree of host, which no
+  // hit test can enter; reaching the host at el's point is as far as the
+  // pointer can be followed (an element found there by its role).
+  const inClosedTreeOf = (el, host) => {
+    if (host.shadowRoot) return false;
+    for (let r = dom.root(el); r instanceof ShadowRoot; r = dom.root(r.host)) if (r.host === host) return true;
+    return false;
   };
 
   const inViewport = (el) => {
@@ -205,7 +228,27 @@
       miss ??= hit;
     }
     if (!miss) return no(NA, 'outside_viewport');
+    // A code editor draws its text over the input that takes the keys
+    // (Monaco's and Ace's textarea sit under their view lines): what
+    // covers it is the editor's own surface, and clicking that is what a
+    // person does. The click lands there, and the result says so.
+    if (ownSurface(el, miss)) {
+      const p = first;
+      return { ok: true, x: p.x, y: p.y, receiver: miss, surface: tw.short(miss) };
+    }
     return { ...no(NA, 'covered', tw.short(miss)), hit: miss };
+  };
+  // ownSurface: el takes text and the element over it is drawn by the same
+  // widget: inside el's parent or grandparent, and not el's own label.
+  const SURFACE_DEPTH = 2;
+  const ownSurface = (el, hit) => {
+    if (!tw.editable(el) || dom.tag(hit) === 'label') return false;
+    let box = el;
+    for (let i = 0; i < SURFACE_DEPTH && box; i++) {
+      box = flatParent(box);
+      if (box && box !== document.body && box !== document.documentElement && flatContains(box, hit)) return true;
+    }
+    return false;
   };
 
   // optionProblem says why a select cannot take the wanted option now.
@@ -301,34 +344,37 @@
   };
   tw.check = check;
 
-  // --- a cover that stays ------------------------------------------------------
-  // A cover that has not moved over this many checks in a row (more than the
-  // scroll alignments tried in turn, so scrolling had its chance), over the
-  // same boxes and not animating, will not go away by itself: resolve says
-  // what covers the element then, not when the budget runs out.
-  const STATIC_COVER_CHECKS = ALIGNS.length + 1;
+  // --- a cover that may leave --------------------------------------------------
+  // A cover can sit still and then leave (a timer, a script, a fade, a
+  // network answer), so a covered element is tried again until the
+  // deadline, as a person would wait: at once, then after these pauses
+  // (Playwright's schedule), the last repeated.
+  const COVER_WAITS = [0, 20, 100, 100, 500];
   const coverState = (el, hit) => {
     const a = box(el);
     const b = hit.getBoundingClientRect();
     return [a.x, a.y, a.width, a.height, b.x, b.y, b.width, b.height].join(' ');
   };
-  // A cover that animates, or holds something that does (a spinner on a
-  // loading veil), is on its way somewhere.
-  const animating = (hit) => document.getAnimations().some((an) => {
-    const t = an.playState === 'running' && an.effect?.target;
-    return t && (flatContains(t, hit) || flatContains(hit, t));
-  });
-  // staticCover counts a covered check into st and says whether the cover
-  // is now known to stay. What the pointer reaches around an element that
-  // lets it through (pointer-events: none) is no cover: the page may yet
-  // let the pointer in.
-  const staticCover = (st, el, hit) => {
-    if (flatContains(hit, el)) return false;
+  // coverSeen counts a covered check into st: st.cover is the cover, and how
+  // many checks in a row saw it over the same place. What the pointer reaches
+  // around an element that lets it through (pointer-events: none) is no
+  // cover: the page may yet let the pointer in.
+  const coverSeen = (st, el, hit) => {
+    if (flatContains(hit, el)) {
+      st.cover = null;
+      return;
+    }
     const state = coverState(el, hit);
     const c = st.cover;
-    st.cover = c && c.hit === hit && c.state === state && !animating(hit) ? { hit, state, n: c.n + 1 } : { hit, state, n: 1 };
-    return st.cover.n >= STATIC_COVER_CHECKS;
+    st.cover = c && c.hit === hit && c.state === state ? { hit, state, n: c.n + 1 } : { hit, state, n: 1 };
   };
+  // stayed: the cover of the last checks was the same element over the
+  // same place since the log's run of covered answers began, which the
+  // error says: it never moved while we waited.
+  const stayed = (st) => !!st.cover && st.cover.n === st.log.at(-1)?.checks;
+  // coverWait is the pause before the next check after the nth covered one.
+  const coverWait = (n) => COVER_WAITS[Math.min(n, COVER_WAITS.length - 1)];
+  const pause = (ms, deadline) => new Promise((resolve) => setTimeout(resolve, Math.max(0, Math.min(ms, deadline - performance.now()))));
 
   // --- the call log ------------------------------------------------------------
   // What each check of one resolve found, a run of equal answers counted
@@ -360,6 +406,7 @@
     const deadline = performance.now() + timeoutMs;
     let last = { ok: false, code: 'not_found', count: 0 };
     const st = { tries: 0, log: [] };
+    const end = (r) => failed(st, r.reason === 'covered' && stayed(st) ? { ...r, static: true } : r);
     for (;;) {
       let els;
       try {
@@ -376,24 +423,26 @@
       if (el) {
         const { hit, final, late, ...r } = await check(el, need, st, deadline);
         // Time ran out while waiting for frames: the reason seen before stands.
-        if (late && last.reason) return failed(st, last);
+        if (late && last.reason) return end(last);
         if (r.ok) {
           const h = tw.hold(el);
           if (need.watch) watch(r.receiver, el, h, need.watch);
-          const found = { ok: true, handle: h, x: r.x, y: r.y, count: els.length, target: tw.describe(el) };
+          const found = { ok: true, handle: h, x: r.x, y: r.y, count: els.length, target: tw.describe(el), surface: r.surface };
           if (then) found.then = tw.answer(() => tw[then.fn](h, ...then.args));
           return found;
         }
         last = { ...r, count: els.length, target: tw.describe(el) };
         logged(st, last);
         if (final || (r.reason === 'detached' && (loc.handle || loc.ref))) return failed(st, last);
-        if (!hit) st.cover = null;
-        else if (staticCover(st, el, hit)) return failed(st, { ...last, static: true });
+        if (hit) coverSeen(st, el, hit);
+        else st.cover = null;
       } else {
         last = { ok: false, code: 'not_found', count: els.length };
         logged(st, last);
+        st.cover = null;
       }
-      if (performance.now() >= deadline) return failed(st, last);
+      if (performance.now() >= deadline) return end(last);
+      if (st.cover) await pause(coverWait(st.cover.n - 1), deadline);
       await nextFrame(deadline);
     }
   };
@@ -478,5 +527,5 @@
     };
   };
 
-  tw.checkVersion = 9;
+  tw.checkVersion = 10;
 })();

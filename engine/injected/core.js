@@ -8,7 +8,7 @@
 // state there for the life of the document.
 (() => {
   'use strict';
-  const CORE_VERSION = 5;
+  const CORE_VERSION = 7;
 
   // An element with id="__tabwright" shows up as a named property of the
   // window, in our world too; only an own property is really ours.
@@ -100,6 +100,105 @@
     cs.display === 'none' ||
     cs.contentVisibility === 'hidden';
   tw.hiddenSubtree = hiddenSubtree;
+  // unseen: the element and everything under it is not drawn, whatever
+  // assistive technology is told. Content under aria-hidden is drawn for a
+  // sighted person (a code editor's lines, a decorative label), so the
+  // visible text keeps it.
+  tw.unseen = (el, cs) => dom.has(el, 'hidden') || cs.display === 'none' || cs.contentVisibility === 'hidden';
+
+  // --- what a sighted reader cannot see --------------------------------------
+  // Text in the document that no person sees is where a hostile page puts
+  // instructions for a model: the text an agent reads (the preview, the
+  // reader view, read_docs) leaves it out, by these rules, which read
+  // computed style and boxes only:
+  // - a box: opacity 0; clipped to nothing (clip, clip-path inset 50%);
+  //   overflow hidden in a box 1px or smaller; placed off the page (at
+  //   negative page coordinates, or a fixed box outside the viewport);
+  // - text: font-size under 1px; transparent fill; text indented 500px or
+  //   more out of its box; a fill whose contrast with the background it is
+  //   drawn on is under MIN_CONTRAST, where that background is known (the
+  //   nearest opaque one, through boxes in normal flow; a positioned box,
+  //   a transform, an image or a translucent background makes it unknown,
+  //   and unknown keeps the text).
+  const MIN_CONTRAST = 1.2;
+  const rgba = (c) => {
+    const m = /^rgba?\(([^)]+)\)$/.exec(c || '');
+    if (!m) return null;
+    const p = m[1].split(/[\s,/]+/).filter(Boolean).map(parseFloat);
+    return p.length >= 3 ? [p[0], p[1], p[2], p.length > 3 ? p[3] : 1] : null;
+  };
+  const luminance = ([r, g, b]) => {
+    const lin = (v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; };
+    return 0.2126 * lin(r) + 0.7152 * lin(g) + 0.0722 * lin(b);
+  };
+  const contrast = (a, b) => {
+    const [x, y] = [luminance(a), luminance(b)].sort((p, q) => q - p);
+    return (x + 0.05) / (y + 0.05);
+  };
+  const CANVAS = [255, 255, 255, 1];
+  // sightRoot is the background at the top: the root's or body's when
+  // opaque (it paints the canvas), else the default white canvas.
+  const sightRoot = () => {
+    for (const el of [document.documentElement, document.body]) {
+      if (!el) continue;
+      const cs = getComputedStyle(el);
+      const bg = rgba(cs.backgroundColor);
+      if (cs.backgroundImage !== 'none') return { bg: null };
+      if (bg && bg[3] >= 1) return { bg };
+    }
+    return { bg: CANVAS };
+  };
+  // sightOf is the sight context el's content is drawn in, from its
+  // parent's (ctx).
+  const sightOf = (el, cs, ctx) => {
+    const bg = rgba(cs.backgroundColor);
+    if (cs.backgroundImage !== 'none' || (bg && bg[3] > 0 && bg[3] < 1)) return { bg: null };
+    if (bg && bg[3] >= 1) return { bg };
+    if (cs.position !== 'static' || cs.transform !== 'none' || cs.float !== 'none') return { bg: null };
+    return ctx;
+  };
+  const CLIP_RECT = /^rect\(([^)]*)\)$/;
+  const clippedAway = (cs) => {
+    const m = CLIP_RECT.exec(cs.clip || '');
+    if (m && cs.position !== 'static' && cs.position !== 'relative') {
+      const [top, right, bottom, left] = m[1].split(/[\s,]+/).map(parseFloat);
+      if (right - left <= 1 || bottom - top <= 1) return true;
+    }
+    return /inset\(\s*(50|[6-9]\d|100)%/.test(cs.clipPath || '') || /circle\(\s*0(px)?\b/.test(cs.clipPath || '');
+  };
+  // unseenBox: nothing in el's box can be seen (beyond tw.unseen's rules).
+  const unseenBox = (el, cs) => {
+    if (parseFloat(cs.opacity) === 0 || clippedAway(cs)) return true;
+    const over = cs.overflowX !== 'visible' && cs.overflowY !== 'visible';
+    const placed = cs.position === 'absolute' || cs.position === 'fixed' || cs.transform !== 'none';
+    if (!over && !placed) return false;
+    const r = el.getBoundingClientRect();
+    if (over && (r.width <= 1 || r.height <= 1)) return true;
+    if (!placed) return false;
+    if (cs.position === 'fixed') return r.right <= 0 || r.bottom <= 0 || r.left >= innerWidth || r.top >= innerHeight;
+    const page = document.scrollingElement || document.documentElement;
+    return r.right + scrollX <= 0 || r.bottom + scrollY <= 0 || r.left + scrollX >= page.scrollWidth;
+  };
+  // unseenText: text drawn with style cs in context ctx cannot be seen.
+  const unseenText = (cs, ctx) => {
+    if (cs.visibility !== 'visible' || parseFloat(cs.fontSize) < 1 || parseFloat(cs.textIndent) <= -500) return true;
+    if (cs.backgroundClip === 'text' || cs.webkitBackgroundClip === 'text') return false; // gradient text
+    const fill = rgba(cs.webkitTextFillColor) || rgba(cs.color);
+    if (!fill) return false;
+    if (fill[3] === 0) return true;
+    if (!ctx.bg || fill[3] < 1 || cs.textShadow !== 'none' || parseFloat(cs.webkitTextStrokeWidth) > 0) return false;
+    return contrast(fill, ctx.bg) < MIN_CONTRAST;
+  };
+  // sightAt is the sight context el's content is drawn in: the contexts of
+  // its ancestors, from the top down.
+  const sightAt = (el) => {
+    const chain = [];
+    for (let n = el; n && n.nodeType === 1; n = n.assignedSlot || dom.parent(n) || dom.root(n).host) chain.unshift(n);
+    let ctx = sightRoot();
+    for (const n of chain) ctx = sightOf(n, getComputedStyle(n), ctx);
+    return ctx;
+  };
+  tw.sight = { at: sightAt, of: sightOf, unseenBox, unseenText };
 
   const visOpts = { visibilityProperty: true, checkVisibilityCSS: true };
   const hasBox = (el) => {
@@ -208,7 +307,7 @@
 
   const NAME_FROM_CONTENT = new Set([
     'button', 'link', 'checkbox', 'radio', 'switch', 'tab', 'menuitem', 'menuitemcheckbox',
-    'menuitemradio', 'option', 'treeitem', 'cell', 'columnheader', 'rowheader', 'heading', 'tooltip',
+    'menuitemradio', 'option', 'treeitem', 'cell', 'gridcell', 'columnheader', 'rowheader', 'heading', 'tooltip',
   ]);
 
   // accName approximates the accessible name: aria-labelledby, aria-label,
@@ -309,6 +408,9 @@
     return count > 1 ? `${name}:nth-of-type(${index})` : name;
   };
 
+  const CLASS_WORD = /^-?[A-Za-z_][A-Za-z_-]{2,39}$/;
+  const classWords = (el) => (dom.attr(el, 'class') || '').trim().split(/\s+/).filter((w) => CLASS_WORD.test(w)).slice(0, 3);
+
   // localSelector is unique within el's own tree (document or shadow root):
   // #id, then tag[attr="value"], each checked with querySelectorAll; then the
   // tag alone when it is the only one of its kind; otherwise the parent's
@@ -340,9 +442,18 @@
       const s = `${tag}[name=${cssString(name)}][value=${cssString(value)}]`;
       if (uniqueIn(root, s, el)) return put(s);
     }
+    // A class word the element alone carries in its tree (a component's
+    // part: ag-center-cols-container, flatpickr-calendar), before a path
+    // of positions: far shorter on real apps, and the path of everything
+    // below it starts there. Words with digits are left out (generated
+    // hashes, grid positions).
     const own = step(el, cache);
     const parent = dom.parent(el);
     if (own === tag && uniqueIn(root, own, el)) return put(own);
+    for (const w of classWords(el)) {
+      const s = `${tag}.${CSS.escape(w)}`;
+      if (uniqueIn(root, s, el)) return put(s);
+    }
     if (!parent) return put(own); // top of a shadow tree: best effort
     return put(`${localSelector(parent, root, cache)} > ${own}`);
   };

@@ -3,7 +3,7 @@
 // Needs core.js first. Installs tw.observe(options) once per document.
 (() => {
   'use strict';
-  const OBSERVE_VERSION = 12;
+  const OBSERVE_VERSION = 13;
   const tw = globalThis.__tabwright;
   if (tw.observeVersion === OBSERVE_VERSION) return;
   const { dom, norm, cut, rendered } = tw;
@@ -19,7 +19,12 @@
   const MAX_FORMS = 50;
   const MAX_FIELDS = 100;
   const MAX_OPTIONS = 50;
+  // A value is cut at these lengths (a form's, an element's) unless the
+  // observation is scoped, where it is read up to maxChars; a cut value
+  // says its whole length (valuelength), so the reader knows to ask.
   const MAX_VALUE = 200;
+  const MAX_ELEMENT_VALUE = 80;
+  let valueCap = null; // set per observation: the scope's bound, or null
 
   // --- text ------------------------------------------------------------------
   // Elements whose content is never page text: code, embedded documents,
@@ -52,12 +57,13 @@
   const visibleText = (root, said, foldTable) => {
     const out = [];
     let rowsLeft = Infinity; // rows the table being walked may still show
-    const walk = (node, cs, kids) => {
+    const walk = (node, cs, kids, sight) => {
       for (const c of kids || tw.flatChildren(node)) {
         if (c.nodeType === 3) {
-          // visibility is inherited but can be undone by a descendant, so it
-          // is decided per text node, by the style of its parent.
-          if (cs.visibility !== 'visible') continue;
+          // Visibility, size and colour are inherited but can be undone by
+          // a descendant, so they are decided per text node, by the style
+          // of its parent.
+          if (tw.sight.unseenText(cs, sight)) continue;
           out.push(preserves(cs) ? c.data.replace(/[^\S\n]+/g, ' ') : c.data.replace(/\s+/g, ' '));
           continue;
         }
@@ -66,30 +72,86 @@
         if (SKIP_TEXT.has(tag)) continue;
         if (tag === 'br') { out.push('\n'); continue; }
         const ccs = getComputedStyle(c);
-        if (tw.hiddenSubtree(c, ccs)) continue;
+        if (tw.unseen(c, ccs) || tw.sight.unseenBox(c, ccs)) continue;
+        const csight = tw.sight.of(c, ccs, sight);
         const d = ccs.display;
         const sep = isInline(d) ? '' : d === 'table-cell' ? ' ' : '\n';
         // A closed <details> shows only its summary.
         const only = tag === 'details' && !c.open ? [...c.children].filter((k) => dom.tag(k) === 'summary').slice(0, 1) : null;
         const [on, off] = tag === 'tr' && rowsLeft-- <= 0 ? [FOLD_ON, FOLD_OFF] : said?.(c) ? [LABEL_ON, LABEL_OFF] : ['', ''];
         out.push(sep, on);
-        if (tag === 'table' && c.rows.length > TABLE_ROWS_FOLD && foldTable?.(c)) walkTable(c, ccs);
-        else walk(c, ccs, only);
+        if (tag === 'table' && c.rows.length > TABLE_ROWS_FOLD && foldTable?.(c)) walkTable(c, ccs, csight);
+        else walk(c, ccs, only, csight);
         out.push(off, sep);
       }
     };
-    const walkTable = (table, cs) => {
+    const walkTable = (table, cs, sight) => {
       const outer = rowsLeft;
       rowsLeft = TABLE_ROWS_KEEP;
-      walk(table, cs);
+      walk(table, cs, null, sight);
       const folded = -rowsLeft;
       rowsLeft = outer;
       if (folded > 0) out.push('\n', NOTE_ON, `[${folded} more rows of table ${sel(table)}: scope on it reads them]`, NOTE_OFF, '\n');
     };
     const body = root || dom.body();
     if (!body) return '';
-    walk(body, getComputedStyle(body));
+    walk(body, getComputedStyle(body), null, tw.sight.at(body));
     return out.join('').replace(/[^\S\n]+/g, ' ').replace(/\s*\n\s*/g, '\n').trim();
+  };
+
+  // seenHTML writes root's rendered (flat) tree as HTML for the reader
+  // view, leaving out what no person sees by the same rules as the text
+  // (the readability pass reads markup, not style): hidden and unseen
+  // boxes, unseen text, light children no slot shows. Content under
+  // aria-hidden that is drawn stays, and loses the attribute, since the
+  // reader drops what it marks. <head> is kept as it is (title, language).
+  // Written by hand, not cloned: a clone would run the page's custom
+  // element constructors.
+  const VOID = new Set(['area', 'base', 'br', 'col', 'embed', 'hr', 'img', 'input', 'link', 'meta', 'source', 'track', 'wbr']);
+  const NOT_DRAWN = new Set(['script', 'style', 'template', 'noscript']);
+  const escText = (t) => t.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/\u00a0/g, '&nbsp;');
+  const escAttr = (t) => t.replace(/&/g, '&amp;').replace(/"/g, '&quot;');
+  const seenHTML = (root) => {
+    const out = [];
+    const open = (el) => {
+      out.push('<', dom.tag(el));
+      for (const a of el.attributes) {
+        if (a.name === 'aria-hidden' || !/^[^\s"'>/=]+$/.test(a.name)) continue;
+        out.push(' ', a.name, '="', escAttr(a.value), '"');
+      }
+      out.push('>');
+    };
+    const walk = (node, cs, sight) => {
+      for (const c of tw.flatChildren(node)) {
+        if (c.nodeType === 3) {
+          if (!tw.sight.unseenText(cs, sight) || !c.data.trim()) out.push(escText(c.data));
+          continue;
+        }
+        if (c.nodeType !== 1) continue;
+        const tag = dom.tag(c);
+        if (tag === 'head') { out.push(c.outerHTML); continue; }
+        if (NOT_DRAWN.has(tag)) continue;
+        const ccs = getComputedStyle(c);
+        if (tw.unseen(c, ccs) || tw.sight.unseenBox(c, ccs)) continue;
+        if (tag === 'slot') { walk(c, ccs, tw.sight.of(c, ccs, sight)); continue; }
+        open(c);
+        if (VOID.has(tag)) continue;
+        if (tag === 'textarea') out.push(escText(c.value));
+        else walk(c, ccs, tw.sight.of(c, ccs, sight));
+        out.push('</', tag, '>');
+      }
+    };
+    if (root === document.documentElement) {
+      open(root);
+      walk(root, getComputedStyle(root), tw.sight.at(root));
+      out.push('</html>');
+    } else {
+      const cs = getComputedStyle(root);
+      open(root);
+      walk(root, cs, tw.sight.at(root));
+      out.push('</', dom.tag(root), '>');
+    }
+    return out.join('');
   };
 
   // plainText is marked text without its marks: all the visible text.
@@ -115,7 +177,7 @@
   // text its label holds (an icon's one glyph too), and a <label> whose
   // control is listed.
   const saidBy = (labels) => (el) => {
-    if (dom.tag(el) === 'label') return !!el.control && labels.has(el.control);
+    if (dom.tag(el) === 'label' && el.control) return labels.has(el.control);
     const label = labels.get(el);
     if (label === undefined) return false;
     // Compared without white space: textContent runs blocks together
@@ -170,6 +232,14 @@
     return sel(el);
   };
 
+  // putValue sets o.value, cut at max (or the scope's bound), and its
+  // whole length when cut.
+  const putValue = (o, value, max) => {
+    const n = valueCap || max;
+    o.value = cut(value, n);
+    if (value.length > n) o.valuelength = value.length;
+  };
+
   const describeField = (el) => {
     const tag = dom.tag(el);
     const f = {};
@@ -188,13 +258,13 @@
       inForms?.set(el, selector);
     }
     if (tag === 'select') {
-      if (!el.multiple && el.value) f.value = cut(el.value, MAX_VALUE);
+      if (!el.multiple && el.value) putValue(f, el.value, MAX_VALUE);
       addOptions(f, el.options, el.multiple);
     } else if (type === 'checkbox') {
       if (el.checked) f.checked = true;
       if (dom.has(el, 'value')) f.value = el.value;
     } else if (!BUTTON_TYPES.has(type) && type !== 'file' && !isSecret(el) && typeof el.value === 'string' && el.value) {
-      f.value = cut(el.value, MAX_VALUE);
+      putValue(f, el.value, MAX_VALUE);
     }
     if (tag === 'input' && el.list) addOptions(f, el.list.options, false);
     if (isRequired(el)) f.required = true;
@@ -350,13 +420,54 @@
   };
 
   // --- interactive -----------------------------------------------------------
+  // What a person sees and can use is listed: semantic controls, and what
+  // real apps make usable without semantics (a focusable cell or day, a
+  // div with a click listener, a todo's label a script double-clicks).
   const WIDGET_ROLES = new Set([
     'button', 'link', 'checkbox', 'radio', 'tab', 'menuitem', 'menuitemcheckbox', 'menuitemradio',
     'switch', 'option', 'combobox', 'textbox', 'searchbox', 'slider', 'spinbutton', 'treeitem',
   ]);
+  // Roles and tags that hold a page's parts: focusable for keyboard or
+  // script focus (a dialog, a skip target), never a thing to press.
+  const CONTAINER_ROLES = new Set([
+    'dialog', 'alertdialog', 'main', 'region', 'document', 'application', 'article', 'feed', 'log',
+    'navigation', 'banner', 'complementary', 'contentinfo', 'form', 'search', 'group', 'radiogroup',
+    'grid', 'treegrid', 'table', 'rowgroup', 'row', 'listbox', 'menu', 'menubar', 'tablist', 'tree',
+    'toolbar', 'list', 'tabpanel', 'presentation', 'none', 'status', 'alert', 'figure',
+  ]);
+  const CONTAINER_TAGS = new Set(['html', 'body', 'main', 'nav', 'section', 'article', 'aside', 'header',
+    'footer', 'form', 'dialog', 'table', 'tbody', 'thead', 'tr', 'ul', 'ol', 'dl', 'fieldset', 'iframe']);
+  const container = (el, r) => CONTAINER_ROLES.has(r) || CONTAINER_TAGS.has(dom.tag(el));
+  // Cells and headers a grid makes focusable are its parts, whatever
+  // they hold (a header's sort icon, a cell's editor).
+  const CELL_ROLES = new Set(['gridcell', 'cell', 'columnheader', 'rowheader']);
+  const FOCUSABLE = 'a[href], button, input, select, textarea, [tabindex], [contenteditable]';
+  // A thing to use has a short name: text beyond this is a region's.
+  const ITEM_TEXT = 120;
+  // The text counted is what is drawn (a gutter's hidden spacer that sizes
+  // its column says nothing).
+  const shortName = (el) => {
+    if (norm(dom.attr(el, 'aria-label'))) return true;
+    if ((el.textContent || '').length > 4 * ITEM_TEXT) return false; // a region, at a glance
+    const t = tw.nameText(el, null, ITEM_TEXT + 1);
+    return t !== '' && t.length <= ITEM_TEXT;
+  };
+  // A focusable part: an element with any tabindex (-1 included: apps
+  // focus cells and days from script) that is not a container, and is a
+  // cell, or a named leaf with nothing focusable inside.
+  const focusablePart = (el, r) => {
+    const ti = dom.attr(el, 'tabindex');
+    if (ti === null || Number.isNaN(parseInt(ti, 10)) || container(el, r)) return false;
+    if (CELL_ROLES.has(r)) return true;
+    return shortName(el) && !el.querySelector(FOCUSABLE);
+  };
+  // ownText: a text node of its own says something (not only its children).
+  const ownText = (el) => [...el.childNodes].some((c) => c.nodeType === 3 && c.data.trim() !== '');
 
-  // actionable: something a user can click, type into or toggle.
-  const actionable = (el) => {
+  // actionable: something a user can click, type into or toggle. inside
+  // says a listed ancestor holds el: a text item inside a control is part
+  // of it, not one of its own.
+  const actionable = (el, inside) => {
     const tag = dom.tag(el);
     switch (tag) {
       case 'a': case 'area': if (dom.has(el, 'href')) return true; break;
@@ -371,20 +482,55 @@
       // A list whose items are clicked is listed item by item (below).
       if (clickableItems(el)) return false;
     }
-    if (clickable(el)) return true;
+    if (clickable(el, r)) return true;
     const parent = dom.parent(el);
     if (parent && clickableItems(parent) && norm(el.textContent)) return true;
     // Focusable by keyboard and not a landmark or container: a custom control.
     const ti = dom.attr(el, 'tabindex');
-    return ti !== null && !r && parseInt(ti, 10) >= 0;
+    if (ti !== null && !r && parseInt(ti, 10) >= 0) return true;
+    if (focusablePart(el, r)) return true;
+    if (inside) return false;
+    // A label that labels no control is text a script handles (TodoMVC's
+    // todo, double-clicked to edit).
+    if (tag === 'label' && !el.control && ownText(el) && shortName(el)) return true;
+    return delegated(el, r);
   };
 
-  // clickable: a click handler in the markup, or a pointer cursor the
-  // element sets itself (its children inherit it, and are not listed for
-  // it). Listeners added from script cannot be seen from here; the cursor
-  // is what frameworks' clickable divs nearly always carry.
-  const clickable = (el) => {
+  // Listeners: the engine marks the elements that have pointer listeners
+  // of the page's own (tw.listeners, read through the DevTools protocol,
+  // since a page's listeners cannot be seen from this world).
+  const POINTER_EVENTS = ['click', 'dblclick', 'mousedown', 'mouseup', 'pointerdown', 'pointerup', 'touchstart'];
+  const listensToPointer = (el) => {
+    const types = tw.listeners?.get(el);
+    return !!types && POINTER_EVENTS.some((t) => types.has(t));
+  };
+  // A listener on a container handles its items' clicks (event
+  // delegation): a named text leaf a few levels under it is an item a
+  // person can press. The document, html and body listen for the whole
+  // page (frameworks' roots, analytics): too far up to say anything.
+  const DELEGATION_DEPTH = 3;
+  // Text under aria-hidden is drawn to be read (a code editor's lines);
+  // what uses it is its accessible twin (the editor's input), listed.
+  const delegated = (el, r) => {
+    if (!tw.listeners || container(el, r) || !ownText(el) || !shortName(el)) return false;
+    if (el.closest('[aria-hidden=true]')) return false;
+    for (const c of [...el.children]) if (ownText(c)) return false; // a leaf of text
+    let n = dom.parent(el);
+    for (let i = 0; n && i < DELEGATION_DEPTH; i++, n = dom.parent(n)) {
+      const tag = dom.tag(n);
+      if (tag === 'body' || tag === 'html') return false;
+      if (listensToPointer(n)) return true;
+    }
+    return false;
+  };
+
+  // clickable: a click handler in the markup or from script (a listener
+  // on a named leaf, not a container delegating for its items), or a
+  // pointer cursor the element sets itself (its children inherit it, and
+  // are not listed for it).
+  const clickable = (el, r) => {
     if (dom.has(el, 'onclick')) return true;
+    if (listensToPointer(el) && !container(el, r) && shortName(el) && !el.querySelector(FOCUSABLE)) return true;
     if (getComputedStyle(el).cursor !== 'pointer') return false;
     const parent = dom.parent(el);
     return !parent || parent.nodeType !== 1 || getComputedStyle(parent).cursor !== 'pointer';
@@ -402,9 +548,9 @@
     let yes = false;
     if (LIST_ROLES.has(r) || LIST_TAGS.has(dom.tag(list))) {
       const items = [...list.children].filter((c) => rendered(c) && norm(c.textContent));
-      const pointer = (c) => dom.has(c, 'onclick') || getComputedStyle(c).cursor === 'pointer';
+      const pointer = (c) => dom.has(c, 'onclick') || listensToPointer(c) || getComputedStyle(c).cursor === 'pointer';
       yes = items.length >= 2 && !items.some((c) => dom.all(c, 'a[href], button, input, select, textarea').length) &&
-        (clickable(list) || items.every(pointer));
+        (clickable(list, r) || listensToPointer(list) || items.every(pointer));
     }
     itemsCache?.set(list, yes);
     return yes;
@@ -469,7 +615,7 @@
     else if ((tag === 'input' && !BUTTON_TYPES.has(el.type) && el.type !== 'checkbox' && el.type !== 'radio' && el.type !== 'file') || tag === 'textarea') {
       if (!isSecret(el)) value = el.value;
     } else if (editable) value = norm(el.textContent);
-    if (value && !field) e.value = cut(value, 80);
+    if (value && !field) putValue(e, value, MAX_ELEMENT_VALUE);
 
     if ((tag === 'a' || tag === 'area') && dom.has(el, 'href')) {
       // A selector like a[href="/item/7"] already says where the link goes.
@@ -595,7 +741,7 @@
     const inner = new Map(); // per entry, how many entries it holds
     let omitted = 0;
     const visit = (c, above) => {
-      if (!actionable(c) || !rendered(c)) return above;
+      if (!actionable(c, above >= 0) || !rendered(c)) return above;
       if (list.length >= max) { omitted++; return above; }
       list.push(describeElement(c));
       outer.push(above);
@@ -623,16 +769,56 @@
     // link even when it adds a counter after the link's text ("Issues 42"),
     // or names an icon link itself (aria-label on the <li>).
     const item = (e) => ITEM_ROLES.has(e.role);
-    const named = (outerLabel, i) => {
+    const namedBy = (outerLabel, i) => {
       const own = list[i].label;
       return (own !== '' && outerLabel.startsWith(own) && /^\W*\d/.test(outerLabel.slice(own.length))) || !!links[i]?.nameless;
     };
+    // A generic entry inside a component (a shadow tree) whose named part
+    // is listed too says nothing that part does not, when it has no name
+    // (a select's chevron and display box, beside its input) or the same
+    // name as a part with a role (a checkbox's label beside the checkbox):
+    // it goes.
+    const drop = new Set();
+    const elOf = list.map((e) => tw.element(e.ref));
+    const parts = new Map(); // shadow root or host -> labels of the named entries in it ('' for generic ones)
+    const treesOf = (el) => {
+      const out = [];
+      for (let r = dom.root(el); r instanceof ShadowRoot; r = dom.root(r.host)) out.push(r, r.host);
+      return out;
+    };
+    list.forEach((e, i) => {
+      if (e.label === '' || !elOf[i]) return;
+      for (const t of [dom.root(elOf[i]), elOf[i]]) {
+        if (!parts.has(t)) parts.set(t, new Set());
+        parts.get(t).add(e.role === 'generic' ? '' : e.label);
+      }
+    });
+    list.forEach((e, i) => {
+      if (e.role !== 'generic' || !elOf[i]) return;
+      const saidBy = treesOf(elOf[i]).some((t) => parts.has(t) && (e.label === '' || parts.get(t).has(e.label)));
+      if (saidBy) {
+        drop.add(i);
+        if (outer[i] >= 0) inner.set(outer[i], inner.get(outer[i]) - 1);
+      }
+    });
     const same = (i) => {
       const a = outer[i];
-      if (a < 0 || inner.get(a) !== 1 || inner.has(i) || list[a].label === '' || inForms?.has(tw.element(list[i].ref))) return false;
-      return list[a].label === list[i].label || (item(list[a]) && named(list[a].label, i));
+      if (a < 0 || drop.has(i) || inner.get(a) !== 1 || inner.has(i) && inner.get(i) > 0 || inForms?.has(elOf[i])) return false;
+      // An unnamed outer entry (a component's host) stands for its one
+      // named part.
+      if (list[a].label === '') return list[a].role === 'generic' && list[i].label !== '';
+      return list[a].label === list[i].label || (item(list[a]) && namedBy(list[a].label, i));
     };
-    return { list: list.filter((e, i) => !same(i) && !door(i)), omitted };
+    // Of an outer generic entry and its one inner entry of the same name,
+    // the inner one says what the thing is (a menu's <li> and its
+    // role=menuitem): it stays, the outer one goes.
+    list.forEach((e, i) => {
+      if (!same(i)) return;
+      const a = outer[i];
+      if (list[a].role === 'generic' && (e.role !== 'generic' || list[a].label === '')) drop.add(a);
+      else drop.add(i);
+    });
+    return { list: list.filter((e, i) => !drop.has(i) && !door(i)), omitted };
   };
 
   // --- entry point -------------------------------------------------------------
@@ -689,6 +875,7 @@
       if (!scope || !scope.isConnected) return { error: { path: 'selector', message: 'the located element left the document before it was read' } };
     }
     const roots = scope ? rootsUnder(scope) : tw.roots();
+    valueCap = scope ? maxChars : null;
     const truncated = {};
     selectorCache = tw.selectorCache();
     const result = { url: location.href, title: dom.title(), doc: tw.doc };
@@ -758,7 +945,7 @@
     }
     if (inc.reader) {
       // The rendered DOM, scripts' output included; the engine parses it.
-      result.html = (scope || document.documentElement).outerHTML;
+      result.html = seenHTML(scope || document.documentElement);
       result.lang = document.documentElement.lang || '';
     }
 

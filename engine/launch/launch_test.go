@@ -7,7 +7,6 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -82,7 +81,9 @@ func TestStartEvaluateAndDieCleanly(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the page never reached its endless loop")
 	}
-	syscall.Kill(b.Pid(), syscall.SIGKILL)
+	if p, err := os.FindProcess(b.Pid()); err == nil {
+		p.Kill()
+	}
 	killed := time.Now()
 	select {
 	case err := <-errc:

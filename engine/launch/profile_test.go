@@ -17,7 +17,7 @@ import (
 func TestProfileIn(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	dead := exec.Command("true")
+	dead := exec.Command(os.Args[0], "-test.run=^$") // a process that has ended
 	if err := dead.Run(); err != nil {
 		t.Fatal(err)
 	}

@@ -2,15 +2,14 @@ package launch
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/chromedp/cdproto/browser"
@@ -22,7 +21,8 @@ import (
 
 // Options configure a managed browser.
 type Options struct {
-	Exec    string   // browser binary; empty means Find()
+	Exec    string   // browser executable (--executable-path); empty: Browser, else discovery
+	Browser string   // a channel of Channels (--browser); empty: the first one installed
 	Headful bool     // show a window instead of running headless
 	Args    []string // extra command-line flags
 
@@ -34,13 +34,32 @@ type Options struct {
 	// ProfileIn is the directory the throwaway profile is made in; "" is
 	// the system's temporary directory.
 	ProfileIn string
+
+	// Transport is how the browser is reached: TransportPipe or
+	// TransportPort; "" is DefaultTransport(runtime.GOOS).
+	Transport string
+}
+
+// The transports a managed browser is reached over.
+const (
+	TransportPipe = "pipe" // --remote-debugging-pipe, commands on fd 3, replies on fd 4
+	TransportPort = "port" // --remote-debugging-port=0 on loopback, the port read from DevToolsActivePort
+)
+
+// DefaultTransport is the transport a managed browser uses on goos: the
+// pipe where a child inherits extra descriptors (Unix), the loopback port
+// where os/exec cannot pass them (Windows).
+func DefaultTransport(goos string) string {
+	if goos == "windows" {
+		return TransportPort
+	}
+	return TransportPipe
 }
 
 // baseFlags keep a headless browser quiet, offline from Google services and
 // fast to start. The background-networking flags matter on closed networks,
 // where Chromium otherwise retries refused connections at every start.
 var baseFlags = []string{
-	"--remote-debugging-pipe",
 	"--disable-gpu",
 	"--disable-quic",
 	"--no-first-run",
@@ -69,26 +88,20 @@ type Browser struct {
 	Headful bool
 
 	cmd     *exec.Cmd
+	tree    procTree
 	dataDir string
 	exited  chan struct{}
 	stderr  *tailBuffer
 	once    sync.Once
 }
 
-// Start launches a browser and connects to it over the DevTools pipe. The
-// process runs in its own process group and receives SIGKILL if this process
-// dies, so it never outlives us.
+// Start launches a browser and connects to it over DevTools. Its whole
+// process tree ends with Close, and with this process however it ends where
+// the OS allows (proc_*.go): it never outlives us.
 func Start(ctx context.Context, opt Options) (*Browser, error) {
-	path := opt.Exec
-	if path == "" {
-		find := FindHeadless
-		if opt.Headful {
-			find = Find
-		}
-		var err error
-		if path, err = find(); err != nil {
-			return nil, err
-		}
+	path, err := Resolve(opt)
+	if err != nil {
+		return nil, err
 	}
 	sweepStaleDataDirs(opt.ProfileIn)
 	pattern := fmt.Sprintf("tabwright-%d-", os.Getpid())
@@ -114,41 +127,52 @@ func Start(ctx context.Context, opt Options) (*Browser, error) {
 		args = append(args, "--no-startup-window")
 	}
 
-	// The browser reads commands from fd 3 and writes replies to fd 4.
-	browserIn, toBrowser, err := os.Pipe()
-	if err != nil {
-		os.RemoveAll(dataDir)
-		return nil, errs.Wrap(errs.BrowserUnavailable, err, "creating the DevTools pipe")
+	transport := opt.Transport
+	if transport == "" {
+		transport = DefaultTransport(runtime.GOOS)
 	}
-	fromBrowser, browserOut, err := os.Pipe()
-	if err != nil {
-		browserIn.Close()
-		toBrowser.Close()
+	var pipe *pipeEnds
+	switch transport {
+	case TransportPipe:
+		if pipe, err = newPipeEnds(); err != nil {
+			os.RemoveAll(dataDir)
+			return nil, errs.Wrap(errs.BrowserUnavailable, err, "creating the DevTools pipe")
+		}
+		args = append([]string{"--remote-debugging-pipe"}, args...)
+	case TransportPort:
+		// Port 0: the browser picks a free port and writes it to
+		// DevToolsActivePort; it listens on 127.0.0.1 unless told otherwise.
+		args = append([]string{"--remote-debugging-port=0"}, args...)
+	default:
 		os.RemoveAll(dataDir)
-		return nil, errs.Wrap(errs.BrowserUnavailable, err, "creating the DevTools pipe")
+		return nil, errs.Input("transport", "transport %q is not one of %s, %s", transport, TransportPipe, TransportPort)
 	}
 
 	cmd := exec.Command(path, args...)
-	cmd.ExtraFiles = []*os.File{browserIn, browserOut}
 	tail := &tailBuffer{max: 8 << 10}
 	cmd.Stdout = tail
 	cmd.Stderr = tail
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	if err := cmd.Start(); err != nil {
-		for _, f := range []*os.File{browserIn, toBrowser, fromBrowser, browserOut} {
-			f.Close()
+	cmd.SysProcAttr = procAttr()
+	if pipe != nil {
+		cmd.ExtraFiles = pipe.childEnds()
+	}
+	tree, err := startTree(cmd)
+	if pipe != nil {
+		pipe.closeChildEnds()
+	}
+	if err != nil {
+		if pipe != nil {
+			pipe.closeOurEnds()
 		}
 		os.RemoveAll(dataDir)
-		return nil, errs.Wrap(errs.BrowserUnavailable, err, "starting "+path).WithHint("%s", InstallHint)
+		return nil, errs.Wrap(errs.BrowserUnavailable, err, "starting "+path).WithHint("%s", installHint(runtime.GOOS))
 	}
-	browserIn.Close()
-	browserOut.Close()
 
 	b := &Browser{
-		Conn:    cdp.New(cdp.NewPipe(toBrowser, fromBrowser)),
 		Path:    path,
 		Headful: opt.Headful,
 		cmd:     cmd,
+		tree:    tree,
 		dataDir: dataDir,
 		exited:  make(chan struct{}),
 		stderr:  tail,
@@ -156,17 +180,25 @@ func Start(ctx context.Context, opt Options) (*Browser, error) {
 	go func() {
 		cmd.Wait()
 		close(b.exited)
+	}()
+
+	var t cdp.Transport
+	if pipe != nil {
+		t = cdp.NewPipe(pipe.toBrowser, pipe.fromBrowser)
+	} else if t, err = dialActivePort(ctx, dataDir, b.exited); err != nil {
+		b.Close()
+		return nil, errs.Wrap(errs.BrowserUnavailable, b.withOutput(err), "the browser started but its DevTools port could not be reached")
+	}
+	b.Conn = cdp.New(t)
+	go func() {
+		<-b.exited
 		b.Conn.Close()
 	}()
 
 	ver, err := cdproto.Call(ctx, b.Conn.Browser(), browser.GetVersion, cdproto.Empty{})
 	if err != nil {
 		b.Close()
-		msg := strings.TrimSpace(tail.String())
-		if msg != "" {
-			err = fmt.Errorf("%w; browser output: %s", err, lastLines(msg, 5))
-		}
-		return nil, errs.Wrap(errs.BrowserUnavailable, err, "the browser started but did not answer on the DevTools pipe")
+		return nil, errs.Wrap(errs.BrowserUnavailable, b.withOutput(err), "the browser started but did not answer on DevTools ("+transport+")")
 	}
 	b.Version = ver.Product
 	return b, nil
@@ -181,12 +213,22 @@ func (b *Browser) Pid() int { return b.cmd.Process.Pid }
 // DataDir returns the throwaway profile directory.
 func (b *Browser) DataDir() string { return b.dataDir }
 
-// Close kills the browser's whole process group, waits for it and removes
+// withOutput adds the last lines the browser printed to err.
+func (b *Browser) withOutput(err error) error {
+	if msg := strings.TrimSpace(b.stderr.String()); msg != "" {
+		return fmt.Errorf("%w; browser output: %s", err, lastLines(msg, 5))
+	}
+	return err
+}
+
+// Close kills the browser's whole process tree, waits for it and removes
 // its profile directory.
 func (b *Browser) Close() error {
 	b.once.Do(func() {
-		b.Conn.Close()
-		syscall.Kill(-b.cmd.Process.Pid, syscall.SIGKILL)
+		if b.Conn != nil {
+			b.Conn.Close()
+		}
+		b.tree.kill()
 		select {
 		case <-b.exited:
 		case <-time.After(5 * time.Second):
@@ -210,7 +252,7 @@ func sweepStaleDataDirs(parent string) {
 		if err != nil || pid == os.Getpid() {
 			continue
 		}
-		if syscall.Kill(pid, 0) == nil || errors.Is(syscall.Kill(pid, 0), syscall.EPERM) {
+		if processAlive(pid) {
 			continue // its owner still runs
 		}
 		os.RemoveAll(dir)

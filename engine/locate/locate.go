@@ -128,6 +128,10 @@ type Target struct {
 	// out-of-process frame), so the browser routes input to it by what it
 	// last drew.
 	Routed bool `json:"-"`
+	// Surface: the element takes text but is drawn under its widget's own
+	// surface (a code editor's input under its rendered lines); the pointer
+	// goes to that surface, described here.
+	Surface string `json:"-"`
 }
 
 // Eval runs a page-side act call in the target's frame.
@@ -148,7 +152,7 @@ type pageLocator struct {
 type pageResult struct {
 	OK bool `json:"ok"`
 	Refusal
-	Static     bool             `json:"static"` // covered, by a cover that stays put
+	Static     bool             `json:"static"` // covered, by one cover that never moved until the deadline
 	Log        []logRun         `json:"log"`    // what the checks found in turn
 	Count      int              `json:"count"`
 	Candidates []map[string]any `json:"candidates"`
@@ -160,6 +164,7 @@ type pageResult struct {
 	Then       json.RawMessage  `json:"then"`    // the answer of the follow-up call, as tw.answer gives it
 	Before     json.RawMessage  `json:"before"`  // the answer of a carried check (see Carried)
 	Unsure     bool             `json:"unsure"`  // a role the DOM cannot answer for sure (see resolveRole)
+	Surface    string           `json:"surface"` // what took the pointer for a text input drawn under its widget's surface
 }
 
 // Carried is a check that the step before left to ride the next resolve's
@@ -505,7 +510,7 @@ func (r *pageResult) callLog() string {
 
 func (r *pageResult) target(ctx context.Context, loc Locator) (*Target, error) {
 	if r.OK {
-		return &Target{Handle: r.Handle, X: r.X, Y: r.Y, Count: r.Count, Desc: r.Target}, nil
+		return &Target{Handle: r.Handle, X: r.X, Y: r.Y, Count: r.Count, Desc: r.Target, Surface: r.Surface}, nil
 	}
 	e := r.failure(ctx, loc)
 	if e.Code != errs.Ambiguous {
@@ -523,7 +528,7 @@ func (r *pageResult) failure(ctx context.Context, loc Locator) *errs.Error {
 	case errs.NotActionable:
 		e := r.Err(fmt.Sprintf("%s %s", loc, describe(r.Target)))
 		if r.Static {
-			e.Message += " (it stays there: the same element over the same place, frame after frame)"
+			e.Message += " (it stayed there the whole time: the same element over the same place at every check until the deadline)"
 		}
 		return e
 	case errs.InvalidInput:

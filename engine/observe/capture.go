@@ -186,8 +186,22 @@ func recall(tracked Tracked, opt Options) (*history, *Observation, error) {
 	return hist, base, nil
 }
 
+// ListenerMarker is a Page that can tell the page-side observer which
+// elements have pointer listeners of the page's own (no page script can
+// see them); without it, the listing rules read markup and style alone.
+type ListenerMarker interface {
+	MarkListeners(ctx context.Context) error
+}
+
 // readPage runs the page-side observation once and checks its answer.
 func readPage(ctx context.Context, p Page, opt Options, set Set, watching bool) (*pageResult, int64, error) {
+	if m, ok := p.(ListenerMarker); ok && (set[SectionInteractive] || set[SectionVision]) {
+		// A page that cannot be read this way is still observed: its
+		// listeners are one signal of several.
+		if err := m.MarkListeners(ctx); err != nil && ctx.Err() != nil {
+			return nil, 0, err
+		}
+	}
 	var res *pageResult
 	if err := evalPage(ctx, p, pageCall(opt, set, watching), &res); err != nil {
 		var coded *errs.Error

@@ -265,6 +265,7 @@ type Field struct {
 	// Value is never set for passwords and other secrets (card numbers,
 	// security and one-time codes).
 	Value     string   `json:"value,omitempty"`
+	ValueLen  int      `json:"valuelength,omitempty"` // the whole value's length, when Value was cut
 	Required  bool     `json:"required,omitempty"`
 	Disabled  bool     `json:"disabled,omitempty"`
 	ReadOnly  bool     `json:"readonly,omitempty"`
@@ -304,8 +305,9 @@ type Element struct {
 	Expanded *bool  `json:"expanded,omitempty"`
 	Selected bool   `json:"selected,omitempty"`
 	Pressed  bool   `json:"pressed,omitempty"`
-	Value    string `json:"value,omitempty"` // current text; for a select, the chosen option's label
-	Href     string `json:"href,omitempty"`  // absolute
+	Value    string `json:"value,omitempty"`       // current text; for a select, the chosen option's label
+	ValueLen int    `json:"valuelength,omitempty"` // the whole value's length, when Value was cut
+	Href     string `json:"href,omitempty"`        // absolute
 	// Frame is the child frame the element is in (nil: the page itself);
 	// its ref names that frame's document.
 	Frame *FramePath `json:"frame,omitempty"`

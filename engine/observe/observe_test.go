@@ -358,7 +358,8 @@ func TestHiddenTextAndInteractive(t *testing.T) {
 		t.Errorf("hidden text leaked:\n%s", o.TextPreview)
 	}
 	for _, want := range []string{
-		"Visible heading\nShown paragraph with lots of white space.\nVisible child of hidden\n",
+		// aria-hidden content is drawn: a person reads it (issue 47).
+		"Visible heading\nShown paragraph with lots of white space.\nVisible child of hidden\nDrawn under aria-hidden\n",
 		"\nInline bold and italic stay on one line.\n",
 		"\nFirst item\nSecond item\n",
 		"Cell A Cell B\nCell C Cell D",

@@ -315,7 +315,9 @@ func renderField(b *strings.Builder, fd *Field, shown map[string]bool) {
 		}
 	}
 	if fd.Value != "" && fd.Type != "radio" && !strings.HasPrefix(fd.Type, "select") {
-		fmt.Fprintf(b, " =%q", clip(fd.Value, 80))
+		shown := clip(fd.Value, 80)
+		fmt.Fprintf(b, " =%q", shown)
+		b.WriteString(valueCut(fd.Value, shown, fd.ValueLen, fd.Selector))
 	} else if fd.Value != "" {
 		fmt.Fprintf(b, " =%q", fd.Value)
 	}
@@ -379,6 +381,7 @@ func renderElement(b *strings.Builder, page string, e *Element) {
 	}
 	if e.Value != "" {
 		fmt.Fprintf(b, " =%q", e.Value)
+		b.WriteString(valueCut(e.Value, e.Value, e.ValueLen, e.Selector))
 	}
 	if e.Href != "" {
 		b.WriteString(" -> " + shortURL(page, e.Href))
@@ -422,6 +425,18 @@ func clip(s string, n int) string {
 		return s
 	}
 	return string(r[:n-1]) + "…"
+}
+
+// valueCut says that a value was cut (the page cut it to value, whole
+// characters long; the text shows shown) and how to read all of it.
+func valueCut(value, shown string, whole int, selector string) string {
+	if whole == 0 && shown == value {
+		return ""
+	}
+	if whole == 0 {
+		whole = len([]rune(value))
+	}
+	return fmt.Sprintf(" (cut: %d chars; observe with scope %q reads it whole)", whole, selector)
 }
 
 func plural(n int, what string) string {

@@ -90,6 +90,9 @@ func (p framePage) Eval(ctx context.Context, expression string, out any) error {
 	return p.EvalIn(ctx, p.frame, expression, out)
 }
 
+// MarkListeners marks the frame's own document, not the tab's.
+func (p framePage) MarkListeners(ctx context.Context) error { return p.MarkListenersIn(ctx, p.frame) }
+
 // Refs makes the frame's refs name its own document.
 func (p framePage) Refs(doc string) func(string) string { return p.ScopeRefs(p.frame, p.path, doc) }
 
@@ -114,6 +117,10 @@ type childFrame struct {
 
 func (c childFrame) Eval(ctx context.Context, expression string, out any) error {
 	return c.t.EvalIn(ctx, c.frame, expression, out)
+}
+
+func (c childFrame) MarkListeners(ctx context.Context) error {
+	return c.t.MarkListenersIn(ctx, c.frame)
 }
 
 func (c childFrame) Refs(doc string) func(string) string { return c.t.ScopeRefs(c.frame, c.path, doc) }

@@ -16,19 +16,34 @@ import (
 	"github.com/tabwright/tabwright/engine/errs"
 )
 
+// Default bounds of downloads: one file, and all the files of a server's
+// life together.
+const (
+	DefaultMaxDownloadBytes  = 100 << 20
+	DefaultMaxDownloadsBytes = 500 << 20
+)
+
 // downloads saves the managed browser's downloads in one folder and reports
-// each finished one in the log of the tab that started it.
+// each finished one in the log of the tab that started it. A download that
+// grows past its bound, or past what the folder may still take, is
+// cancelled and its part removed, and the log says so.
 type downloads struct {
 	mu      sync.Mutex
 	dir     string
 	temp    bool // made by us: removed at Close
 	started map[string]*download
+	browser *cdp.Session // where cancelDownload goes
+	perFile int64
+	total   int64
+	kept    int64 // bytes of the finished downloads in the folder
 }
 
 type download struct {
-	tab  *Tab
-	url  string
-	name string
+	tab     *Tab
+	url     string
+	name    string
+	refused string // why it was cancelled, once it was
+	size    int64  // bytes it has, or says it will have
 }
 
 // startDownloads points conn's browser at the downloads folder (made on
@@ -52,7 +67,9 @@ func (m *Manager) startDownloads(ctx context.Context, conn *cdp.Conn) error {
 			d.dir, d.temp = dir, true
 		}
 		d.started = map[string]*download{}
+		d.perFile, d.total = orDefault(m.opt.MaxDownloadBytes, DefaultMaxDownloadBytes), orDefault(m.opt.MaxDownloadsBytes, DefaultMaxDownloadsBytes)
 	}
+	d.browser = conn.Browser()
 	dir := d.dir
 	d.mu.Unlock()
 	conn.Browser().Listen(func(method string, params jsonv2.Value) { m.onDownload(method, params) })
@@ -84,7 +101,11 @@ func (m *Manager) onDownload(method string, params jsonv2.Value) {
 		d.mu.Unlock()
 	case "Browser.downloadProgress":
 		var ev browser.EventDownloadProgress
-		if jsonv2.Unmarshal(params, &ev) != nil || ev.State == browser.DownloadProgressStateInProgress {
+		if jsonv2.Unmarshal(params, &ev) != nil {
+			return
+		}
+		if ev.State == browser.DownloadProgressStateInProgress {
+			d.bound(ev)
 			return
 		}
 		d.mu.Lock()
@@ -96,15 +117,84 @@ func (m *Manager) onDownload(method string, params jsonv2.Value) {
 			return
 		}
 		// Off the connection's reader: the rename touches the disk.
-		go dl.finish(dir, ev.GUID, ev.State)
+		go dl.finish(dir, ev.GUID, ev.State, d.admit)
 	}
 }
 
-// finish names the file after the suggested name and logs it.
-func (dl *download) finish(dir, guid string, state browser.DownloadProgressState) {
+// bound cancels a download in progress that is, or says it will be, past
+// its bound or past what the folder may still take.
+func (d *downloads) bound(ev browser.EventDownloadProgress) {
+	size := max(int64(ev.ReceivedBytes), int64(ev.TotalBytes))
+	d.mu.Lock()
+	dl := d.started[ev.GUID]
+	why := ""
+	if dl != nil && dl.refused == "" {
+		dl.size = size
+		why = d.over(size, d.inFlight(dl))
+		dl.refused = why
+	}
+	sess := d.browser
+	d.mu.Unlock()
+	if why != "" && sess != nil {
+		sess.Post(context.Background(), browser.CommandCancelDownload, browser.CancelDownloadParams{GUID: ev.GUID})
+	}
+}
+
+// admit counts a finished file of size bytes into the folder, or says
+// why it may not stay (it finished before its cancel arrived).
+func (d *downloads) admit(size int64) string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	why := d.over(size, 0)
+	if why == "" {
+		d.kept += size
+	}
+	return why
+}
+
+// inFlight is what the downloads under way other than dl hold. Called
+// with d.mu held.
+func (d *downloads) inFlight(dl *download) int64 {
+	var n int64
+	for _, o := range d.started {
+		if o != dl && o.refused == "" {
+			n += o.size
+		}
+	}
+	return n
+}
+
+// over says why a download of size bytes may not be kept beside others
+// bytes of downloads under way, or "". Called with d.mu held.
+func (d *downloads) over(size, others int64) string {
+	switch {
+	case size > d.perFile:
+		return fmt.Sprintf("refused: larger than %s, the bound of one download (--max-download-mb)", mib(d.perFile))
+	case d.kept+others+size > d.total:
+		return fmt.Sprintf("refused: the downloads would pass %s in all (--max-downloads-mb); %s are kept", mib(d.total), mib(d.kept))
+	}
+	return ""
+}
+
+func mib(n int64) string { return fmt.Sprintf("%d MiB", n>>20) }
+
+func orDefault(n, def int64) int64 {
+	if n <= 0 {
+		return def
+	}
+	return n
+}
+
+// finish names the file after the suggested name, keeps it when admit
+// lets it stay, and logs it. A cancelled download's part is removed.
+func (dl *download) finish(dir, guid string, state browser.DownloadProgressState, admit func(int64) string) {
 	e := LogEntry{Kind: LogDownload, URL: dl.url, Text: dl.name}
 	if state != browser.DownloadProgressStateCompleted {
+		os.Remove(filepath.Join(dir, guid))
 		e.Error = "download " + string(state)
+		if dl.refused != "" {
+			e.Error = dl.refused
+		}
 		dl.tab.logs.locked(e)
 		return
 	}
@@ -114,9 +204,15 @@ func (dl *download) finish(dir, guid string, state browser.DownloadProgressState
 		to = from // keep the browser's name rather than lose the file
 	}
 	info, err := os.Stat(to)
-	if err != nil {
+	switch {
+	case err != nil:
 		e.Error = "the file is gone: " + err.Error()
-	} else {
+	default:
+		if why := admit(info.Size()); why != "" {
+			os.Remove(to)
+			e.Error = why
+			break
+		}
 		e.Path, e.Bytes = to, info.Size()
 	}
 	dl.tab.logs.locked(e)

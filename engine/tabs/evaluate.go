@@ -100,7 +100,7 @@ func (t *Tab) Evaluate(ctx context.Context, e Evaluation) (*Evaluated, error) {
 		}
 		params.UniqueContextID = id
 	}
-	var obj *runtime.RemoteObject
+	var obj, captured *runtime.RemoteObject
 	end, _ := ctx.Deadline()
 	err := t.run(ctx, f, func(ctx context.Context) error {
 		// Runtime.evaluate's own timeout ends a script that runs too long
@@ -116,26 +116,24 @@ func (t *Tab) Evaluate(ctx context.Context, e Evaluation) (*Evaluated, error) {
 		}
 		obj = res.Result
 		if obj != nil && obj.Type == runtime.RemoteObjectTypeFunction && obj.ObjectID != "" {
-			// A function: park it and call it by a second evaluation, which
-			// carries the timeout too (Runtime.callFunctionOn has none).
-			_, err := cdproto.Call(ctx, f.sess, runtime.CallFunctionOn, runtime.CallFunctionOnParams{
-				FunctionDeclaration: "function() { globalThis[Symbol.for('tabwright.evaluate')] = this; }", ObjectID: obj.ObjectID,
-			})
-			if err != nil {
-				return err
-			}
-			call := params
-			call.Expression = "(() => { const k = Symbol.for('tabwright.evaluate'); const f = globalThis[k]; delete globalThis[k]; return f(); })()"
-			call.Timeout = scriptBudget(end)
-			res, err := t.timedEval(ctx, f, call)
-			if err != nil {
-				return err
-			}
-			if err := thrown(res.ExceptionDetails); err != nil {
+			// A function: call it by a second evaluation, which carries the
+			// timeout too (Runtime.callFunctionOn has none).
+			if res, err = t.evalOn(ctx, f, params, obj.ObjectID, "return v();", false, end); err != nil {
 				return err
 			}
 			obj = res.Result
 		}
+		if e.Element || obj == nil || obj.ObjectID == "" {
+			return nil
+		}
+		// Turning the value into JSON runs the page's code too (a getter, a
+		// Proxy's traps): under the same deadline, ended with the rest.
+		ser, err := t.evalOn(ctx, f, params, obj.ObjectID, fmt.Sprintf("return (%s).call(v, %d, %d, %d);", serializer, e.MaxCapture, maxEvalNodes, maxEvalDepth), true, end)
+		t.ReleaseObjectLater(ctx, f, obj.ObjectID)
+		if err != nil {
+			return err
+		}
+		captured = ser.Result
 		return nil
 	})
 	if err != nil {
@@ -144,7 +142,33 @@ func (t *Tab) Evaluate(ctx context.Context, e Evaluation) (*Evaluated, error) {
 	if e.Element {
 		return t.elementRef(ctx, f, obj)
 	}
-	return t.capture(ctx, f, obj, e.MaxCapture)
+	return capture(obj, captured, e.MaxCapture)
+}
+
+// parkKey is where evalOn leaves an object for the evaluation that uses it.
+const parkKey = "Symbol.for('tabwright.evaluate')"
+
+// evalOn evaluates body, a function body that reads the object obj as v
+// (its result sent by value when byValue), as a Runtime.evaluate with the call's timeout (callFunctionOn has none,
+// and Runtime.terminateExecution does not pass chrome.debugger). The object
+// is parked on the global with defineProperty, which runs no setter of the
+// page's, and taken off again before body runs.
+func (t *Tab) evalOn(ctx context.Context, f *Frame, base runtime.EvaluateParams, obj runtime.RemoteObjectID, body string, byValue bool, end time.Time) (runtime.EvaluateResult, error) {
+	_, err := cdproto.Call(ctx, f.sess, runtime.CallFunctionOn, runtime.CallFunctionOnParams{
+		FunctionDeclaration: "function() { Object.defineProperty(globalThis, " + parkKey + ", { value: this, configurable: true }); }", ObjectID: obj,
+	})
+	if err != nil {
+		return runtime.EvaluateResult{}, err
+	}
+	call := base
+	call.Expression = "(() => { const k = " + parkKey + "; const v = Object.getOwnPropertyDescriptor(globalThis, k).value; delete globalThis[k]; " + body + " })()"
+	call.Timeout = scriptBudget(end)
+	call.ReturnByValue = ptr(byValue)
+	res, err := t.timedEval(ctx, f, call)
+	if err != nil {
+		return res, err
+	}
+	return res, thrown(res.ExceptionDetails)
 }
 
 // run calls fn under ctx's deadline, with dialogs reported, and terminates
@@ -227,8 +251,9 @@ func thrown(d *runtime.ExceptionDetails) error {
 	return errs.New(errs.ScriptError, "the script threw: %s", msg).WithHint("fix the script; nothing else was done")
 }
 
-// capture serialises the value, bounded.
-func (t *Tab) capture(ctx context.Context, f *Frame, obj *runtime.RemoteObject, max int) (*Evaluated, error) {
+// capture is the value's bounded JSON: a primitive as sent, an object as
+// the serializer made it (ser).
+func capture(obj, ser *runtime.RemoteObject, max int) (*Evaluated, error) {
 	out := &Evaluated{Type: "undefined", JSON: "null"}
 	if obj == nil {
 		return out, nil
@@ -243,16 +268,13 @@ func (t *Tab) capture(ctx context.Context, f *Frame, obj *runtime.RemoteObject, 
 			out.JSON = string(obj.Value)
 		}
 	} else {
-		defer t.ReleaseObject(ctx, f, obj.ObjectID)
 		var got struct {
 			JSON string `json:"json"`
 			Type string `json:"type"`
 			Cut  bool   `json:"cut"`
 		}
-		call := fmt.Sprintf("function() { return (%s).call(this, %d, %d, %d); }", serializer, max, maxEvalNodes, maxEvalDepth)
-		err := t.CallOnIn(ctx, f, obj.ObjectID, call, &got)
-		if err != nil {
-			return nil, err
+		if ser == nil || json.Unmarshal(ser.Value, &got) != nil {
+			return nil, errs.New(errs.Internal, "the value could not be captured")
 		}
 		out.JSON, out.Type, out.Truncated = got.JSON, got.Type, got.Cut
 	}

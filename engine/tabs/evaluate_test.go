@@ -90,6 +90,30 @@ func TestEvaluate(t *testing.T) {
 	if got, err := eval(Evaluation{Expression: "document.title"}); err != nil || got.JSON != `"Eval"` {
 		t.Fatalf("after the loop: %+v %v", got, err)
 	}
+
+	// A value whose getter or Proxy trap loops: turning it into JSON runs
+	// the page's code, ended at the deadline like the script itself, and
+	// the tab works afterwards (issue 44, item 8). A getter that throws is
+	// the script's error.
+	for _, expr := range []string{
+		"({ get x() { for (;;) {} } })",
+		"new Proxy({}, { ownKeys() { for (;;) {} } })",
+	} {
+		start := time.Now()
+		if _, err := eval(Evaluation{Expression: expr}); errs.Code(err) != errs.Timeout || time.Since(start) > 15*time.Second {
+			t.Fatalf("%s: %v after %v, want a timeout at the deadline", expr, err, time.Since(start))
+		}
+		if got, err := eval(Evaluation{Expression: "document.title"}); err != nil || got.JSON != `"Eval"` {
+			t.Fatalf("after %s: %+v %v", expr, got, err)
+		}
+		var title string
+		if err := tab.Eval(ctx, "document.title", &title); err != nil || title != "Eval" {
+			t.Fatalf("isolated world after %s: %q %v", expr, title, err)
+		}
+	}
+	if _, err := eval(Evaluation{Expression: "({ get x() { throw new RangeError('no x') } })"}); errs.Code(err) != errs.ScriptError || !strings.Contains(err.Error(), "no x") {
+		t.Fatalf("a getter that throws: %v, want script_error", err)
+	}
 	var title string
 	if err := tab.Eval(ctx, "document.title", &title); err != nil || title != "Eval" {
 		t.Fatalf("isolated world after the loop: %q %v", title, err)

@@ -39,6 +39,12 @@ type Options struct {
 	// means a folder in the system's temporary directory (downloads.go).
 	DownloadsDir string
 
+	// MaxDownloadBytes bounds one download, MaxDownloadsBytes all of them
+	// together (downloads.go); 0 is the default of each. A page the agent
+	// only opened can start downloads: the bounds keep it from filling the
+	// disk.
+	MaxDownloadBytes, MaxDownloadsBytes int64
+
 	// MaxPopups bounds the live popups of one claimed tab (popups.go):
 	// 0 is DefaultMaxPopups, NoPopups closes every one.
 	MaxPopups int
@@ -48,6 +54,10 @@ type Options struct {
 	// process that opens one tab (qs's docs reader), where a second spare
 	// would never be taken and its renderer would only take CPU.
 	SingleSpare bool
+
+	// IdleTimeout closes the managed browser once no call has used it
+	// for this long (idle.go); the next call starts it again. 0: never.
+	IdleTimeout time.Duration
 }
 
 // Manager holds the browsers and every claim on their tabs.
@@ -183,10 +193,15 @@ func (m *Manager) connect(ctx context.Context, browserID string) (*profile, *cdp
 	if err != nil {
 		return nil, nil, 0, err
 	}
+	p.touch()
 	conn, gen, err := p.connect(ctx)
 	if err != nil {
 		return nil, nil, 0, err
 	}
+	// Again once connected: a cold start may take longer than the idle
+	// timeout on a loaded machine, and the call has yet to use what it
+	// started.
+	p.touch()
 	return p, conn, gen, nil
 }
 
@@ -408,6 +423,9 @@ func (m *Manager) Get(owner, handle string) (*Tab, error) {
 	if t == nil && tomb != nil {
 		return nil, tomb
 	}
+	if t != nil {
+		t.profile.touch()
+	}
 	if t == nil || t.owner != owner {
 		return nil, deadHandle("unknown tab handle %q", handle).
 			WithHint("use a tab handle that opening or claiming a tab returned to this owner").WithFact(FactUnknownHandle)
@@ -605,8 +623,12 @@ func (m *Manager) dropClaims(p *profile, gen int) {
 		}
 	}
 	m.mu.Unlock()
+	why := "the browser that held tab handle %q exited"
+	if p.closedIdle(gen) {
+		why = "the managed browser that held tab handle %q was closed after " + m.opt.IdleTimeout.String() + " unused (--idle-timeout)"
+	}
 	for _, t := range gone {
-		m.forget(t, deadHandle("the browser that held tab handle %q exited", t.handle).
+		m.forget(t, deadHandle(why, t.handle).
 			WithHint("open a new tab: a managed browser is relaunched on the next call"))
 	}
 }

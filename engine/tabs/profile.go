@@ -38,6 +38,7 @@ type profile struct {
 	version string
 	gen     int
 	ext     ExtensionProfile // kind extension only
+	idle    idleState        // idle.go
 }
 
 // BrowserInfo describes a profile for discovery.
@@ -174,6 +175,9 @@ func (p *profile) connect(ctx context.Context) (*cdp.Conn, int, error) {
 			managed.Close() // reap the process and remove its profile directory
 		}
 	}()
+	if managed != nil && p.m.opt.IdleTimeout > 0 {
+		go p.watchIdle(conn, gen)
+	}
 	return conn, gen, nil
 }
 

@@ -61,6 +61,7 @@ type Tab struct {
 	mainWorlds mainWorlds     // the page's own context in each frame (evaluate.go)
 	refs       refScopes      // the tags of the refs observations gave (refs.go)
 	popups     popupLedger    // what became of the windows its pages opened (popups.go)
+	marks      listenerMarks  // what our worlds were last told of listeners (listeners.go)
 }
 
 // pageState is what the tab's events tell us about its main frame.

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -192,7 +192,7 @@ func TestHandlesDieOnReleaseCloseAndCrash(t *testing.T) {
 		t.Fatal(err)
 	}
 	pid := m.profiles[0].managed.Pid()
-	syscall.Kill(pid, syscall.SIGKILL)
+	killPid(pid)
 	select {
 	case <-b.Tab.dead: // the tab learnt of it from the closed connection
 	case <-ctx.Done():
@@ -242,5 +242,13 @@ func TestCloseMeansGone(t *testing.T) {
 				t.Fatalf("round %d: closed tab still listed: %+v", i, ti)
 			}
 		}
+	}
+}
+
+// killPid kills the process pid the way a crash would (SIGKILL on Unix,
+// TerminateProcess on Windows).
+func killPid(pid int) {
+	if p, err := os.FindProcess(pid); err == nil {
+		p.Kill()
 	}
 }

@@ -1,29 +1,9 @@
 // Package procwait tells a test when a process has exited, whoever its
-// parent is, without reaping it: a pidfd becomes readable when its process
-// exits, so no test polls /proc or sleeps to find out.
+// parent is, without reaping it: the OS signals the exit (wait_*.go), so no
+// test polls /proc or sleeps to find out.
 package procwait
 
-import (
-	"syscall"
-	"time"
-	"unsafe"
-)
-
-// Wait blocks until pid has exited (a zombie counts) or is gone already.
-func Wait(pid int) {
-	fd, _, errno := syscall.Syscall(sysPidfdOpen, uintptr(pid), 0, 0)
-	if errno != 0 {
-		return // no such process: it is gone already
-	}
-	defer syscall.Close(int(fd))
-	fds := []pollFd{{fd: int32(fd), events: pollIn}}
-	for {
-		_, _, errno := syscall.Syscall6(syscall.SYS_PPOLL, uintptr(unsafe.Pointer(&fds[0])), 1, 0, 0, 0, 0)
-		if errno != syscall.EINTR {
-			return
-		}
-	}
-}
+import "time"
 
 // Within reports whether pid exits within d.
 func Within(pid int, d time.Duration) bool {
@@ -35,15 +15,4 @@ func Within(pid int, d time.Duration) bool {
 	case <-time.After(d):
 		return false
 	}
-}
-
-const (
-	sysPidfdOpen = 434 // pidfd_open(2), the same number on every Linux architecture
-	pollIn       = 0x1
-)
-
-// pollFd is struct pollfd of poll(2).
-type pollFd struct {
-	fd             int32
-	events, revent int16
 }

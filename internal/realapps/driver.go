@@ -107,8 +107,22 @@ func (r *run) do(ctx context.Context, st step) error {
 	if err != nil {
 		return fmt.Errorf("%s %s: %w", st.Do, targetOf(st), err)
 	}
+	r.forgetPositions()
 	r.absorb(res.text)
 	return nil
+}
+
+// forgetPositions drops the folded elements known by position (a card's
+// index): after an action the page may have moved its cards, and a model
+// reads the fold again before it counts on one.
+func (r *run) forgetPositions() {
+	kept := r.known[:0]
+	for _, e := range r.known {
+		if e.Ref != "" {
+			kept = append(kept, e)
+		}
+	}
+	r.known = kept
 }
 
 func (r *run) relocate(ctx context.Context, st step, failed string) (*elem, *elem, bool) {
@@ -184,10 +198,10 @@ func (r *run) refresh(ctx context.Context) error {
 func (r *run) merge(els []elem) {
 	seen := map[string]bool{}
 	for _, e := range els {
-		seen[e.Ref] = true
+		seen[e.key()] = true
 	}
 	for _, e := range r.known {
-		if !seen[e.Ref] {
+		if !seen[e.key()] {
 			els = append(els, e)
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -16,6 +17,18 @@ type elem struct {
 	Role  string `json:"role"`
 	Name  string `json:"name"`
 	Value string `json:"value"` // what a field holds, for a field with no name
+	// Selector, for an element tabwright folded into repeated cards (no
+	// ref): the card's selector with its index, then the element's path.
+	Selector string `json:"selector,omitempty"`
+}
+
+// key names e among the elements the driver knows: its ref, else its
+// selector.
+func (e elem) key() string {
+	if e.Ref != "" {
+		return e.Ref
+	}
+	return "css:" + e.Selector
 }
 
 // server is one MCP browser server behind the same small driver interface.
@@ -87,6 +100,9 @@ func (s *tabwright) observe(ctx context.Context) ([]elem, bool, error) {
 				Value any    `json:"value"`
 			} `json:"fields"`
 		} `json:"forms"`
+		Reserved struct {
+			Repeated []repeat `json:"repeated"`
+		} `json:"reserved"`
 	}
 	if err := json.Unmarshal(r.structured, &v); err != nil {
 		return nil, false, fmt.Errorf("browser_observe: no structured content: %v", err)
@@ -113,7 +129,51 @@ func (s *tabwright) observe(ctx context.Context) ([]elem, bool, error) {
 			}
 		}
 	}
+	for _, r := range v.Reserved.Repeated {
+		els = append(els, r.elems()...)
+	}
 	return els, true, nil
+}
+
+// repeat is a run of cards tabwright folded out of interactive
+// (reserved.repeated): what a model reads as "cards SEL, n 2-19, each:
+// ...; labels by n: ...".
+type repeat struct {
+	Card     string `json:"card"`
+	From     int    `json:"from"`
+	To       int    `json:"to"`
+	Elements []struct {
+		Selector string `json:"selector"`
+		Role     string `json:"role"`
+		Label    string `json:"label"`
+		In       []int  `json:"in"`
+	} `json:"elements"`
+	Labels [][]string `json:"labels"`
+}
+
+// elems are the folded elements, each named by its label and reached by
+// the selector a model writes from what the fold says: the card's
+// selector with n filled in, then the element's path under the card.
+func (r repeat) elems() []elem {
+	var out []elem
+	for n := r.From; n <= r.To && n-r.From < len(r.Labels); n++ {
+		labels := r.Labels[n-r.From]
+		for _, e := range r.Elements {
+			if e.In != nil && !slices.Contains(e.In, n) {
+				continue
+			}
+			name := e.Label
+			if name == "" && len(labels) > 0 {
+				name, labels = labels[0], labels[1:]
+			}
+			sel := strings.Replace(r.Card, "(n)", fmt.Sprintf("(%d)", n), 1)
+			if e.Selector != "" {
+				sel += " " + e.Selector
+			}
+			out = append(out, elem{Role: e.Role, Name: name, Selector: sel})
+		}
+	}
+	return out
 }
 
 // fieldRole is the ARIA role of a form field's type.
@@ -133,6 +193,10 @@ func (s *tabwright) act(ctx context.Context, st step, e, to *elem) (result, erro
 	a := map[string]any{"tab_handle": s.handle}
 	if e != nil {
 		a["ref"] = e.Ref
+		if e.Ref == "" {
+			delete(a, "ref")
+			a["selector"] = e.Selector
+		}
 	}
 	switch st.Do {
 	case "click":
@@ -154,6 +218,9 @@ func (s *tabwright) act(ctx context.Context, st step, e, to *elem) (result, erro
 		return s.c.call(ctx, "browser_select_option", a)
 	case "drag":
 		a["to"] = map[string]any{"ref": to.Ref}
+		if to.Ref == "" {
+			a["to"] = map[string]any{"selector": to.Selector}
+		}
 		return s.c.call(ctx, "browser_drag", a)
 	}
 	return result{}, fmt.Errorf("unknown action %s", st.Do)

@@ -14,7 +14,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 )
 
@@ -68,7 +67,7 @@ func start(path, port string, mode ...string) (*Browser, error) {
 	}
 	cmd := exec.Command(path, args...)
 	cmd.Stderr = w
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	ownGroup(cmd)
 	if err := cmd.Start(); err != nil {
 		r.Close()
 		w.Close()
@@ -150,7 +149,7 @@ func (b *Browser) Exited() <-chan struct{} { return b.exited }
 // removes its profile. Calling it again does nothing.
 func (b *Browser) Kill() {
 	b.once.Do(func() {
-		syscall.Kill(-b.cmd.Process.Pid, syscall.SIGKILL)
+		killTree(b.cmd)
 		<-b.exited
 		b.stderr.Close()
 		os.RemoveAll(b.dir)

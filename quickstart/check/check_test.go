@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -198,7 +197,9 @@ qs_wait_http / --contains 'served page' --timeout 20`
 		t.Fatal("no served pid")
 	}
 	if !procwait.Within(pid, 10*time.Second) { // a guard against a hang, not a speed bound
-		syscall.Kill(pid, syscall.SIGKILL)
+		if p, err := os.FindProcess(pid); err == nil {
+			p.Kill()
+		}
 		t.Fatalf("the served process %d outlived the check", pid)
 	}
 	if c, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", free), time.Second); err == nil {

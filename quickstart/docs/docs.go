@@ -20,8 +20,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/tabwright/tabwright/engine/launch"
 	"github.com/tabwright/tabwright/engine/observe"
 	"github.com/tabwright/tabwright/engine/tabs"
@@ -59,19 +57,6 @@ const (
 )
 
 var memoryDir = "/dev/shm" // a variable for tests
-
-// memoryProfileDir is memoryDir when it is a writable tmpfs with
-// memoryProfileRoom free, else "" (the system's temporary directory).
-func memoryProfileDir() string {
-	var st unix.Statfs_t
-	if unix.Statfs(memoryDir, &st) != nil || st.Type != unix.TMPFS_MAGIC || st.Bavail*uint64(st.Bsize) < memoryProfileRoom {
-		return ""
-	}
-	if unix.Access(memoryDir, unix.W_OK) != nil {
-		return ""
-	}
-	return memoryDir
-}
 
 // Reader reads pages for one harness process; its tab is reused and reads
 // are serialised through it.

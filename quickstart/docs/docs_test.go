@@ -66,6 +66,8 @@ thing --version</code></pre>
 			fmt.Fprint(w, `<html><head><meta http-equiv="refresh" content="0; url=/guide/"></head><body>moving</body></html>`)
 		case "/meta-away":
 			fmt.Fprintf(w, `<html><head><META HTTP-EQUIV=Refresh CONTENT="0;URL='%s/x'"></head><body>moving</body></html>`, offURL)
+		case "/unseen/":
+			http.ServeFile(w, r, "../../testdata/shared/unseen.html")
 		case "/gone":
 			http.NotFound(w, r)
 		default:
@@ -102,6 +104,24 @@ func TestQSRenderedAsMarkdownWithLinks(t *testing.T) {
 	}
 	if r.ToolText(allow) != r.Text {
 		t.Errorf("the agent gets the text")
+	}
+}
+
+// read_docs returns what a person sees of a page: text hidden from sight
+// (off-screen, transparent, the colour of its background, clipped, font-size
+// 0) never reaches the agent; what is drawn does (issue 44, item 4).
+func TestQSUnseenTextNeverReachesTheAgent(t *testing.T) {
+	r := reader().Get(context.Background(), site.URL+"/unseen/", allow)
+	if r.Err != "" || !r.Rendered {
+		t.Fatalf("%+v", r)
+	}
+	if i := strings.Index(r.Text, "HIDDEN-"); i >= 0 {
+		t.Errorf("read_docs returned text no person sees (%q):\n%s", r.Text[i:min(len(r.Text), i+30)], r.Text)
+	}
+	for _, want := range []string{"widget install --now", "restart after installing", "check the version"} {
+		if !strings.Contains(r.Text, want) {
+			t.Errorf("read_docs lacks %q:\n%s", want, r.Text)
+		}
 	}
 }
 

@@ -42,3 +42,23 @@ func TestWarningsReachTheReports(t *testing.T) {
 		}
 	}
 }
+
+// Text from a task, a command or a page is inert in the Markdown reports
+// (a GitHub job summary shows them): no live image, no raw HTML, no forged
+// line or table cell (issue 44, item 6).
+func TestMarkdownReportsAreInert(t *testing.T) {
+	evil := "![pixel](https://tracker.example/p.png) <img src=x onerror=alert(1)>|forged cell\n## Result: passed"
+	r := &qsrun.Result{Task: "t" + evil, Attempt: 1, Agent: "replay", Classification: qsrun.DocsGap, Evidential: true,
+		StopReason: "replay_command_failed", Detail: evil, Warnings: []string{"step 1 failed: " + evil}, SuspectPage: &evil}
+	s := qsrun.Summarise([]*qsrun.Result{r})
+	for name, md := range map[string]string{"suite.md": Markdown(s, ""), "report.md": RunMarkdown(r, "..")} {
+		for _, bad := range []string{"![pixel](", "<img", "\n## Result: passed"} {
+			if strings.Contains(md, bad) {
+				t.Errorf("%s holds %q live:\n%s", name, bad, md)
+			}
+		}
+		if !strings.Contains(md, `!\[pixel\](https://tracker.example/p.png) &lt;img src=x onerror=alert(1)>\|forged cell ## Result: passed`) {
+			t.Errorf("%s does not show the text escaped:\n%s", name, md)
+		}
+	}
+}

@@ -31,10 +31,10 @@ func pagesMarkdown(r *qsrun.Result, root string) string {
 	var b strings.Builder
 	for i, p := range pages {
 		if p.File == "" {
-			fmt.Fprintf(&b, "%d. %s\n", i+1, p.URL)
+			fmt.Fprintf(&b, "%d. %s\n", i+1, mdText(p.URL))
 			continue
 		}
-		fmt.Fprintf(&b, "%d. %s ([as read](%s))\n", i+1, p.URL, pageHref(root, p.File))
+		fmt.Fprintf(&b, "%d. %s ([as read](%s))\n", i+1, mdText(p.URL), pageHref(root, p.File))
 	}
 	return b.String()
 }

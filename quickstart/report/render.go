@@ -35,7 +35,20 @@ func discardedText(m map[string]int, none string) string {
 	return strings.Join(parts, ", ")
 }
 
-func mdCell(s string) string { return strings.ReplaceAll(strings.ReplaceAll(s, "|", `\|`), "\n", " ") }
+// mdText makes text from a task, a command, a page or a model inert in
+// Markdown: a failing command's output in a GitHub job summary could
+// otherwise show a live image (a tracking pixel), raw HTML, or forge report
+// lines. Brackets are escaped (no link or image can open), < becomes an
+// entity (no tag, no autolink), | is escaped (no table cell ends), a
+// backslash is doubled (none can undo those) and a line break becomes a
+// space (no line of its own).
+var mdEscaper = strings.NewReplacer("\\", "\\\\", "[", "\\[", "]", "\\]", "<", "&lt;", "|", "\\|",
+	"\r\n", " ", "\n", " ", "\r", " ")
+
+func mdText(s string) string { return mdEscaper.Replace(s) }
+
+// mdCell is mdText for a table cell.
+func mdCell(s string) string { return mdText(s) }
 
 // Markdown renders the suite as Markdown: the facts, the pass-rate table,
 // where each documentation gap happened, and the pages each run read,
@@ -59,11 +72,11 @@ func Markdown(s *qsrun.Suite, root string) string {
 		b.WriteString("No documentation gaps in these runs.\n")
 	}
 	for _, r := range gaps {
-		fmt.Fprintf(&b, "### %s, attempt %d\n\n", r.Task, r.Attempt)
+		fmt.Fprintf(&b, "### %s, attempt %d\n\n", mdText(r.Task), r.Attempt)
 		if r.SuspectPage != nil {
-			fmt.Fprintf(&b, "- Last docs page read: %s\n", *r.SuspectPage)
+			fmt.Fprintf(&b, "- Last docs page read: %s\n", mdText(*r.SuspectPage))
 		}
-		fmt.Fprintf(&b, "- Stop reason: %s\n", stopText(r))
+		fmt.Fprintf(&b, "- Stop reason: %s\n", mdText(stopText(r)))
 		if r.SuccessCheck != nil {
 			out := strings.TrimRight(lastChars(r.SuccessCheck.Output, 1200), "\n")
 			if out == "" {

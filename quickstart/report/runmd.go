@@ -13,16 +13,16 @@ import (
 // pageHref), the check's output and where to look.
 func RunMarkdown(r *qsrun.Result, root string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "# tabwright qs: %s\n\n", r.Task)
-	fmt.Fprintf(&b, "**Result: %s** (`%s`, agent: `%s`, attempt %d)\n\n", qsrun.Label(r.Classification), r.Classification, r.Agent, r.Attempt)
-	fmt.Fprintf(&b, "- Stop reason: %s\n- Turns: %d\n- Duration: %.1f s\n", stopText(r), r.Turns, r.DurationSeconds)
+	fmt.Fprintf(&b, "# tabwright qs: %s\n\n", mdText(r.Task))
+	fmt.Fprintf(&b, "**Result: %s** (`%s`, agent: %s, attempt %d)\n\n", qsrun.Label(r.Classification), r.Classification, mdText(r.Agent), r.Attempt)
+	fmt.Fprintf(&b, "- Stop reason: %s\n- Turns: %d\n- Duration: %.1f s\n", mdText(stopText(r)), r.Turns, r.DurationSeconds)
 	if r.Enforced {
 		fmt.Fprintf(&b, "- Backend: %s (enforced)\n", r.Backend)
 	} else {
 		fmt.Fprintf(&b, "- Backend: %s (**unenforced**: the egress proxy records, but a command may bypass it)\n", r.Backend)
 	}
 	if r.ModelReported != "" {
-		fmt.Fprintf(&b, "- Model served: %s\n", r.ModelReported)
+		fmt.Fprintf(&b, "- Model served: %s\n", mdText(r.ModelReported))
 	}
 	if t := r.Tokens; t.Input+t.Output+t.CacheWrite+t.CacheRead > 0 {
 		fmt.Fprintf(&b, "- Tokens: %d in / %d out, cache %d written / %d read\n", t.Input, t.Output, t.CacheWrite, t.CacheRead)
@@ -34,7 +34,7 @@ func RunMarkdown(r *qsrun.Result, root string) string {
 		}
 	}
 	if !r.Evidential && r.Classification != qsrun.Skipped {
-		fmt.Fprintf(&b, "\n## This run is not evidence about the documentation\n\nIt ended as `%s`, which counts toward no pass rate: %s\n", r.Classification, stopText(r))
+		fmt.Fprintf(&b, "\n## This run is not evidence about the documentation\n\nIt ended as `%s`, which counts toward no pass rate: %s\n", r.Classification, mdText(stopText(r)))
 	}
 	b.WriteString("\n## Docs pages the agent read\n\n")
 	b.WriteString(pagesMarkdown(r, root))
@@ -49,7 +49,7 @@ func RunMarkdown(r *qsrun.Result, root string) string {
 		fmt.Fprintf(&b, "\n## Success check\n\nExited %d.\n\n```\n%s\n```\n", c.ExitCode, strings.ReplaceAll(out, "```", "`\u200b``"))
 	}
 	if r.Classification == qsrun.DocsGap && r.SuspectPage != nil {
-		fmt.Fprintf(&b, "\n## Where to look first\n\nThe last page read before the failure: %s\n", *r.SuspectPage)
+		fmt.Fprintf(&b, "\n## Where to look first\n\nThe last page read before the failure: %s\n", mdText(*r.SuspectPage))
 	}
 	return b.String()
 }

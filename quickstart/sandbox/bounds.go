@@ -1,3 +1,5 @@
+//go:build linux
+
 package sandbox
 
 import (
@@ -7,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 )
@@ -28,71 +29,9 @@ import (
 // the same size. Without root there is no mount to make: the workspace is
 // a folder on the host's disk, unbounded, and WorkspaceBound says 0.
 
-// SandboxUID is the user (and group) commands run as when the harness is
-// root: "nobody" on Debian, Ubuntu and Fedora, which owns no files.
-const SandboxUID = 65534
-
-// DefaultWorkspaceBytes bounds an attempt's workspace (and, each, its /tmp,
-// /run and /var/tmp) when nothing else is asked: room for a typical
-// quickstart's dependencies, far from a CI runner's memory.
-const DefaultWorkspaceBytes int64 = 2 << 30
-
-// MinWorkspaceBytes is the smallest bound accepted: less cannot hold a
-// toolchain's caches.
-const MinWorkspaceBytes int64 = 4 << 20
-
-// WorkspaceFull is the stop reason of an attempt whose workspace filled up.
-const WorkspaceFull = "workspace_full"
-
-// OutputBytes bounds the folder that holds the commands' output files on a
-// bounded sandbox: a tmpfs of its own, so that a full workspace still lets
-// a command (and the check) say what happened, and a command that prints
-// without end stops at this size instead of filling the host's disk. The
-// harness reads only the head and the tail of an output anyway.
-const OutputBytes int64 = 64 << 20
-
 // fullSlack: a bounded workspace with less free than this is full (a write
 // that failed for want of space left less than its own size).
 const fullSlack = 1 << 20
-
-// ParseSize reads a byte count: a number, optionally with K, M, G or T
-// (powers of 1024, an optional trailing B or iB), or 0 for no bound.
-func ParseSize(s string) (int64, error) {
-	t := strings.ToUpper(strings.ReplaceAll(s, " ", ""))
-	t = strings.TrimSuffix(strings.TrimSuffix(t, "B"), "I")
-	mult := int64(1)
-	if n := len(t); n > 0 {
-		if i := strings.IndexByte("KMGT", t[n-1]); i >= 0 {
-			mult = 1 << (10 * (i + 1))
-			t = t[:n-1]
-		}
-	}
-	n, err := strconv.ParseInt(t, 10, 64)
-	if err != nil || n < 0 || n > (1<<62)/mult {
-		return 0, fmt.Errorf("sandbox.bad_size: %q is not a size; write a number of bytes with K, M or G (2G, 512M), or 0 for no bound", s)
-	}
-	n *= mult
-	if n != 0 && n < MinWorkspaceBytes {
-		return 0, fmt.Errorf("sandbox.bad_size: %q is less than the smallest workspace, %s; give more, or 0 for no bound", s, HumanBytes(MinWorkspaceBytes))
-	}
-	return n, nil
-}
-
-// HumanBytes writes n in the largest unit that keeps it whole-ish (2 GiB).
-func HumanBytes(n int64) string {
-	for _, u := range []struct {
-		name string
-		size int64
-	}{{"TiB", 1 << 40}, {"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}} {
-		if n >= u.size {
-			if n%u.size == 0 {
-				return fmt.Sprintf("%d %s", n/u.size, u.name)
-			}
-			return fmt.Sprintf("%.1f %s", float64(n)/float64(u.size), u.name)
-		}
-	}
-	return fmt.Sprintf("%d B", n)
-}
 
 // dropsPrivileges reports whether bubblewrap runs as SandboxUID.
 func dropsPrivileges() bool { return os.Geteuid() == 0 }

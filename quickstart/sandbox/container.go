@@ -1,3 +1,5 @@
+//go:build linux
+
 package sandbox
 
 import (
@@ -47,31 +49,6 @@ import (
 //     (bounded the same way), bound at their own paths; /tmp and /var/tmp
 //     are private tmpfs of the same bound. All capabilities are dropped and
 //     no new privileges can be gained.
-
-// ContainerWorkspace is where the workspace appears in a container, and the
-// commands' working directory there, as under quickstarted's docker
-// backend: a task written for it may name /workspace. The workspace is
-// bound at its host path too, so a path the harness hands the commands
-// ($QS_SESSION_LOG) holds inside as well.
-const ContainerWorkspace = "/workspace"
-
-// Container is the container backend's name.
-const Container = "container"
-
-// DefaultImage is the image of a task that names none, as quickstarted's.
-const DefaultImage = "python:3.12-slim"
-
-// Runtime is a container engine's command line: docker or podman.
-type Runtime struct {
-	Name     string // docker or podman
-	Path     string
-	Version  string
-	Rootless bool // the engine runs as the harness's user: its root is that user
-}
-
-// RuntimeEnv names the runtime to use when both are installed (docker,
-// podman, or a path).
-const RuntimeEnv = "TABWRIGHT_CONTAINER_RUNTIME"
 
 var (
 	runtimeOnce  sync.Once

@@ -1,16 +1,5 @@
-// Package sandbox runs an attempt's commands: a fresh workspace per attempt,
-// each command in its own shell and process group, with a timeout that kills
-// the whole group and an output cap that keeps the head and the tail.
-//
-// Two backends. "local" runs commands as the harness's user and enforces
-// nothing about the network: results say so. "sandbox" (Linux, bubblewrap)
-// runs every command in its own namespaces, user namespace included: no
-// network but the harness's egress proxy, only the host's toolchain folders
-// (read-only) besides the workspace and its support directories, a private
-// /tmp, no capabilities and no new privileges, never root (bounds.go), the
-// workspace bounded in size where the harness can mount it, and a PID
-// namespace that ends every process in it when the sandbox closes. See
-// isolated.go.
+//go:build linux
+
 package sandbox
 
 import (
@@ -24,15 +13,6 @@ import (
 	"syscall"
 	"time"
 	"unicode/utf8"
-)
-
-// Backend names (and Container, container.go).
-const (
-	Local    = "local"
-	Isolated = "sandbox"
-	// Backend is the local backend's name (kept for callers of the first
-	// version).
-	Backend = Local
 )
 
 // Sandbox is one attempt's directories: Workspace (the commands' working
@@ -65,11 +45,6 @@ func (s *Sandbox) BackendName() string {
 // bind the commands (the sandbox and container backends) or are advisory
 // (local).
 func (s *Sandbox) Enforced() bool { return s.iso != nil }
-
-// SandboxDirEnv names the folder sandboxes are made in, instead of the
-// system's temporary directory (a /tmp that is small, or mounted noexec);
-// quickstarted's QUICKSTARTED_SANDBOX_DIR is read when it is not set.
-const SandboxDirEnv = "TABWRIGHT_SANDBOX_DIR"
 
 // sandboxRoot is the folder sandboxes are made in.
 func sandboxRoot() string {
@@ -171,27 +146,6 @@ func (s *Sandbox) Env(extra ...string) []string {
 	}
 	env := []string{"PATH=" + path, "HOME=" + s.Home, "TMPDIR=" + s.Tmp, "LANG=" + lang, "LC_ALL=" + lcAll, "TERM=dumb", "NO_COLOR=1"}
 	return append(env, extra...)
-}
-
-// Result is one command's outcome.
-type Result struct {
-	ExitCode      int
-	Output        string // stdout and stderr merged, capped
-	OriginalChars int
-	Truncated     bool
-	TimedOut      bool
-	// WorkspaceFull: the command left the bounded workspace full (the
-	// output ends with a workspace_full note); the attempt stops.
-	WorkspaceFull bool
-	Duration      time.Duration
-}
-
-// Options bound one command.
-type Options struct {
-	Timeout   time.Duration // kills the command's processes; exit 124
-	MaxChars  int           // 0: no cap
-	Env       []string      // added to Env()
-	KillGroup bool          // kill the process group as soon as the command exits (checks)
 }
 
 // Run runs command with bash -c in the workspace, in a process group of its
@@ -327,20 +281,6 @@ func readCapped(f *os.File, max int) string {
 	f.ReadAt(head, 0)
 	f.ReadAt(tail, size-half)
 	return strings.ToValidUTF8(string(head), "\uFFFD") + fmt.Sprintf("\n[... %d bytes not read ...]\n", size-2*half) + strings.ToValidUTF8(string(tail), "\uFFFD")
-}
-
-// TruncMarker sits between the head and the tail of cut text.
-const TruncMarker = "\n[... output truncated by tabwright ...]\n"
-
-// Truncate keeps the first and last max/2 characters of s, joined by
-// TruncMarker, when s is longer than max characters.
-func Truncate(s string, max int) (string, bool) {
-	if max <= 0 || utf8.RuneCountInString(s) <= max {
-		return s, false
-	}
-	r := []rune(s)
-	h := max / 2
-	return string(r[:h]) + TruncMarker + string(r[len(r)-(max-h):]), true
 }
 
 func killGroup(pgid int) {

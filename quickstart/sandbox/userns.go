@@ -1,3 +1,5 @@
+//go:build linux
+
 package sandbox
 
 import (
@@ -13,16 +15,6 @@ import (
 // sandbox backend always makes one, and a harness running as root starts
 // bubblewrap as SandboxUID (bounds.go), so a host's restriction on
 // unprivileged user namespaces binds root's runs too.
-
-// UsernsBlock is one setting that keeps an unprivileged process from making
-// a user namespace.
-type UsernsBlock struct {
-	Setting string // what was read, e.g. "kernel.apparmor_restrict_unprivileged_userns = 1"
-	Fix     string // the commands that lift it
-}
-
-// AppArmorProfileName is the profile UsernsBlock's AppArmor fix installs.
-const AppArmorProfileName = "tabwright-bwrap"
 
 // DetectUsernsBlock reads the kernel's settings under root (the host's is
 // "/"; tests pass a tree of their own) and says what forbids bubblewrap, at

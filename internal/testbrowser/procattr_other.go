@@ -1,0 +1,7 @@
+//go:build unix && !linux
+
+package testbrowser
+
+import "syscall"
+
+func procAttr() *syscall.SysProcAttr { return &syscall.SysProcAttr{Setpgid: true} }
