@@ -43,7 +43,15 @@ func main() {
 	flag.StringVar(&servers, "servers", "tabwright,playwright-mcp,chrome-devtools-mcp", "servers to run, comma separated")
 	flag.StringVar(&apps, "apps", "", "apps to run, comma separated (default all)")
 	trace := flag.String("trace", "", "write every counted call and its text to this file")
+	again := flag.String("report", "", "print the table of a results JSON written before, and run nothing")
 	flag.Parse()
+	if *again != "" {
+		if err := reprint(*again); err != nil {
+			fmt.Fprintln(os.Stderr, "real-apps:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if *trace != "" {
 		f, err := os.Create(*trace)
 		if err != nil {
@@ -135,6 +143,33 @@ func suite(c config) error {
 	return writeJSON(c.out, rep)
 }
 
+// reprint prints the table of a results file, its apps and servers in the
+// suite's order.
+func reprint(file string) error {
+	raw, err := os.ReadFile(file)
+	if err != nil {
+		return err
+	}
+	var rep report
+	if err := json.Unmarshal(raw, &rep); err != nil {
+		return fmt.Errorf("%s: %w", file, err)
+	}
+	var selected []app
+	for _, a := range apps() {
+		if _, ok := rep.Apps[a.Name]; ok {
+			selected = append(selected, a)
+		}
+	}
+	var servers []string
+	for _, s := range []string{"tabwright", "playwright-mcp", "chrome-devtools-mcp"} {
+		if _, ok := rep.Servers[s]; ok {
+			servers = append(servers, s)
+		}
+	}
+	printTable(os.Stdout, rep, selected, servers)
+	return nil
+}
+
 func pick(names []string) ([]app, error) {
 	all := apps()
 	if len(names) == 0 {
@@ -177,7 +212,7 @@ func serverSpecs(c config) map[string]serverSpec {
 		"tabwright": {
 			argv:    []string{c.bin, "mcp", "--allow-evaluate", "--tools", "full"},
 			env:     []string{"TABWRIGHT_CHROME=" + chrome},
-			version: "tabwright " + c.bin,
+			version: binVersion(c.bin),
 			wrap:    func(cn *conn) server { return &tabwright{c: cn} },
 		},
 		"playwright-mcp": {
@@ -207,6 +242,15 @@ func findChrome() string {
 		}
 	}
 	return "chromium"
+}
+
+// binVersion is what the tabwright binary says its version is.
+func binVersion(bin string) string {
+	out, err := exec.Command(bin, "--version").Output()
+	if err != nil {
+		return "tabwright ?"
+	}
+	return strings.TrimSpace(string(out))
 }
 
 func pkgVersion(modules, name string) string {

@@ -148,19 +148,28 @@ func median(os []outcome, onlyPassed bool) int {
 	return (xs[len(xs)/2-1] + xs[len(xs)/2]) / 2
 }
 
+// printFailures writes one line per failing server and task: how many of
+// its runs failed, and the first failure's reason in full.
 func printFailures(w io.Writer, rep report) {
-	seen := map[string]bool{}
-	first := true
+	type key struct{ server, app, task string }
+	var order []key
+	first := map[key]string{}
+	count := map[key]int{}
 	for _, o := range rep.Outcomes {
-		key := o.Server + "|" + o.App + "|" + o.Task + "|" + o.Reason
-		if o.Pass || seen[key] {
+		if o.Pass {
 			continue
 		}
-		seen[key] = true
-		if first {
-			fmt.Fprintln(w, "\nfailures:")
-			first = false
+		k := key{o.Server, o.App, o.Task}
+		if count[k] == 0 {
+			order = append(order, k)
+			first[k] = o.Reason
 		}
-		fmt.Fprintf(w, "  %s %s/%s: %s\n", o.Server, o.App, o.Task, o.Reason)
+		count[k]++
+	}
+	if len(order) > 0 {
+		fmt.Fprintln(w, "\nfailures (runs failed, the first one's reason):")
+	}
+	for _, k := range order {
+		fmt.Fprintf(w, "  %s %s/%s (%d): %s\n", k.server, k.app, k.task, count[k], first[k])
 	}
 }
