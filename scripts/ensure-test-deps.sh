@@ -2,13 +2,19 @@
 # Make sure what `make test` runs against is installed, before minutes of
 # tests fail on a missing tool: the browsers, bubblewrap for the qs sandbox,
 # podman (with runc) for the container backend, busybox-static for the test
-# image, python3 and curl for fixtures. As root with apt-get it installs what
-# is missing; otherwise it prints the one command that does, and fails.
+# image, python3 and curl for fixtures, Wine and mingw-w64 for the Windows
+# build's smoke test (npm, for the release's npm packages, comes with
+# Node). As root with apt-get it installs what is missing; otherwise it
+# prints the one command that does, and fails.
 #
 #   scripts/ensure-test-deps.sh          check, install when root
 #   scripts/ensure-test-deps.sh --list   print the Debian packages (.ci/run installs them)
 set -e
 packages="chromium chromium-headless-shell bubblewrap podman runc busybox-static python3 curl"
+# The Windows build's smoke test runs it under Wine, which runs x86 only.
+case $(uname -m) in
+x86_64 | amd64) packages="$packages wine64 gcc-mingw-w64-x86-64-win32" ;;
+esac
 if [ "${1:-}" = --list ]; then
   echo "$packages"
   exit 0
@@ -35,6 +41,7 @@ else
     case $p in
     bubblewrap) c=bwrap ;;
     busybox-static) c=busybox ;;
+    gcc-mingw-w64-x86-64-win32) c=x86_64-w64-mingw32-gcc ;;
     esac
     command -v "$c" >/dev/null 2>&1 || missing="$missing $p"
   done

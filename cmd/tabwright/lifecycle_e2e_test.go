@@ -448,3 +448,30 @@ func TestLazyBrowserStartsAtTheFirstPage(t *testing.T) {
 		time.Sleep(20 * time.Millisecond) // a process list has no change notice
 	}
 }
+
+// --idle-timeout closes the browser no call uses; the tab's handle then
+// says why, and the next call opens a page in a new browser.
+func TestIdleTimeoutClosesAndRestartsTheBrowser(t *testing.T) {
+	t.Parallel()
+	site := fixtures(t)
+	s := startServer(t, "--idle-timeout", "2s")
+	h := mustCall(t, s.sess, "browser_open_tab", map[string]any{"url": site.URL + "/a"})["tab_handle"].(string)
+	if len(childrenOf(s.cmd.Process.Pid)) == 0 {
+		t.Fatal("no browser after the first page")
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for len(childrenOf(s.cmd.Process.Pid)) != 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the browser still runs 30 s into a 2 s idle timeout")
+		}
+		time.Sleep(50 * time.Millisecond) // a process list has no change notice
+	}
+	code, _, msg := callErr(t, s.sess, "browser_observe", map[string]any{"tab_handle": h})
+	if code != "invalid_handle" || !strings.Contains(msg, "--idle-timeout") {
+		t.Fatalf("the handle after the idle close: %s %q", code, msg)
+	}
+	opened := mustCall(t, s.sess, "browser_open_tab", map[string]any{"url": site.URL + "/b"})
+	if opened["title"] != "Page /b" {
+		t.Fatalf("the page after the idle close: %v", opened)
+	}
+}
