@@ -91,9 +91,10 @@ real-clients: build chromium
 real-apps: build chromium
 	sh scripts/real-apps.sh $(BIN)
 
-# The release artifacts the GitHub Action installs (DIST/tabwright-linux-
-# {amd64,arm64} and SHA256SUMS), built reproducibly; release-check builds
-# them twice in fresh caches and compares the bytes.
+# The release artifacts, built reproducibly (scripts/release.sh): an
+# archive per target (linux, darwin, windows x amd64, arm64), the Linux
+# binaries the GitHub Action installs, the npm packages and SHA256SUMS;
+# release-check builds them twice in fresh caches and compares the bytes.
 DIST ?= dist
 release:
 	sh scripts/release.sh $(DIST) $(VERSION)

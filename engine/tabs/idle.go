@@ -12,12 +12,24 @@ import (
 // use (so that the claims it ends say so).
 type idleState struct {
 	lastUse    atomic.Int64 // unix nanoseconds
+	inflight   atomic.Int32 // manager calls (open, claim, list) running
 	closedGen  atomic.Int64
 	everClosed atomic.Bool
 }
 
 // touch records a use: a call that needs the browser or one of its tabs.
 func (p *profile) touch() { p.idle.lastUse.Store(time.Now().UnixNano()) }
+
+// busy marks a manager call on the browser as running until the returned
+// function is called: however long it takes, it is a use.
+func (p *profile) busy() func() {
+	p.idle.inflight.Add(1)
+	p.touch()
+	return func() {
+		p.touch()
+		p.idle.inflight.Add(-1)
+	}
+}
 
 func (p *profile) sinceUse() time.Duration {
 	return time.Since(time.Unix(0, p.idle.lastUse.Load()))
@@ -62,7 +74,7 @@ func (p *profile) closeIfIdle(gen int) bool {
 		return false // a call is connecting: in use
 	}
 	defer func() { <-p.lock }()
-	if p.sinceUse() < p.m.opt.IdleTimeout {
+	if p.sinceUse() < p.m.opt.IdleTimeout || p.idle.inflight.Load() > 0 {
 		return false
 	}
 	p.mu.Lock()

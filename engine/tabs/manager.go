@@ -198,10 +198,7 @@ func (m *Manager) connect(ctx context.Context, browserID string) (*profile, *cdp
 	if err != nil {
 		return nil, nil, 0, err
 	}
-	// Again once connected: a cold start may take longer than the idle
-	// timeout on a loaded machine, and the call has yet to use what it
-	// started.
-	p.touch()
+	p.touch() // a start can outlast the idle timeout
 	return p, conn, gen, nil
 }
 
@@ -222,6 +219,7 @@ func (m *Manager) Tabs(ctx context.Context, owner, browserID string) ([]TabInfo,
 	if err != nil {
 		return nil, err
 	}
+	defer p.busy()()
 	pages, err := m.policePopups(ctx, p, conn.Browser()) // pages only, without popups over a bound
 	if err != nil {
 		return nil, err
@@ -281,6 +279,7 @@ func (m *Manager) open(ctx context.Context, opt OpenOptions) (*OpenResult, error
 	if err != nil {
 		return nil, err
 	}
+	defer p.busy()()
 	if opt.Claim && opt.URL == "about:blank" {
 		if res, ok := m.openSpare(ctx, opt, p, conn, gen); ok {
 			return res, nil
@@ -348,6 +347,7 @@ func (m *Manager) Claim(ctx context.Context, opt ClaimOptions) (*Tab, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer p.busy()()
 	tabID := opt.TabID
 	info, err := cdproto.Call(ctx, conn.Browser(), target.GetTargetInfo, target.GetTargetInfoParams{TargetID: target.ID(tabID)})
 	if err != nil && errs.Code(err) != errs.ProtocolError {
