@@ -108,8 +108,9 @@ func (t *Tab) MarkListenersIn(ctx context.Context, f *Frame) error {
 	nodes, types := pointerListeners(found.Listeners)
 	typesJSON, _ := json.Marshal(types)
 	said := fmt.Sprint(nodes, string(typesJSON))
-	if said == marks.nodes {
-		return nil // our world holds these marks already
+	if said == marks.nodes || len(nodes) == 0 && marks.nodes == "" {
+		marks.nodes = said
+		return nil // our world holds these marks already (none, in a world never told)
 	}
 	world, err := t.WorldID(ctx, f)
 	if err != nil {
