@@ -24,9 +24,6 @@ var Targets = []struct{ GOOS, GOARCH string }{
 // once per target, on the full build: no test file depends on nomodels,
 // and the two files that do are compiled by the lean build.
 func TestEveryTargetBuildsAndVets(t *testing.T) {
-	if testing.Short() {
-		t.Skip("cross-builds six targets twice; run without -short")
-	}
 	root := moduleRoot(t)
 	goBin := filepath.Join(runtime.GOROOT(), "bin", "go")
 	for _, tg := range Targets {
