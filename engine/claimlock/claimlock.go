@@ -56,7 +56,7 @@ func (e *ErrHeld) Error() string {
 type Lock struct {
 	f    *os.File
 	path string
-	d    *Dir
+	d    *Dir // nil for LockFile's
 	id   string
 }
 
@@ -75,6 +75,25 @@ func (d *Dir) Lock(id string) (*Lock, error) {
 	if err != nil {
 		return nil, err
 	}
+	l, err := lockPath(path)
+	if err != nil {
+		return nil, err
+	}
+	l.d, l.id = d, id
+	d.mu.Lock()
+	d.mine[id] = true
+	d.mu.Unlock()
+	return l, nil
+}
+
+// LockFile takes the lock of the file at path, made if missing, outside
+// any claims folder (a browser profile's lock), or returns *ErrHeld.
+func LockFile(path string) (*Lock, error) {
+	return lockPath(path)
+}
+
+// lockPath locks the file at path for this process.
+func lockPath(path string) (*Lock, error) {
 	for {
 		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
 		if err != nil {
@@ -96,10 +115,7 @@ func (d *Dir) Lock(id string) (*Lock, error) {
 		}
 		f.Truncate(0)
 		json.NewEncoder(f).Encode(Holder{PID: os.Getpid()})
-		d.mu.Lock()
-		d.mine[id] = true
-		d.mu.Unlock()
-		return &Lock{f: f, path: path, d: d, id: id}, nil
+		return &Lock{f: f, path: path}, nil
 	}
 }
 
@@ -134,6 +150,9 @@ func (l *Lock) Release() {
 	}
 	release(l.f, l.path)
 	l.f = nil
+	if l.d == nil {
+		return
+	}
 	l.d.mu.Lock()
 	delete(l.d.mine, l.id)
 	l.d.mu.Unlock()

@@ -16,6 +16,7 @@ import (
 	cdproto "github.com/chromedp/cdproto/cdp"
 
 	"github.com/tabwright/tabwright/engine/cdp"
+	"github.com/tabwright/tabwright/engine/claimlock"
 	"github.com/tabwright/tabwright/engine/errs"
 )
 
@@ -34,6 +35,11 @@ type Options struct {
 	// ProfileIn is the directory the throwaway profile is made in; "" is
 	// the system's temporary directory.
 	ProfileIn string
+
+	// UserDataDir, when set, is a profile kept across runs (logins,
+	// cookies, storage): made if missing, never removed, and closed
+	// gracefully so that the browser writes what it holds in memory.
+	UserDataDir string
 
 	// Transport is how the browser is reached: TransportPipe or
 	// TransportPort; "" is DefaultTransport(runtime.GOOS).
@@ -90,6 +96,7 @@ type Browser struct {
 	cmd     *exec.Cmd
 	tree    procTree
 	dataDir string
+	profile *claimlock.Lock // held on a profile of the user's (Options.UserDataDir); nil for a throwaway one
 	exited  chan struct{}
 	stderr  *tailBuffer
 	once    sync.Once
@@ -103,14 +110,15 @@ func Start(ctx context.Context, opt Options) (*Browser, error) {
 	if err != nil {
 		return nil, err
 	}
-	sweepStaleDataDirs(opt.ProfileIn)
-	pattern := fmt.Sprintf("tabwright-%d-", os.Getpid())
-	dataDir, err := os.MkdirTemp(opt.ProfileIn, pattern)
-	if err != nil && opt.ProfileIn != "" {
-		dataDir, err = os.MkdirTemp("", pattern) // a place to prefer, not to fail on
-	}
+	dataDir, profileLock, err := profileDir(opt)
 	if err != nil {
-		return nil, errs.Wrap(errs.BrowserUnavailable, err, "creating the browser profile directory")
+		return nil, err
+	}
+	removeDir := func() {
+		if profileLock == nil {
+			os.RemoveAll(dataDir)
+		}
+		profileLock.Release()
 	}
 	args := append([]string{}, baseFlags...)
 	args = append(args, "--user-data-dir="+dataDir)
@@ -135,7 +143,7 @@ func Start(ctx context.Context, opt Options) (*Browser, error) {
 	switch transport {
 	case TransportPipe:
 		if pipe, err = newPipeEnds(); err != nil {
-			os.RemoveAll(dataDir)
+			removeDir()
 			return nil, errs.Wrap(errs.BrowserUnavailable, err, "creating the DevTools pipe")
 		}
 		args = append([]string{"--remote-debugging-pipe"}, args...)
@@ -144,7 +152,7 @@ func Start(ctx context.Context, opt Options) (*Browser, error) {
 		// DevToolsActivePort; it listens on 127.0.0.1 unless told otherwise.
 		args = append([]string{"--remote-debugging-port=0"}, args...)
 	default:
-		os.RemoveAll(dataDir)
+		removeDir()
 		return nil, errs.Input("transport", "transport %q is not one of %s, %s", transport, TransportPipe, TransportPort)
 	}
 
@@ -164,7 +172,7 @@ func Start(ctx context.Context, opt Options) (*Browser, error) {
 		if pipe != nil {
 			pipe.closeOurEnds()
 		}
-		os.RemoveAll(dataDir)
+		removeDir()
 		return nil, errs.Wrap(errs.BrowserUnavailable, err, "starting "+path).WithHint("%s", installHint(runtime.GOOS))
 	}
 
@@ -174,6 +182,7 @@ func Start(ctx context.Context, opt Options) (*Browser, error) {
 		cmd:     cmd,
 		tree:    tree,
 		dataDir: dataDir,
+		profile: profileLock,
 		exited:  make(chan struct{}),
 		stderr:  tail,
 	}
@@ -225,6 +234,9 @@ func (b *Browser) withOutput(err error) error {
 // its profile directory.
 func (b *Browser) Close() error {
 	b.once.Do(func() {
+		if b.profile != nil {
+			b.closeGracefully()
+		}
 		if b.Conn != nil {
 			b.Conn.Close()
 		}
@@ -233,7 +245,10 @@ func (b *Browser) Close() error {
 		case <-b.exited:
 		case <-time.After(5 * time.Second):
 		}
-		os.RemoveAll(b.dataDir)
+		if b.profile == nil {
+			os.RemoveAll(b.dataDir)
+		}
+		b.profile.Release()
 	})
 	return nil
 }

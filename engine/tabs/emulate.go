@@ -10,7 +10,8 @@ import (
 )
 
 // Emulation is what a tab pretends to be. Zero fields keep what was set
-// before; Reset drops every override first.
+// before; Reset goes back to what the tab started with (the configured
+// screen of the managed browser, else none) first.
 type Emulation struct {
 	Width       int     `json:"width,omitempty"`        // viewport CSS px
 	Height      int     `json:"height,omitempty"`       // viewport CSS px
@@ -26,10 +27,10 @@ const emulationKey = "tabs.emulation"
 // Emulate applies e on top of the tab's earlier overrides and returns what
 // is in force now. It lasts as long as the claim.
 func (t *Tab) Emulate(ctx context.Context, e Emulation) (Emulation, error) {
-	cur := t.State(emulationKey, func() any { return &Emulation{} }).(*Emulation)
+	cur := t.State(emulationKey, func() any { return t.baseEmulation() }).(*Emulation)
 	next := *cur
 	if e.Reset {
-		next = Emulation{}
+		next = *t.baseEmulation()
 	}
 	if e.Width > 0 {
 		next.Width = e.Width

@@ -131,14 +131,18 @@ func (t *Tab) adoptChild(id target.SessionID, frame cdproto.FrameID) {
 	})
 	ctx, cancel := context.WithTimeout(context.Background(), cdp.DefaultCallTimeout)
 	defer cancel()
-	parallel(
+	calls := []func() error{
 		func() error { _, err := cdproto.Call(ctx, child, runtime.Enable, cdproto.Empty{}); return err },
 		func() error { _, err := cdproto.Call(ctx, child, page.Enable, page.EnableParams{}); return err },
 		func() error { _, err := cdproto.Call(ctx, child, network.Enable, network.EnableParams{}); return err },
 		func() error { return newDocumentWorld(ctx, child) },
 		func() error { return autoAttach(ctx, child) },
 		func() error { return emulateFocus(ctx, child) },
-	)
+	}
+	if t.profile.kind == KindManaged {
+		calls = append(calls, initScripts(ctx, child, t.profile.m.opt.Page.InitScripts)...)
+	}
+	parallel(calls...)
 	// Only once the session is set up (in whatever order those went):
 	// the frame waits for this to run.
 	cdproto.Call(ctx, child, runtime.RunIfWaitingForDebugger, cdproto.Empty{})

@@ -55,6 +55,9 @@ type Options struct {
 	// would never be taken and its renderer would only take CPU.
 	SingleSpare bool
 
+	// Page is how the managed browser and its tabs start (pagesetup.go).
+	Page PageSetup
+
 	// IdleTimeout closes the managed browser once no call has used it
 	// for this long (idle.go); the next call starts it again. 0: never.
 	IdleTimeout time.Duration

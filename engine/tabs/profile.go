@@ -135,6 +135,10 @@ func (p *profile) connect(ctx context.Context) (*cdp.Conn, int, error) {
 			b.Close()
 			return nil, 0, err
 		}
+		if err := p.m.setupBrowser(ctx, conn); err != nil {
+			b.Close()
+			return nil, 0, err
+		}
 	default: // a connection to a browser someone else runs: ask its version
 		var c *cdp.Conn
 		var err error

@@ -8,6 +8,7 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/storage"
 
+	"github.com/tabwright/tabwright/engine/cdp"
 	"github.com/tabwright/tabwright/engine/errs"
 )
 
@@ -93,24 +94,11 @@ func (t *Tab) ImportStorage(ctx context.Context, st *StorageState) (*Imported, e
 		return nil, err
 	}
 	out := &Imported{}
-	if len(st.Cookies) > 0 {
-		params := make([]*network.CookieParam, 0, len(st.Cookies))
-		for _, c := range st.Cookies {
-			if c == nil || c.Name == "" {
-				continue
-			}
-			p := &network.CookieParam{Name: c.Name, Value: c.Value, Domain: c.Domain, Path: c.Path, Secure: c.Secure, HTTPOnly: c.HTTPOnly,
-				SameSite: c.SameSite, Priority: c.Priority, SourceScheme: c.SourceScheme, PartitionKey: c.PartitionKey}
-			if !c.Session && c.Expires > 0 {
-				p.Expires = cdproto.TimeSinceEpoch(c.Expires)
-			}
-			params = append(params, p)
-		}
-		if _, err := cdproto.Call(ctx, t.sess.Conn().Browser(), storage.SetCookies, storage.SetCookiesParams{Cookies: params}); err != nil {
-			return nil, err
-		}
-		out.Cookies = len(params)
+	n, err := setCookies(ctx, t.sess.Conn().Browser(), st.Cookies)
+	if err != nil {
+		return nil, err
 	}
+	out.Cookies = n
 	var origin string
 	if err := t.Eval(ctx, "location.origin", &origin); err != nil {
 		return nil, err
@@ -120,12 +108,39 @@ func (t *Tab) ImportStorage(ctx context.Context, st *StorageState) (*Imported, e
 			out.Skipped = append(out.Skipped, o.Origin)
 			continue
 		}
-		items, _ := json.Marshal(o.LocalStorage)
 		var n int
-		if err := t.Eval(ctx, "(() => { let n = 0; for (const kv of "+string(items)+") { localStorage.setItem(kv.name, kv.value); n++; } return n; })()", &n); err != nil {
+		if err := t.Eval(ctx, setItemsJS(o.LocalStorage), &n); err != nil {
 			return nil, err
 		}
 		out.Items += n
 	}
 	return out, nil
+}
+
+// setCookies sets cookies in the browser of session b and says how many.
+func setCookies(ctx context.Context, b *cdp.Session, cookies []*network.Cookie) (int, error) {
+	params := make([]*network.CookieParam, 0, len(cookies))
+	for _, c := range cookies {
+		if c == nil || c.Name == "" {
+			continue
+		}
+		p := &network.CookieParam{Name: c.Name, Value: c.Value, Domain: c.Domain, Path: c.Path, Secure: c.Secure, HTTPOnly: c.HTTPOnly,
+			SameSite: c.SameSite, Priority: c.Priority, SourceScheme: c.SourceScheme, PartitionKey: c.PartitionKey}
+		if !c.Session && c.Expires > 0 {
+			p.Expires = cdproto.TimeSinceEpoch(c.Expires)
+		}
+		params = append(params, p)
+	}
+	if len(params) == 0 {
+		return 0, nil
+	}
+	_, err := cdproto.Call(ctx, b, storage.SetCookies, storage.SetCookiesParams{Cookies: params})
+	return len(params), err
+}
+
+// setItemsJS is an expression that puts items into the page's
+// localStorage and returns how many.
+func setItemsJS(items []KeyValue) string {
+	raw, _ := json.Marshal(items)
+	return "(() => { let n = 0; for (const kv of " + string(raw) + ") { localStorage.setItem(kv.name, kv.value); n++; } return n; })()"
 }

@@ -192,6 +192,7 @@ func (t *Tab) attach(ctx context.Context, conn *cdp.Conn) error {
 		func() error { return autoAttach(ctx, sess) },
 		func() error { return emulateFocus(ctx, sess) },
 		func() error { return newDocumentWorld(ctx, sess) },
+		func() error { return t.setupTab(ctx, sess) },
 	)
 	if err != nil {
 		return err

@@ -36,7 +36,7 @@ var engineRank = map[string]int{
 // own. Data flows down: cmd wires everything; mcpserver, quickstart and hub
 // stand side by side on the engine and never import each other.
 var layerAllows = map[string][]string{
-	"cmd":        {"mcpserver", "quickstart", "hub", "extension", "engine", "schemas", "testdata"},
+	"cmd":        {"mcpserver", "quickstart", "hub", "extension", "engine", "schemas", "testdata", "internal"},
 	"mcpserver":  {"engine", "schemas"},
 	"quickstart": {"engine", "schemas"},
 	"hub":        {"engine", "extension"},
