@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/tabwright/tabwright/engine/errs"
+	"github.com/tabwright/tabwright/engine/netgate"
 	"github.com/tabwright/tabwright/engine/tabs"
 	"github.com/tabwright/tabwright/internal/options"
 )
@@ -30,6 +31,8 @@ type pageFlags struct {
 	permissions  string
 	initScripts  options.List
 	browserArgs  options.List
+	allowed      string
+	blocked      string
 }
 
 func (f *pageFlags) register(fs *flag.FlagSet) {
@@ -45,11 +48,13 @@ func (f *pageFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.permissions, "grant-permissions", "", "permissions granted to every origin, joined by commas: "+strings.Join(tabs.PermissionNames(), ", "))
 	fs.Var(&f.initScripts, "init-script", "a JavaScript file run in every document of the managed browser before the page's own scripts (repeat for several)")
 	fs.Var(&f.browserArgs, "browser-arg", "an extra command-line flag for the managed browser, passed as given (repeat for several)")
+	fs.StringVar(&f.allowed, "allowed-origins", "", "the only origins the managed browser may reach, joined by ';' (https://example.com, example.com:8080, *.example.com): every request is checked, loopback, redirects, workers and WebSockets too; others fail as network errors, logged with the rule")
+	fs.StringVar(&f.blocked, "blocked-origins", "", "origins the managed browser may never reach, joined by ';', checked before --allowed-origins, as strictly")
 }
 
 // launchOnly are the flags that configure a browser tabwright starts, and
 // so mean nothing with --cdp-url.
-var launchOnly = []string{"user-data-dir", "storage-state", "proxy-server", "proxy-bypass", "ignore-https-errors", "user-agent", "browser-arg"}
+var launchOnly = []string{"user-data-dir", "storage-state", "proxy-server", "proxy-bypass", "ignore-https-errors", "user-agent", "browser-arg", "allowed-origins", "blocked-origins"}
 
 // apply puts the flags into the manager's options.
 func (f *pageFlags) apply(fs *flag.FlagSet, opt *tabs.Options) error {
@@ -165,26 +170,44 @@ func parseSize(s string) (int, int, error) {
 // proxySchemes are the proxy kinds Chromium speaks.
 var proxySchemes = []string{"http", "https", "socks4", "socks5"}
 
-// applyNetwork sets the proxy flags of the managed browser.
+// applyNetwork sets how the managed browser reaches the network: its own
+// proxy setting for a plain proxy, else the network gate, which enforces
+// origin rules and speaks to a proxy that wants a password (Chromium takes
+// none on its command line).
 func (f *pageFlags) applyNetwork(opt *tabs.Options) error {
-	if f.proxyServer == "" {
-		if f.proxyBypass != "" {
-			return errs.Input("--proxy-bypass", "needs --proxy-server")
+	if f.proxyBypass != "" && f.proxyServer == "" {
+		return errs.Input("--proxy-bypass", "needs --proxy-server")
+	}
+	var upstream *url.URL
+	if f.proxyServer != "" {
+		u, err := url.Parse(f.proxyServer)
+		if err != nil || u.Host == "" || !slices.Contains(proxySchemes, u.Scheme) {
+			return errs.Input("--proxy-server", "%q is not a proxy URL", redactURL(f.proxyServer)).
+				WithHint("give scheme://host:port with a scheme of %s", strings.Join(proxySchemes, ", "))
 		}
+		upstream = u
+	}
+	allowed, err := netgate.ParseRules("--allowed-origins", f.allowed)
+	if err != nil {
+		return err
+	}
+	blocked, err := netgate.ParseRules("--blocked-origins", f.blocked)
+	if err != nil {
+		return err
+	}
+	bypass := strings.Split(f.proxyBypass, ",")
+	if len(allowed)+len(blocked) > 0 || upstream != nil && upstream.User != nil {
+		if upstream != nil && upstream.Scheme == "socks4" {
+			return errs.Input("--proxy-server", "a socks4 proxy cannot carry a password or origin rules").WithHint("use an http, https or socks5 proxy")
+		}
+		opt.Gate = &netgate.Options{Policy: netgate.Policy{Allowed: allowed, Blocked: blocked}, Upstream: upstream, Bypass: bypass}
 		return nil
 	}
-	u, err := url.Parse(f.proxyServer)
-	if err != nil || u.Host == "" || !slices.Contains(proxySchemes, u.Scheme) {
-		return errs.Input("--proxy-server", "%q is not a proxy URL", redactURL(f.proxyServer)).
-			WithHint("give scheme://host:port with a scheme of %s", strings.Join(proxySchemes, ", "))
-	}
-	if u.User != nil {
-		return errs.Input("--proxy-server", "a proxy that needs a user name and password is not supported yet").
-			WithHint("use a proxy on this machine that adds them (e.g. a local forwarder), or one that needs none")
-	}
-	opt.Launch.Args = append(opt.Launch.Args, "--proxy-server="+u.Scheme+"://"+u.Host)
-	if f.proxyBypass != "" {
-		opt.Launch.Args = append(opt.Launch.Args, "--proxy-bypass-list="+strings.ReplaceAll(f.proxyBypass, ",", ";"))
+	if upstream != nil {
+		opt.Launch.Args = append(opt.Launch.Args, "--proxy-server="+upstream.Scheme+"://"+upstream.Host)
+		if f.proxyBypass != "" {
+			opt.Launch.Args = append(opt.Launch.Args, "--proxy-bypass-list="+strings.Join(bypass, ";"))
+		}
 	}
 	return nil
 }

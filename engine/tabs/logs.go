@@ -91,7 +91,8 @@ type logBuffer struct {
 	start   int   // index of the oldest entry
 	seq     int64 // seq of the newest entry
 	pending map[network.RequestID]*inflight
-	read    int64 // the newest seq a query has gone past: entries up to it may have been seen
+	read    int64                   // the newest seq a query has gone past: entries up to it may have been seen
+	refusal func(url string) string // why the network gate refused url's place, or ""
 }
 
 type inflight struct {
@@ -99,8 +100,11 @@ type inflight struct {
 	began float64 // monotonic seconds
 }
 
-func newLogBuffer() *logBuffer {
-	return &logBuffer{ring: make([]LogEntry, 0, 64), pending: map[network.RequestID]*inflight{}}
+func newLogBuffer(refusal func(url string) string) *logBuffer {
+	if refusal == nil {
+		refusal = func(string) string { return "" }
+	}
+	return &logBuffer{ring: make([]LogEntry, 0, 64), pending: map[network.RequestID]*inflight{}, refusal: refusal}
 }
 
 // add appends e, evicting the oldest entry when full.
@@ -323,6 +327,9 @@ func (b *logBuffer) network(method string, params jsonv2.Value) {
 			p.entry.Error = ev.ErrorText
 			if ev.BlockedReason != "" {
 				p.entry.Error += " (blocked: " + string(ev.BlockedReason) + ")"
+			}
+			if why := b.refusal(p.entry.URL); why != "" {
+				p.entry.Error += " (refused by tabwright: " + why + ")"
 			}
 			p.entry.DurationMS = ms(float64(ev.Timestamp) - p.began)
 			delete(b.pending, ev.RequestID)

@@ -19,6 +19,7 @@ import (
 	"github.com/tabwright/tabwright/engine/cdp"
 	"github.com/tabwright/tabwright/engine/errs"
 	"github.com/tabwright/tabwright/engine/launch"
+	"github.com/tabwright/tabwright/engine/netgate"
 )
 
 // Options configure a Manager.
@@ -58,6 +59,12 @@ type Options struct {
 	// Page is how the managed browser and its tabs start (pagesetup.go).
 	Page PageSetup
 
+	// Gate, when set, sends every request of the managed browser through
+	// a gate on loopback that enforces origin rules and reaches the
+	// upstream proxy (engine/netgate); refusals are explained in the
+	// tab's logs.
+	Gate *netgate.Options
+
 	// IdleTimeout closes the managed browser once no call has used it
 	// for this long (idle.go); the next call starts it again. 0: never.
 	IdleTimeout time.Duration
@@ -66,6 +73,7 @@ type Options struct {
 // Manager holds the browsers and every claim on their tabs.
 type Manager struct {
 	opt      Options
+	gate     *netgate.Gate // nil without Options.Gate
 	profiles []*profile
 
 	mu      sync.Mutex
@@ -89,6 +97,13 @@ func New(opt Options) (*Manager, error) {
 		m.profiles = append(m.profiles, &profile{id: KindCDP + ":" + hostPort, kind: KindCDP, m: m, lock: make(chan struct{}, 1)})
 	} else {
 		m.profiles = append(m.profiles, &profile{id: ManagedID, kind: KindManaged, m: m, lock: make(chan struct{}, 1)})
+	}
+	if opt.Gate != nil && opt.CDPURL == "" {
+		g, err := netgate.Start(*opt.Gate)
+		if err != nil {
+			return nil, err
+		}
+		m.gate = g
 	}
 	return m, nil
 }
@@ -136,6 +151,9 @@ func (m *Manager) Close() {
 		p.close()
 	}
 	m.closeDownloads()
+	if m.gate != nil {
+		m.gate.Close()
+	}
 }
 
 // Browsers lists the profiles without starting any browser.
@@ -666,3 +684,12 @@ func browserVersion(ctx context.Context, c *cdp.Conn) (string, error) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// gateRefusal explains the network gate's refusals in the logs of p's
+// tabs: only the managed browser goes through the gate.
+func (m *Manager) gateRefusal(p *profile) func(string) string {
+	if m.gate == nil || p.kind != KindManaged {
+		return nil
+	}
+	return m.gate.Refusal
+}

@@ -2,6 +2,7 @@ package tabs
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"sync"
 
@@ -126,6 +127,9 @@ func (p *profile) connect(ctx context.Context) (*cdp.Conn, int, error) {
 	case KindManaged:
 		opt := p.m.opt.Launch
 		opt.StartupTab = p.keepsSpare()
+		if p.m.gate != nil {
+			opt.Args = append(slices.Clip(opt.Args), p.m.gate.BrowserArgs()...)
+		}
 		b, err := launch.Start(ctx, opt)
 		if err != nil {
 			return nil, 0, err

@@ -173,7 +173,7 @@ func (t *Tab) attach(ctx context.Context, conn *cdp.Conn) error {
 	t.page.inflight = map[string]struct{}{}
 	t.page.worlds = map[cdproto.FrameID]worldRef{}
 	t.children = map[cdproto.FrameID]*cdp.Session{}
-	t.logs = newLogBuffer()
+	t.logs = newLogBuffer(t.profile.m.gateRefusal(t.profile))
 	t.unlisten = sess.Listen(t.onEvent)
 
 	t.mu.Lock()

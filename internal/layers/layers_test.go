@@ -22,6 +22,7 @@ var engineRank = map[string]int{
 	"engine/claimlock":  0,
 	"engine/trace":      0,
 	"engine/deadline":   1,
+	"engine/netgate":    1,
 	"engine/cdp":        2,
 	"engine/launch":     3,
 	"engine/tabs":       4,
