@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -60,7 +59,6 @@ type isolation struct {
 	bwrap, self string
 	ctr         *container // the container backend's runtime and image; nil under bubblewrap
 	selfDir     string     // the folder of the sandbox user's copy of self, removed at close, or ""
-	tmpBytes    int64      // the size of the sandbox's private /tmp, /run and /var/tmp
 	proxy       *egress.Proxy
 
 	run sync.Mutex // held for a whole command
@@ -119,7 +117,7 @@ func (s *Sandbox) isolate(p *egress.Proxy) error {
 	if self, err = filepath.EvalSymlinks(self); err != nil {
 		return fmt.Errorf("sandbox.self: %v", err)
 	}
-	s.iso = &isolation{bwrap: bw, self: self, proxy: p, tmpBytes: privateTmpBytes(s.bound)}
+	s.iso = &isolation{bwrap: bw, self: self, proxy: p}
 	if dropsPrivileges() {
 		if s.iso.self, s.iso.selfDir, err = keeperCopy(self); err != nil {
 			return err
@@ -199,18 +197,10 @@ var (
 	maskedDirs  = []string{"/etc/ssl/private", "/etc/sudoers.d"}
 )
 
-// privateTmpBytes sizes the sandbox's own /tmp, /run and /var/tmp: the
-// workspace's bound, or the default one when the workspace has none.
-func privateTmpBytes(workspace int64) int64 {
-	if workspace > 0 {
-		return workspace
-	}
-	return DefaultWorkspaceBytes
-}
-
 // bwrapArgs are the namespaces and mounts; binds are the directories the
-// commands may write, each at its own path.
-func bwrapArgs(binds []string, roFiles []string, chdir string, tmpBytes int64) []string {
+// commands may write, each at its own path, and private the host folders
+// bound at /tmp, /run and /var/tmp (privateMounts).
+func bwrapArgs(binds []string, private [][2]string, roFiles []string, chdir string) []string {
 	a := []string{"--unshare-user", "--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
 		"--die-with-parent", "--new-session", "--cap-drop", "ALL"}
 	for _, r := range toolchainRoots {
@@ -235,10 +225,9 @@ func bwrapArgs(binds []string, roFiles []string, chdir string, tmpBytes int64) [
 			a = append(a, "--tmpfs", d)
 		}
 	}
-	size := strconv.FormatInt(tmpBytes, 10)
 	a = append(a, "--dev", "/dev", "--proc", "/proc")
-	for _, t := range []string{"/tmp", "/run", "/var/tmp"} { // /run: daemons' sockets (docker, dbus) stay outside
-		a = append(a, "--size", size, "--tmpfs", t)
+	for _, m := range private {
+		a = append(a, "--bind", m[0], m[1])
 	}
 	for _, b := range binds {
 		a = append(a, "--bind", b, b)
@@ -298,7 +287,7 @@ func startKeeper(iso *isolation, s *Sandbox) (*keeperConn, error) {
 	if iso.proxy != nil {
 		mode = "net"
 	}
-	args := bwrapArgs([]string{s.Workspace, s.Home, s.Tmp}, []string{iso.self}, s.Workspace, iso.tmpBytes)
+	args := bwrapArgs([]string{s.Workspace, s.Home, s.Tmp}, privateMounts(s.supportDir()), []string{iso.self}, s.Workspace)
 	args = append(args, "--as-pid-1", "--", iso.self, keeperArg, mode)
 	k := &keeperConn{ctl: c.(*net.UnixConn), stderr: &syncBuffer{}, exited: make(chan struct{}),
 		waits: map[uint64]chan ctlReply{}, done: make(chan struct{})}
@@ -601,6 +590,9 @@ func Probe(ctx context.Context) (enforceable bool, why string) {
 		return false, "cannot make a temporary directory: " + err.Error()
 	}
 	defer os.RemoveAll(dir)
+	if err := makePrivateDirs(dir); err != nil {
+		return false, "cannot make the sandbox's private folders: " + err.Error()
+	}
 	if dropsPrivileges() {
 		os.Chmod(dir, 0o755)
 		if err := handOver(false, dir); err != nil {
@@ -609,7 +601,7 @@ func Probe(ctx context.Context) (enforceable bool, why string) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	args := append(bwrapArgs([]string{dir}, nil, dir, MinWorkspaceBytes), "--as-pid-1", "--", "sh", "-c", "echo ok > probe && cat probe")
+	args := append(bwrapArgs([]string{dir}, privateMounts(dir), nil, dir), "--as-pid-1", "--", "sh", "-c", "echo ok > probe && cat probe")
 	cmd := exec.CommandContext(ctx, bw, args...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: sandboxCredential()}
 	out, err := cmd.CombinedOutput()

@@ -87,7 +87,41 @@ func New() (*Sandbox, error) {
 			return nil, err
 		}
 	}
+	if err := makePrivateDirs(s.supportDir()); err != nil {
+		os.RemoveAll(base)
+		return nil, err
+	}
 	return s, nil
+}
+
+// supportDir holds $HOME, $TMPDIR and the private folders, beside the
+// workspace.
+func (s *Sandbox) supportDir() string { return filepath.Dir(s.Home) }
+
+// privateMounts are the folders an isolated sandbox sees at /tmp, /run and
+// /var/tmp (/run: daemons' sockets, docker's or dbus's, stay outside).
+// They live in the support folder, so they share the workspace's one bound
+// (a tmpfs of their own each would multiply it) and go with the sandbox.
+func privateMounts(support string) [][2]string {
+	return [][2]string{
+		{filepath.Join(support, "private", "tmp"), "/tmp"},
+		{filepath.Join(support, "private", "run"), "/run"},
+		{filepath.Join(support, "private", "var-tmp"), "/var/tmp"},
+	}
+}
+
+// makePrivateDirs makes the private folders, writable by whoever runs in
+// the sandbox (sticky, as /tmp is).
+func makePrivateDirs(support string) error {
+	for _, m := range privateMounts(support) {
+		if err := os.MkdirAll(m[0], 0o755); err != nil {
+			return err
+		}
+		if err := os.Chmod(m[0], 0o1777); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // layout names a sandbox's directories under base.
@@ -122,6 +156,9 @@ func Adopt(dir string) (*Sandbox, error) {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			return nil, err
 		}
+	}
+	if err := makePrivateDirs(s.supportDir()); err != nil {
+		return nil, err
 	}
 	return s, nil
 }
