@@ -63,9 +63,10 @@ type isolation struct {
 
 	run sync.Mutex // held for a whole command
 
-	mu     sync.Mutex
-	k      *keeperConn // nil before the first start and after the sandbox ended
-	closed bool
+	mu      sync.Mutex
+	k       *keeperConn // nil before the first start and after the sandbox ended
+	started bool        // a sandbox was started once: the next is a fresh one
+	closed  bool
 }
 
 // NewIsolated makes a fresh sandbox whose commands run under bubblewrap with
@@ -79,10 +80,17 @@ func NewIsolated(p *egress.Proxy) (*Sandbox, error) {
 // NewIsolatedBounded is NewIsolated with the workspace's bound in bytes (0:
 // none; see bounds.go for when a bound can hold).
 func NewIsolatedBounded(p *egress.Proxy, workspaceBytes int64) (*Sandbox, error) {
+	return NewIsolatedLimited(p, workspaceBytes, DefaultLimits)
+}
+
+// NewIsolatedLimited is NewIsolatedBounded with the processes' and memory's
+// bounds (limits.go).
+func NewIsolatedLimited(p *egress.Proxy, workspaceBytes int64, l Limits) (*Sandbox, error) {
 	s, err := newBounded(workspaceBytes, true)
 	if err != nil {
 		return nil, err
 	}
+	s.limits = l
 	if err := s.isolate(p); err != nil {
 		s.Close(false)
 		return nil, err
@@ -99,6 +107,7 @@ func AdoptIsolated(dir string, p *egress.Proxy) (*Sandbox, error) {
 	if err := s.handOverDirs(); err != nil {
 		return nil, err
 	}
+	s.limits = DefaultLimits
 	if err := s.isolate(p); err != nil {
 		return nil, err
 	}
@@ -144,6 +153,12 @@ func (iso *isolation) keeper(s *Sandbox) (*keeperConn, error) {
 	if iso.k != nil {
 		iso.k.stop()
 	}
+	if iso.started {
+		if err := resetPrivateDirs(s.supportDir()); err != nil {
+			return nil, fmt.Errorf("sandbox.reset: cannot empty the lost sandbox's /tmp, /run and /var/tmp: %v", err)
+		}
+	}
+	iso.started = true
 	k, err := startKeeper(iso, s)
 	if err != nil {
 		return nil, err
@@ -447,23 +462,32 @@ func (k *keeperConn) kill() {
 // the whole sandbox instead.
 const keeperKillGrace = 5 * time.Second
 
+// isoRun is one command's outcome in the sandbox.
+type isoRun struct {
+	code    int
+	stopped bool   // by its timeout or ctx
+	note    string // for the output, when the sandbox itself failed
+	tasks   int    // the processes and threads the sandbox held at its end
+}
+
 // runIsolated runs argv in the sandbox with its stdout and stderr on out.
-// It returns the exit code, whether it was stopped (timeout or ctx), and a
-// note for the output when the sandbox itself failed.
-func (iso *isolation) runIsolated(ctx context.Context, s *Sandbox, argv, env []string, out *os.File, opt Options) (int, bool, string) {
+func (iso *isolation) runIsolated(ctx context.Context, s *Sandbox, argv, env []string, out *os.File, opt Options) isoRun {
 	iso.run.Lock()
 	defer iso.run.Unlock()
 	k, err := iso.keeper(s)
 	if err != nil {
-		return 125, false, err.Error()
+		return isoRun{code: 125, note: err.Error()}
 	}
 	if k.addr != "" {
 		env = append(env, proxyEnv(iso.proxy, k.addr)...)
 	}
-	id, ch, err := k.request(ctlMsg{Op: "run", Argv: argv, Env: dedupEnv(env), Dir: s.commandDir(), KillGroup: opt.KillGroup}, out)
+	if iso.ctr == nil { // a container's processes are bounded by its engine
+		argv = limitedArgv(iso.self, s.limits, argv)
+	}
+	id, ch, err := k.request(ctlMsg{Op: "run", Argv: argv, Env: dedupEnv(env), Dir: s.commandDir(), KillGroup: opt.KillGroup, Bound: s.processBound()}, out)
 	if err != nil {
 		iso.drop(k)
-		return 125, false, fmt.Sprintf("sandbox.control: cannot send the command to the sandbox: %v; the next command starts a fresh sandbox", err)
+		return isoRun{code: 125, note: fmt.Sprintf("sandbox.control: cannot send the command to the sandbox: %v; the next command starts a fresh sandbox", err)}
 	}
 	var timer <-chan time.Time
 	if opt.Timeout > 0 {
@@ -471,32 +495,31 @@ func (iso *isolation) runIsolated(ctx context.Context, s *Sandbox, argv, env []s
 		defer t.Stop()
 		timer = t.C
 	}
-	lost := func() (int, bool, string) {
-		iso.drop(k)
-		return 137, false, "sandbox.lost: the sandbox's first process ended during this command (" + k.why() + "); every process in it was killed, and the next command starts a fresh sandbox"
-	}
 	select {
 	case r := <-ch:
-		return exitOf(r.m), false, ""
+		return isoRun{code: exitOf(r.m), tasks: r.m.Tasks}
 	case <-k.done:
-		return lost()
+		iso.drop(k)
+		return isoRun{code: 137, note: "sandbox.lost: the sandbox's first process ended during this command (" + k.why() + "); every process in it was killed, and the next command starts a fresh sandbox"}
 	case <-timer:
 	case <-ctx.Done():
 	}
 	// Stopped: the keeper kills the command's process group and answers.
+	stopped := isoRun{code: 124, stopped: true}
 	if _, _, err := k.request(ctlMsg{Op: "kill", Target: id}, nil); err != nil {
 		iso.drop(k)
-		return 124, true, ""
+		return stopped
 	}
 	select {
-	case <-ch:
+	case r := <-ch:
+		stopped.tasks = r.m.Tasks
 	case <-k.done:
 		iso.drop(k)
 	case <-time.After(keeperKillGrace):
 		iso.drop(k)
 		k.kill()
 	}
-	return 124, true, ""
+	return stopped
 }
 
 func exitOf(m ctlMsg) int {

@@ -20,7 +20,8 @@ import (
 type Sandbox struct {
 	Base, Workspace, Home, Tmp string
 	adopted                    bool
-	bound                      int64 // the tmpfs's size at Base, or 0 (bounds.go)
+	bound                      int64  // the tmpfs's size at Base, or 0 (bounds.go)
+	limits                     Limits // the sandbox backend's process and memory bounds (limits.go)
 
 	mu     sync.Mutex
 	groups []heldGroup // process groups still to kill at Close
@@ -108,6 +109,17 @@ func privateMounts(support string) [][2]string {
 		{filepath.Join(support, "private", "run"), "/run"},
 		{filepath.Join(support, "private", "var-tmp"), "/var/tmp"},
 	}
+}
+
+// resetPrivateDirs empties the private folders, for a fresh sandbox after a
+// lost one: its /tmp starts empty, as a tmpfs of its own did.
+func resetPrivateDirs(support string) error {
+	for _, m := range privateMounts(support) {
+		if err := os.RemoveAll(m[0]); err != nil {
+			return err
+		}
+	}
+	return makePrivateDirs(support)
 }
 
 // makePrivateDirs makes the private folders, writable by whoever runs in
@@ -206,10 +218,14 @@ func (s *Sandbox) Run(ctx context.Context, command string, opt Options) Result {
 	res := Result{}
 	var notes []string // added to the text, not the file, which may be out of room
 	if s.iso != nil {
-		code, stopped, note := s.iso.runIsolated(ctx, s, []string{"bash", "-c", command}, s.Env(opt.Env...), out, opt)
-		res.ExitCode, res.TimedOut = code, stopped
-		if note != "" {
-			notes = append(notes, note)
+		r := s.iso.runIsolated(ctx, s, []string{"bash", "-c", command}, s.Env(opt.Env...), out, opt)
+		res.ExitCode, res.TimedOut = r.code, r.stopped
+		if r.note != "" {
+			notes = append(notes, r.note)
+		}
+		if bound := s.processBound(); atProcessBound(r.tasks, bound) {
+			res.Bound = ProcessBound
+			notes = append(notes, processBoundNote(r.tasks, bound))
 		}
 		if res.WorkspaceFull = s.full(); res.WorkspaceFull {
 			notes = append(notes, s.fullNote())
