@@ -220,7 +220,11 @@ func (s *Sandbox) closeBounded(keep bool) error {
 // in a fresh folder, or a copy when the link cannot be made. It returns the
 // new path and the folder to remove when the sandbox closes.
 func keeperCopy(self string) (string, string, error) {
-	dir, err := os.MkdirTemp("", "tabwright-keeper-")
+	root, err := sandboxRoot()
+	if err != nil {
+		return "", "", err
+	}
+	dir, err := os.MkdirTemp(root, "tabwright-keeper-")
 	if err != nil {
 		return "", "", fmt.Errorf("sandbox.self: %v", err)
 	}

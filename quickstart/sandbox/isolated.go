@@ -608,7 +608,11 @@ func Probe(ctx context.Context) (enforceable bool, why string) {
 	if _, err := os.Executable(); err != nil {
 		return false, "cannot find this program's own path, which runs as the sandbox's first process: " + err.Error()
 	}
-	dir, err := os.MkdirTemp("", "tabwright-probe-")
+	root, err := sandboxRoot()
+	if err != nil {
+		return false, err.Error()
+	}
+	dir, err := os.MkdirTemp(root, "tabwright-probe-")
 	if err != nil {
 		return false, "cannot make a temporary directory: " + err.Error()
 	}

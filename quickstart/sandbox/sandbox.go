@@ -47,8 +47,8 @@ func (s *Sandbox) BackendName() string {
 // (local).
 func (s *Sandbox) Enforced() bool { return s.iso != nil }
 
-// sandboxRoot is the folder sandboxes are made in.
-func sandboxRoot() string {
+// sandboxDirSet is the folder the user named for sandboxes, or "".
+func sandboxDirSet() string {
 	for _, v := range []string{SandboxDirEnv, "QUICKSTARTED_SANDBOX_DIR"} {
 		if d := os.Getenv(v); d != "" {
 			if abs, err := filepath.Abs(d); err == nil {
@@ -57,13 +57,47 @@ func sandboxRoot() string {
 			return d
 		}
 	}
-	return os.TempDir()
+	return ""
+}
+
+// sandboxRoot is the folder sandboxes (and the keeper's copy, and the
+// probe's folder) are made in: the one the user named, else the system's
+// temporary folder when the sandbox's user can reach it, else /tmp. A root
+// harness whose $TMPDIR lies under its 0700 home would otherwise make
+// sandboxes bubblewrap, running as SandboxUID, cannot enter.
+func sandboxRoot() (string, error) {
+	if d := sandboxDirSet(); d != "" {
+		if err := rootReachable(d); err != nil {
+			return "", err
+		}
+		return d, nil
+	}
+	tmp := os.TempDir()
+	if rootReachable(tmp) == nil {
+		return tmp, nil
+	}
+	if rootReachable("/tmp") == nil {
+		return "/tmp", nil
+	}
+	return "", rootReachable(tmp)
+}
+
+// rootReachable says when the sandbox's user cannot pass through dir or a
+// folder above it, with the one-line fix.
+func rootReachable(dir string) error {
+	if !dropsPrivileges() {
+		return nil
+	}
+	return reachable(filepath.Join(dir, "sandbox"), fmt.Sprintf("or make sandboxes elsewhere: export %s=/var/tmp/tabwright-sandboxes", SandboxDirEnv))
 }
 
 // makeBase makes a fresh sandbox's base folder in sandboxRoot.
 func makeBase() (string, error) {
-	root := sandboxRoot()
-	if root != os.TempDir() {
+	root, err := sandboxRoot()
+	if err != nil {
+		return "", err
+	}
+	if root != os.TempDir() && root != "/tmp" {
 		if err := os.MkdirAll(root, 0o755); err != nil {
 			return "", fmt.Errorf("sandbox.sandbox_dir: cannot make the folder sandboxes are made in (%s or QUICKSTARTED_SANDBOX_DIR): %v; give a folder you can write", SandboxDirEnv, err)
 		}
