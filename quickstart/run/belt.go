@@ -68,7 +68,7 @@ func (b *belt) Bash(ctx context.Context, command string) trace.Command {
 		b.halt(agent.StopWorkspaceFull, fmt.Sprintf("the workspace's %s bound was reached by: %s", sandbox.HumanBytes(b.sb.WorkspaceBound()), command))
 	}
 	if r.Bound != "" {
-		b.halt(r.Bound, boundDetail(r.Bound, command))
+		b.halt(r.Bound, boundDetail(command))
 	}
 	if r.ExitCode == 0 && r.Output != "" {
 		b.mu.Lock()
@@ -152,12 +152,7 @@ func (b *belt) read(ctx context.Context, page, by string) *docs.Read {
 	return r
 }
 
-// boundDetail says which of the sandbox's bounds stopped the attempt, and
-// what met it.
-func boundDetail(bound, by string) string {
-	what := "processes"
-	if bound == sandbox.MemoryBound {
-		what = "memory"
-	}
-	return fmt.Sprintf("the sandbox's bound on %s was reached by: %s (its output ends with the figures)", what, by)
+// boundDetail says what met the sandbox's bound on processes.
+func boundDetail(by string) string {
+	return fmt.Sprintf("the sandbox's bound on processes was reached by: %s (its output ends with the figures)", by)
 }

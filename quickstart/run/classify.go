@@ -28,7 +28,6 @@ const (
 	StopSkipped       = agent.StopSkipped
 	StopWorkspaceFull = agent.StopWorkspaceFull
 	StopProcessBound  = agent.StopProcessBound
-	StopMemoryBound   = agent.StopMemoryBound
 	StopOfflineMiss   = agent.StopOfflineCacheMiss
 )
 
@@ -76,7 +75,7 @@ func Classify(stop string, failure agent.Failure, checkPassed *bool, f trace.Fac
 			return InfraError
 		}
 		return HarnessError
-	case StopMaxTurns, StopTimeout, StopTokenBudget, StopWorkspaceFull, StopProcessBound, StopMemoryBound:
+	case StopMaxTurns, StopTimeout, StopTokenBudget, StopWorkspaceFull, StopProcessBound:
 		return BudgetExhausted
 	}
 	switch {

@@ -29,15 +29,14 @@ import (
 // (the harness's), as before.
 //
 // RLIMIT_DATA bounds each process's writable memory, not their sum: under
-// rlimits alone an attempt's memory is bounded only by processes × that.
-// Where cgroup v2 is delegated to the harness (cgroup.go) the sandbox also
-// gets a cgroup of its own with pids.max and memory.max over the whole
-// attempt, and the kernel's counters say when a bound was hit.
+// rlimits an attempt's memory is bounded only by processes × that. No
+// cgroup is used yet (the machines this was built on delegate no cgroup v2
+// controller to the harness); docs/qs.md says what each backend bounds.
 
 // Limits bound one sandbox's processes (threads included) and memory.
 type Limits struct {
 	Processes   int   // 0: none
-	MemoryBytes int64 // per process under rlimits, per attempt under cgroups; 0: none
+	MemoryBytes int64 // per process; 0: none
 }
 
 // DefaultLimits are the bounds of a sandbox nobody sized: the container
@@ -51,10 +50,6 @@ const limitArg = "__tabwright_qs_limit"
 // ProcessBound is the stop reason of an attempt whose processes reached
 // their bound.
 const ProcessBound = "process_bound"
-
-// MemoryBound is the stop reason of an attempt whose memory reached its
-// bound (reported where a cgroup counts it).
-const MemoryBound = "memory_bound"
 
 // limitedArgv wraps argv in the limit hook, self being this binary's path
 // inside the sandbox.
