@@ -27,6 +27,9 @@ const (
 	// StopWorkspaceFull: a command filled the sandbox's bounded workspace
 	// (sandbox.WorkspaceFull); the harness stopped the agent.
 	StopWorkspaceFull = "workspace_full"
+	// StopProcessBound: a command met the sandbox's bound on processes
+	// (sandbox.ProcessBound); the harness stopped the agent.
+	StopProcessBound = "process_bound"
 	// StopOfflineCacheMiss: under --offline the agent (or the harness, for
 	// replay) asked for a page the docs cache lacks; the harness stopped the
 	// agent.

@@ -112,19 +112,57 @@ func (p *Proxy) dial(ctx context.Context, addr string) (net.Conn, error) {
 	return d.DialContext(ctx, "tcp", addr)
 }
 
-// refuseHostLocal stops a dial to the harness machine's own addresses: an
-// allowed name that resolves to loopback (or to 0.0.0.0, which Linux takes
-// as loopback, or to a link-local address such as a cloud's metadata
-// service) must not lead the sandbox to the host's services.
+// refuseHostLocal stops a dial to the harness machine's own addresses and
+// its networks: an allowed name (or address) that resolves to loopback, to
+// 0.0.0.0 (which Linux takes as loopback), to a link-local address (a
+// cloud's metadata service), to any address of the host's own interfaces,
+// or to a private network (RFC 1918, IPv6 unique local, carrier-grade NAT)
+// must not lead the sandbox to services only the host or its network can
+// reach. A task file is untrusted, and its network.allow is its word.
 func refuseHostLocal(network, address string, _ syscall.RawConn) error {
 	host, _, err := net.SplitHostPort(address)
 	if err != nil {
 		return err
 	}
-	if ip := net.ParseIP(host); ip != nil && (ip.IsLoopback() || ip.IsUnspecified() || ip.IsLinkLocalUnicast()) {
-		return fmt.Errorf("%s is an address of the harness's own machine, which the sandbox never reaches", host)
+	if why := hostLocal(net.ParseIP(host)); why != "" {
+		return fmt.Errorf("%s is %s, which the sandbox never reaches", host, why)
 	}
 	return nil
+}
+
+// carrierNAT is 100.64.0.0/10 (RFC 6598), private in practice though
+// net.IP.IsPrivate leaves it out.
+var carrierNAT = &net.IPNet{IP: net.IPv4(100, 64, 0, 0), Mask: net.CIDRMask(10, 32)}
+
+// hostLocal says why ip belongs to the harness machine or its private
+// network, or "" when it is a public address (or no address).
+func hostLocal(ip net.IP) string {
+	switch {
+	case ip == nil:
+		return ""
+	case ip.IsLoopback() || ip.IsUnspecified() || ip.IsLinkLocalUnicast():
+		return "an address of the harness's own machine"
+	case isOwnAddress(ip):
+		return "an address of one of the harness machine's own interfaces"
+	case ip.IsPrivate() || carrierNAT.Contains(ip):
+		return "a private network address (RFC 1918, IPv6 unique local or carrier-grade NAT)"
+	}
+	return ""
+}
+
+// isOwnAddress reports whether ip is assigned to one of this machine's
+// interfaces (read at each dial: addresses come and go).
+func isOwnAddress(ip net.IP) bool {
+	addrs, err := net.InterfaceAddrs()
+	if err != nil {
+		return false
+	}
+	for _, a := range addrs {
+		if n, ok := a.(*net.IPNet); ok && n.IP.Equal(ip) {
+			return true
+		}
+	}
+	return false
 }
 
 // IsLoopback reports whether host names the loopback: localhost (and its
@@ -150,6 +188,9 @@ func (p *Proxy) decide(host string) (bool, string) {
 	ip := net.ParseIP(strings.Trim(host, "[]"))
 	if ok && (IsLoopback(host) || ip != nil && ip.IsUnspecified()) {
 		return false, ReasonHostLoopback
+	}
+	if ok && hostLocal(ip) != "" {
+		return false, ReasonHostNetwork
 	}
 	return ok, reason
 }
@@ -259,6 +300,8 @@ func Refusal(host, reason string) string {
 		return fmt.Sprintf("blocked from the shell: %s is a documentation host; read its pages with read_docs, which records them\n", host)
 	case ReasonHarnessKey:
 		return fmt.Sprintf("blocked from the shell: %s answers only the success check while it runs (qs_browser_expect), with the key the harness gave it\n", host)
+	case ReasonHostNetwork:
+		return fmt.Sprintf("blocked from the shell: %s is an address of the harness's machine or its private network, which the sandbox never reaches, even when the task allows it\n", host)
 	case ReasonHostLoopback:
 		return fmt.Sprintf("blocked from the shell: %s is the loopback of the harness's machine, not the sandbox's; reach your own servers directly, without the proxy\n", host)
 	}

@@ -122,3 +122,62 @@ func TestQSProxyNeverReachesHostLoopback(t *testing.T) {
 		t.Errorf("events: %s", rec.String())
 	}
 }
+
+// The host's own non-loopback addresses and private networks are refused
+// like loopback, whether the task names the address or an allowed name
+// resolves to it (issue 44); a public address is not.
+func TestQSProxyNeverReachesHostAddressesOrPrivateNetworks(t *testing.T) {
+	t.Parallel()
+	own := ownNonLoopbackIP(t)
+	var hits atomic.Int32
+	ln, err := net.Listen("tcp", net.JoinHostPort(own, "0"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { hits.Add(1); fmt.Fprint(w, "HOST-SECRET") }))
+	srv.Listener = ln
+	srv.Start()
+	defer srv.Close()
+	_, port, _ := net.SplitHostPort(ln.Addr().String())
+	rec := &recorder{}
+	p := &Proxy{Policy: Policy{Explicit: []string{own, "10.1.2.3"}}, OnEvent: rec.add}
+	pln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go p.Serve(pln)
+	defer p.Close()
+	pu, _ := url.Parse("http://" + pln.Addr().String())
+	if code, body := proxyGet(t, pu, "http://"+net.JoinHostPort(own, port)+"/", ""); code != 403 || !strings.Contains(body, "private network") {
+		t.Errorf("the host's own %s: %d %q", own, code, body)
+	}
+	if hits.Load() != 0 {
+		t.Errorf("the host's server was reached %d times", hits.Load())
+	}
+	// A name that resolves to these addresses is stopped at the dial.
+	for _, addr := range []string{net.JoinHostPort(own, port), "10.1.2.3:80", "192.168.1.1:80", "172.16.0.1:80", "100.64.0.1:80", "[fd00::1]:80"} {
+		if err := refuseHostLocal("tcp", addr, nil); err == nil {
+			t.Errorf("the dialer would reach %s", addr)
+		}
+	}
+	if err := refuseHostLocal("tcp", "93.184.215.14:443", nil); err != nil {
+		t.Errorf("a public address is refused: %v", err)
+	}
+}
+
+// ownNonLoopbackIP is an address of one of this machine's interfaces other
+// than loopback; CI's machine has one, and the test fails without it.
+func ownNonLoopbackIP(t *testing.T) string {
+	t.Helper()
+	addrs, err := net.InterfaceAddrs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range addrs {
+		if n, ok := a.(*net.IPNet); ok && n.IP.To4() != nil && !n.IP.IsLoopback() && !n.IP.IsLinkLocalUnicast() {
+			return n.IP.String()
+		}
+	}
+	t.Fatalf("this machine has no non-loopback IPv4 address to test with: %v", addrs)
+	return ""
+}

@@ -19,6 +19,9 @@ const (
 	// A loopback host where no sandbox loopback is at hand: the proxy's
 	// loopback is the harness machine's.
 	ReasonHostLoopback = "harness_machine_loopback"
+	// An address of the harness's machine (one of its interfaces, a
+	// link-local address) or of a private network, named by the task.
+	ReasonHostNetwork = "harness_machine_network"
 	// A loopback host carried to the sandbox's own loopback.
 	ReasonSandboxLoopback = "sandbox_loopback"
 )

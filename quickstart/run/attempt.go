@@ -104,6 +104,9 @@ type Options struct {
 	// and $TMPDIR); 0 is sandbox.DefaultWorkspaceBytes, a negative value no
 	// bound.
 	WorkspaceBytes int64
+	// Limits bound the sandbox backend's processes and memory; the zero
+	// value is sandbox.DefaultLimits.
+	Limits sandbox.Limits
 	// AgentTools, when set, makes the extra tools of one attempt (the
 	// browser on its sandbox's loopback); close ends them.
 	AgentTools func(ctx context.Context, t *task.Task, sb *sandbox.Sandbox, tr *trace.Trace) (tools agent.ExtraTools, close func(), err error)
@@ -145,7 +148,7 @@ func Attempt(ctx context.Context, t *task.Task, attempt int, opt Options) *Resul
 		defer bridge.Close()
 	}
 	sb, err := NewSandbox(t, SandboxOptions{Backend: backend, Runtime: opt.Runtime, Image: image, Bridge: bridge, EgressDial: opt.EgressDial,
-		Cache: opt.Cache, EgressTLS: opt.EgressTLS, WorkspaceBytes: opt.WorkspaceBytes, OnEvent: record})
+		Cache: opt.Cache, EgressTLS: opt.EgressTLS, WorkspaceBytes: opt.WorkspaceBytes, Limits: opt.Limits, OnEvent: record})
 	if err != nil {
 		return finish(harnessError("could not create the sandbox: " + err.Error()))
 	}
@@ -270,6 +273,9 @@ func runSetup(ctx context.Context, t *task.Task, sb *sandbox.Sandbox, tr *trace.
 		}
 		if r.WorkspaceFull {
 			return agent.Outcome{StopReason: agent.StopWorkspaceFull, Detail: "setup command filled the workspace: " + c}, true
+		}
+		if r.Bound != "" {
+			return agent.Outcome{StopReason: r.Bound, Detail: boundDetail("setup command "+c)}, true
 		}
 		if r.ExitCode != 0 {
 			return harnessError("setup command failed: " + c), true

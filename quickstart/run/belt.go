@@ -67,6 +67,9 @@ func (b *belt) Bash(ctx context.Context, command string) trace.Command {
 	if r.WorkspaceFull {
 		b.halt(agent.StopWorkspaceFull, fmt.Sprintf("the workspace's %s bound was reached by: %s", sandbox.HumanBytes(b.sb.WorkspaceBound()), command))
 	}
+	if r.Bound != "" {
+		b.halt(r.Bound, boundDetail(command))
+	}
 	if r.ExitCode == 0 && r.Output != "" {
 		b.mu.Lock()
 		b.log.WriteString(r.Output)
@@ -147,4 +150,9 @@ func (b *belt) read(ctx context.Context, page, by string) *docs.Read {
 		}
 	}
 	return r
+}
+
+// boundDetail says what met the sandbox's bound on processes.
+func boundDetail(by string) string {
+	return fmt.Sprintf("the sandbox's bound on processes was reached by: %s (its output ends with the figures)", by)
 }

@@ -30,6 +30,7 @@ type SandboxOptions struct {
 	Cache          *egress.Cache                           // the registry cache (sandbox backend only), or nil
 	OnEvent        func(typ string, fields map[string]any) // the proxy's decisions
 	WorkspaceBytes int64                                   // see Options.WorkspaceBytes
+	Limits         sandbox.Limits                          // see Options.Limits
 }
 
 // ErrCacheNeedsSandbox: the registry cache lives in the egress proxy, which
@@ -66,7 +67,7 @@ func newSandbox(p *egress.Proxy, o SandboxOptions) (*sandbox.Sandbox, error) {
 	case o.Backend == sandbox.Isolated && o.Adopt != "":
 		return sandbox.AdoptIsolated(o.Adopt, p)
 	case o.Backend == sandbox.Isolated:
-		return sandbox.NewIsolatedBounded(p, workspaceBytes(o.WorkspaceBytes))
+		return sandbox.NewIsolatedLimited(p, workspaceBytes(o.WorkspaceBytes), limits(o.Limits))
 	case o.Cache != nil:
 		return nil, ErrCacheNeedsSandbox
 	case o.Adopt != "":
@@ -74,6 +75,14 @@ func newSandbox(p *egress.Proxy, o SandboxOptions) (*sandbox.Sandbox, error) {
 	}
 	// The same proxy, advisory: it records what goes through it.
 	return sandbox.NewLocal(p)
+}
+
+// limits reads Options.Limits: the zero value is the default.
+func limits(l sandbox.Limits) sandbox.Limits {
+	if l == (sandbox.Limits{}) {
+		return sandbox.DefaultLimits
+	}
+	return l
 }
 
 // workspaceBytes reads Options.WorkspaceBytes: 0 the default, negative none.

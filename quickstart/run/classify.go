@@ -27,6 +27,7 @@ const (
 	StopError         = agent.StopError
 	StopSkipped       = agent.StopSkipped
 	StopWorkspaceFull = agent.StopWorkspaceFull
+	StopProcessBound  = agent.StopProcessBound
 	StopOfflineMiss   = agent.StopOfflineCacheMiss
 )
 
@@ -74,7 +75,7 @@ func Classify(stop string, failure agent.Failure, checkPassed *bool, f trace.Fac
 			return InfraError
 		}
 		return HarnessError
-	case StopMaxTurns, StopTimeout, StopTokenBudget, StopWorkspaceFull:
+	case StopMaxTurns, StopTimeout, StopTokenBudget, StopWorkspaceFull, StopProcessBound:
 		return BudgetExhausted
 	}
 	switch {

@@ -195,3 +195,25 @@ success:
 		t.Errorf("check: %+v", r.SuccessCheck)
 	}
 }
+
+// A replay step that starts processes without end meets the sandbox's
+// process bound: the attempt stops there with process_bound, classified
+// budget_exhausted, and the check still runs (issue 44, item 1).
+func TestIsolatedProcessBoundStopsTheAttempt(t *testing.T) {
+	t.Parallel()
+	tk := newTask(t, strings.Replace(head, "NAME", "forks", 1)+`replay:
+  - sh -c 'i=0; while [ $i -lt 300 ]; do sleep 600 & i=$((i+1)); done'
+  - echo after > after.txt
+success:
+  script: test -f after.txt || qs_fail "after.txt was never created"
+`)
+	o := isolatedOpts(t)
+	o.Limits = sandbox.Limits{Processes: 64, MemoryBytes: sandbox.DefaultLimits.MemoryBytes}
+	r := Attempt(context.Background(), tk, 1, o)
+	if r.StopReason != StopProcessBound || r.Classification != BudgetExhausted || r.Turns != 1 {
+		t.Fatalf("stop %s (%s), %s, turns %d", r.StopReason, r.Detail, r.Classification, r.Turns)
+	}
+	if r.SuccessCheck == nil || !strings.Contains(r.SuccessCheck.Output, "after.txt was never created") {
+		t.Errorf("check: %+v", r.SuccessCheck)
+	}
+}

@@ -25,9 +25,10 @@ import (
 // The workspace, with its $HOME and $TMPDIR, is a tmpfs of a fixed size that
 // the harness mounts (which needs root): a command that fills it gets ENOSPC,
 // the host's disk is never written, and the attempt stops with
-// workspace_full. The sandbox's private /tmp, /run and /var/tmp are tmpfs of
-// the same size. Without root there is no mount to make: the workspace is
-// a folder on the host's disk, unbounded, and WorkspaceBound says 0.
+// workspace_full. The sandbox's private /tmp, /run and /var/tmp are folders
+// on the same tmpfs: one bound for everything an attempt can write. Without root there is no mount to make: the workspace is
+// a folder on the host's disk, unbounded (the private folders with it), and
+// WorkspaceBound says 0.
 
 // fullSlack: a bounded workspace with less free than this is full (a write
 // that failed for want of space left less than its own size).
@@ -117,6 +118,11 @@ func newBounded(size int64, handOver bool) (*Sandbox, error) {
 			os.Remove(base)
 			return nil, err
 		}
+	}
+	if err := makePrivateDirs(s.supportDir()); err != nil {
+		s.unmount()
+		os.Remove(base)
+		return nil, err
 	}
 	if err := syscall.Mount("tmpfs", s.outputDir(), "tmpfs", syscall.MS_NOSUID|syscall.MS_NODEV|syscall.MS_NOEXEC, fmt.Sprintf("size=%d,mode=0700", OutputBytes)); err != nil {
 		s.unmount()
@@ -214,7 +220,11 @@ func (s *Sandbox) closeBounded(keep bool) error {
 // in a fresh folder, or a copy when the link cannot be made. It returns the
 // new path and the folder to remove when the sandbox closes.
 func keeperCopy(self string) (string, string, error) {
-	dir, err := os.MkdirTemp("", "tabwright-keeper-")
+	root, err := sandboxRoot()
+	if err != nil {
+		return "", "", err
+	}
+	dir, err := os.MkdirTemp(root, "tabwright-keeper-")
 	if err != nil {
 		return "", "", fmt.Errorf("sandbox.self: %v", err)
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -153,5 +154,36 @@ func TestQSParseSize(t *testing.T) {
 	}
 	if got := HumanBytes(DefaultWorkspaceBytes); got != "2 GiB" {
 		t.Errorf("HumanBytes: %q", got)
+	}
+}
+
+// One bound covers everything an attempt can write: the workspace, $HOME,
+// /tmp, /run and /var/tmp together, not each (issue 44, item 2: a 16 MiB
+// bound once let an attempt hold 60 MiB).
+func TestQSIsolatedOneBoundForAllWritableSpace(t *testing.T) {
+	requireBwrap(t)
+	t.Parallel()
+	if !dropsPrivileges() {
+		t.Fatal("this test needs root, which mounts the bound (CI runs as root)")
+	}
+	const bound = 16 << 20
+	s, err := NewIsolatedBounded(nil, bound)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close(false)
+	// 6 MiB into each of five places: 30 MiB asked, at most 16 MiB held.
+	fill := `for d in "$PWD" "$HOME" /tmp /run /var/tmp; do dd if=/dev/zero of="$d/fill" bs=1M count=6 status=none 2>/dev/null; done
+cat "$PWD/fill" "$HOME/fill" /tmp/fill /run/fill /var/tmp/fill 2>/dev/null | wc -c`
+	r := s.Run(context.Background(), fill, Options{Timeout: time.Minute})
+	held, err := strconv.ParseInt(strings.TrimSpace(strings.SplitN(r.Output, "\n", 2)[0]), 10, 64)
+	if err != nil {
+		t.Fatalf("no byte count: %q", r.Output)
+	}
+	if held > bound {
+		t.Fatalf("the attempt holds %s under a %s bound", HumanBytes(held), HumanBytes(bound))
+	}
+	if !r.WorkspaceFull {
+		t.Errorf("30 MiB asked under a 16 MiB bound, yet not workspace_full: %q", r.Output)
 	}
 }

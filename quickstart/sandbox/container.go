@@ -47,7 +47,7 @@ import (
 //     under Docker, and not bounded by the workspace's size.
 //   - The workspace, $HOME and $TMPDIR are the sandbox backend's folders
 //     (bounded the same way), bound at their own paths; /tmp and /var/tmp
-//     are private tmpfs of the same bound. All capabilities are dropped and
+//     are folders inside that same bound. All capabilities are dropped and
 //     no new privileges can be gained.
 
 var (
@@ -211,7 +211,7 @@ func (s *Sandbox) containerise(ctx context.Context, rt *Runtime, image string, p
 			return err
 		}
 	}
-	s.iso = &isolation{ctr: c, proxy: p, tmpBytes: privateTmpBytes(s.bound)}
+	s.iso = &isolation{ctr: c, proxy: p}
 	if _, err := s.iso.keeper(s); err != nil {
 		s.iso.close()
 		s.iso = nil
@@ -502,10 +502,8 @@ func (c *container) launch(s *Sandbox, iso *isolation, ln *net.UnixListener, soc
 
 // runArgs is the engine's command line for one container.
 func (c *container) runArgs(s *Sandbox, iso *isolation, name, sock, mode string, fix startFix) []string {
-	size := strconv.FormatInt(iso.tmpBytes, 10)
 	a := []string{"run", "--rm", "--name", name, "--pull", "never", "--network", "none",
 		"--cap-drop", "ALL", "--security-opt", "no-new-privileges", "--user", c.user,
-		"--tmpfs", "/tmp:rw,nosuid,nodev,size=" + size + ",mode=1777", "--tmpfs", "/var/tmp:rw,nosuid,nodev,size=" + size + ",mode=1777",
 		"--workdir", ContainerWorkspace}
 	// Podman can bind without set-user-ID and device files (a command
 	// running as root inside must not leave a set-user-ID root program on
@@ -518,6 +516,13 @@ func (c *container) runArgs(s *Sandbox, iso *isolation, name, sock, mode string,
 	}
 	for _, d := range []string{s.Workspace, s.Home, s.Tmp} {
 		a = append(a, "--volume", d+":"+d+opts)
+	}
+	// /tmp and /var/tmp inside the workspace's bound, as under bubblewrap;
+	// /run stays the image's own.
+	for _, m := range privateMounts(s.supportDir()) {
+		if m[1] != "/run" {
+			a = append(a, "--volume", m[0]+":"+m[1]+opts)
+		}
 	}
 	a = append(a, "--volume", s.Workspace+":"+ContainerWorkspace+opts)
 	a = append(a, "--volume", c.ctlDir+":"+keeperDir+"/control"+opts)

@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -60,14 +59,14 @@ type isolation struct {
 	bwrap, self string
 	ctr         *container // the container backend's runtime and image; nil under bubblewrap
 	selfDir     string     // the folder of the sandbox user's copy of self, removed at close, or ""
-	tmpBytes    int64      // the size of the sandbox's private /tmp, /run and /var/tmp
 	proxy       *egress.Proxy
 
 	run sync.Mutex // held for a whole command
 
-	mu     sync.Mutex
-	k      *keeperConn // nil before the first start and after the sandbox ended
-	closed bool
+	mu      sync.Mutex
+	k       *keeperConn // nil before the first start and after the sandbox ended
+	started bool        // a sandbox was started once: the next is a fresh one
+	closed  bool
 }
 
 // NewIsolated makes a fresh sandbox whose commands run under bubblewrap with
@@ -81,10 +80,17 @@ func NewIsolated(p *egress.Proxy) (*Sandbox, error) {
 // NewIsolatedBounded is NewIsolated with the workspace's bound in bytes (0:
 // none; see bounds.go for when a bound can hold).
 func NewIsolatedBounded(p *egress.Proxy, workspaceBytes int64) (*Sandbox, error) {
+	return NewIsolatedLimited(p, workspaceBytes, DefaultLimits)
+}
+
+// NewIsolatedLimited is NewIsolatedBounded with the processes' and memory's
+// bounds (limits.go).
+func NewIsolatedLimited(p *egress.Proxy, workspaceBytes int64, l Limits) (*Sandbox, error) {
 	s, err := newBounded(workspaceBytes, true)
 	if err != nil {
 		return nil, err
 	}
+	s.limits = l
 	if err := s.isolate(p); err != nil {
 		s.Close(false)
 		return nil, err
@@ -101,6 +107,7 @@ func AdoptIsolated(dir string, p *egress.Proxy) (*Sandbox, error) {
 	if err := s.handOverDirs(); err != nil {
 		return nil, err
 	}
+	s.limits = DefaultLimits
 	if err := s.isolate(p); err != nil {
 		return nil, err
 	}
@@ -119,7 +126,7 @@ func (s *Sandbox) isolate(p *egress.Proxy) error {
 	if self, err = filepath.EvalSymlinks(self); err != nil {
 		return fmt.Errorf("sandbox.self: %v", err)
 	}
-	s.iso = &isolation{bwrap: bw, self: self, proxy: p, tmpBytes: privateTmpBytes(s.bound)}
+	s.iso = &isolation{bwrap: bw, self: self, proxy: p}
 	if dropsPrivileges() {
 		if s.iso.self, s.iso.selfDir, err = keeperCopy(self); err != nil {
 			return err
@@ -146,6 +153,12 @@ func (iso *isolation) keeper(s *Sandbox) (*keeperConn, error) {
 	if iso.k != nil {
 		iso.k.stop()
 	}
+	if iso.started {
+		if err := resetPrivateDirs(s.supportDir()); err != nil {
+			return nil, fmt.Errorf("sandbox.reset: cannot empty the lost sandbox's /tmp, /run and /var/tmp: %v", err)
+		}
+	}
+	iso.started = true
 	k, err := startKeeper(iso, s)
 	if err != nil {
 		return nil, err
@@ -199,18 +212,10 @@ var (
 	maskedDirs  = []string{"/etc/ssl/private", "/etc/sudoers.d"}
 )
 
-// privateTmpBytes sizes the sandbox's own /tmp, /run and /var/tmp: the
-// workspace's bound, or the default one when the workspace has none.
-func privateTmpBytes(workspace int64) int64 {
-	if workspace > 0 {
-		return workspace
-	}
-	return DefaultWorkspaceBytes
-}
-
 // bwrapArgs are the namespaces and mounts; binds are the directories the
-// commands may write, each at its own path.
-func bwrapArgs(binds []string, roFiles []string, chdir string, tmpBytes int64) []string {
+// commands may write, each at its own path, and private the host folders
+// bound at /tmp, /run and /var/tmp (privateMounts).
+func bwrapArgs(binds []string, private [][2]string, roFiles []string, chdir string) []string {
 	a := []string{"--unshare-user", "--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
 		"--die-with-parent", "--new-session", "--cap-drop", "ALL"}
 	for _, r := range toolchainRoots {
@@ -235,10 +240,9 @@ func bwrapArgs(binds []string, roFiles []string, chdir string, tmpBytes int64) [
 			a = append(a, "--tmpfs", d)
 		}
 	}
-	size := strconv.FormatInt(tmpBytes, 10)
 	a = append(a, "--dev", "/dev", "--proc", "/proc")
-	for _, t := range []string{"/tmp", "/run", "/var/tmp"} { // /run: daemons' sockets (docker, dbus) stay outside
-		a = append(a, "--size", size, "--tmpfs", t)
+	for _, m := range private {
+		a = append(a, "--bind", m[0], m[1])
 	}
 	for _, b := range binds {
 		a = append(a, "--bind", b, b)
@@ -298,7 +302,7 @@ func startKeeper(iso *isolation, s *Sandbox) (*keeperConn, error) {
 	if iso.proxy != nil {
 		mode = "net"
 	}
-	args := bwrapArgs([]string{s.Workspace, s.Home, s.Tmp}, []string{iso.self}, s.Workspace, iso.tmpBytes)
+	args := bwrapArgs([]string{s.Workspace, s.Home, s.Tmp}, privateMounts(s.supportDir()), []string{iso.self}, s.Workspace)
 	args = append(args, "--as-pid-1", "--", iso.self, keeperArg, mode)
 	k := &keeperConn{ctl: c.(*net.UnixConn), stderr: &syncBuffer{}, exited: make(chan struct{}),
 		waits: map[uint64]chan ctlReply{}, done: make(chan struct{})}
@@ -458,23 +462,32 @@ func (k *keeperConn) kill() {
 // the whole sandbox instead.
 const keeperKillGrace = 5 * time.Second
 
+// isoRun is one command's outcome in the sandbox.
+type isoRun struct {
+	code    int
+	stopped bool   // by its timeout or ctx
+	note    string // for the output, when the sandbox itself failed
+	tasks   int    // the processes and threads the sandbox held at its end
+}
+
 // runIsolated runs argv in the sandbox with its stdout and stderr on out.
-// It returns the exit code, whether it was stopped (timeout or ctx), and a
-// note for the output when the sandbox itself failed.
-func (iso *isolation) runIsolated(ctx context.Context, s *Sandbox, argv, env []string, out *os.File, opt Options) (int, bool, string) {
+func (iso *isolation) runIsolated(ctx context.Context, s *Sandbox, argv, env []string, out *os.File, opt Options) isoRun {
 	iso.run.Lock()
 	defer iso.run.Unlock()
 	k, err := iso.keeper(s)
 	if err != nil {
-		return 125, false, err.Error()
+		return isoRun{code: 125, note: err.Error()}
 	}
 	if k.addr != "" {
 		env = append(env, proxyEnv(iso.proxy, k.addr)...)
 	}
-	id, ch, err := k.request(ctlMsg{Op: "run", Argv: argv, Env: dedupEnv(env), Dir: s.commandDir(), KillGroup: opt.KillGroup}, out)
+	if iso.ctr == nil { // a container's processes are bounded by its engine
+		argv = limitedArgv(iso.self, s.limits, argv)
+	}
+	id, ch, err := k.request(ctlMsg{Op: "run", Argv: argv, Env: dedupEnv(env), Dir: s.commandDir(), KillGroup: opt.KillGroup, Bound: s.processBound()}, out)
 	if err != nil {
 		iso.drop(k)
-		return 125, false, fmt.Sprintf("sandbox.control: cannot send the command to the sandbox: %v; the next command starts a fresh sandbox", err)
+		return isoRun{code: 125, note: fmt.Sprintf("sandbox.control: cannot send the command to the sandbox: %v; the next command starts a fresh sandbox", err)}
 	}
 	var timer <-chan time.Time
 	if opt.Timeout > 0 {
@@ -482,32 +495,31 @@ func (iso *isolation) runIsolated(ctx context.Context, s *Sandbox, argv, env []s
 		defer t.Stop()
 		timer = t.C
 	}
-	lost := func() (int, bool, string) {
-		iso.drop(k)
-		return 137, false, "sandbox.lost: the sandbox's first process ended during this command (" + k.why() + "); every process in it was killed, and the next command starts a fresh sandbox"
-	}
 	select {
 	case r := <-ch:
-		return exitOf(r.m), false, ""
+		return isoRun{code: exitOf(r.m), tasks: r.m.Tasks}
 	case <-k.done:
-		return lost()
+		iso.drop(k)
+		return isoRun{code: 137, note: "sandbox.lost: the sandbox's first process ended during this command (" + k.why() + "); every process in it was killed, and the next command starts a fresh sandbox"}
 	case <-timer:
 	case <-ctx.Done():
 	}
 	// Stopped: the keeper kills the command's process group and answers.
+	stopped := isoRun{code: 124, stopped: true}
 	if _, _, err := k.request(ctlMsg{Op: "kill", Target: id}, nil); err != nil {
 		iso.drop(k)
-		return 124, true, ""
+		return stopped
 	}
 	select {
-	case <-ch:
+	case r := <-ch:
+		stopped.tasks = r.m.Tasks
 	case <-k.done:
 		iso.drop(k)
 	case <-time.After(keeperKillGrace):
 		iso.drop(k)
 		k.kill()
 	}
-	return 124, true, ""
+	return stopped
 }
 
 func exitOf(m ctlMsg) int {
@@ -596,11 +608,18 @@ func Probe(ctx context.Context) (enforceable bool, why string) {
 	if _, err := os.Executable(); err != nil {
 		return false, "cannot find this program's own path, which runs as the sandbox's first process: " + err.Error()
 	}
-	dir, err := os.MkdirTemp("", "tabwright-probe-")
+	root, err := sandboxRoot()
+	if err != nil {
+		return false, err.Error()
+	}
+	dir, err := os.MkdirTemp(root, "tabwright-probe-")
 	if err != nil {
 		return false, "cannot make a temporary directory: " + err.Error()
 	}
 	defer os.RemoveAll(dir)
+	if err := makePrivateDirs(dir); err != nil {
+		return false, "cannot make the sandbox's private folders: " + err.Error()
+	}
 	if dropsPrivileges() {
 		os.Chmod(dir, 0o755)
 		if err := handOver(false, dir); err != nil {
@@ -609,7 +628,7 @@ func Probe(ctx context.Context) (enforceable bool, why string) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	args := append(bwrapArgs([]string{dir}, nil, dir, MinWorkspaceBytes), "--as-pid-1", "--", "sh", "-c", "echo ok > probe && cat probe")
+	args := append(bwrapArgs([]string{dir}, privateMounts(dir), nil, dir), "--as-pid-1", "--", "sh", "-c", "echo ok > probe && cat probe")
 	cmd := exec.CommandContext(ctx, bw, args...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: sandboxCredential()}
 	out, err := cmd.CombinedOutput()

@@ -28,13 +28,16 @@ func init() {
 	if len(os.Args) > 1 && os.Args[1] == keeperArg {
 		os.Exit(keeperMain(os.Args[2:]))
 	}
+	if len(os.Args) > 1 && os.Args[1] == limitArg {
+		os.Exit(limitMain(os.Args[2:]))
+	}
 }
 
 // ctlMsg is one message on the control socket (a SOCK_SEQPACKET pair, so
 // each message arrives whole, with the descriptor it carries).
 //
 //	harness -> keeper: run {id, argv, env, dir, kill_group} + output fd; kill {id, target}; dial {id, port}
-//	keeper -> harness: hello {addr [, error]} + listener fd; exit {id, code [, error]};
+//	keeper -> harness: hello {addr [, error]} + listener fd; exit {id, code, tasks [, error]};
 //	                   killed {id}; dialed {id [, error]} + connected fd
 type ctlMsg struct {
 	Op     string   `json:"op"`
@@ -47,8 +50,14 @@ type ctlMsg struct {
 	Addr   string   `json:"addr,omitempty"`
 	Code   int      `json:"code,omitempty"`
 	// KillGroup: kill the command's process group when it ends (checks).
-	KillGroup bool   `json:"kill_group,omitempty"`
-	Error     string `json:"error,omitempty"`
+	KillGroup bool `json:"kill_group,omitempty"`
+	// Bound: the processes the command may hold; at it, its process group
+	// is killed when it ends, so that the check can still run.
+	Bound int `json:"bound,omitempty"`
+	// Tasks: the processes and threads the sandbox held when the command
+	// ended or was killed, whichever was more (limits.go).
+	Tasks int    `json:"tasks,omitempty"`
+	Error string `json:"error,omitempty"`
 }
 
 // maxCtl bounds one control message (a command and its environment); the
@@ -120,10 +129,14 @@ type keeper struct {
 	ctl  *net.UnixConn
 	null *os.File
 
-	mu    sync.Mutex
-	cur   uint64                          // the running command's id, 0 when none
-	pgid  int                             // its process group: its pid, as it leads a session of its own
-	waits map[int]chan syscall.WaitStatus // the running command's pid, until the reaper has its status
+	mu   sync.Mutex
+	cur  uint64 // the running command's id, 0 when none
+	pgid int    // its process group: its pid, as it leads a session of its own
+	peak int    // the tasks counted when it was killed
+	// reaped is broadcast after each round of the reaper (at least once a
+	// second).
+	reaped *sync.Cond
+	waits  map[int]chan syscall.WaitStatus // the running command's pid, until the reaper has its status
 }
 
 func keeperMain(args []string) int {
@@ -149,6 +162,7 @@ func keeperMain(args []string) int {
 		return fail("%v", err)
 	}
 	k := &keeper{ctl: ctl, waits: map[int]chan syscall.WaitStatus{}}
+	k.reaped = sync.NewCond(&k.mu)
 	// Every signal is caught: from inside the namespace only a signal with a
 	// handler reaches PID 1, so commands cannot stop the keeper. Caught (not
 	// ignored) signals are reset to their defaults in children. SIGCHLD (or
@@ -280,10 +294,15 @@ func (k *keeper) run(m ctlMsg, out *os.File) {
 		reply.Code = 128 + int(ws.Signal())
 	}
 	k.mu.Lock()
-	if m.KillGroup {
+	reply.Tasks = max(countTasks(), k.peak)
+	atBound := atProcessBound(reply.Tasks, m.Bound)
+	if m.KillGroup || atBound {
 		syscall.Kill(-pid, syscall.SIGKILL)
 	}
-	k.cur, k.pgid = 0, 0
+	if atBound {
+		k.awaitGroupReaped(pid)
+	}
+	k.cur, k.pgid, k.peak = 0, 0, 0
 	k.mu.Unlock()
 }
 
@@ -315,6 +334,23 @@ func (k *keeper) reap(sigs <-chan os.Signal) {
 			}
 			k.mu.Unlock()
 		}
+		k.mu.Lock()
+		k.reaped.Broadcast()
+		k.mu.Unlock()
+	}
+}
+
+// groupReapWait bounds awaitGroupReaped: a member whose parent outside the
+// group never reaps it stays a zombie.
+const groupReapWait = 5 * time.Second
+
+// awaitGroupReaped waits (k.mu held) until no process of the killed group
+// pgid is left, zombies included: until reaped they still count toward the
+// process bound, and the next command (the check) would meet it.
+func (k *keeper) awaitGroupReaped(pgid int) {
+	deadline := time.Now().Add(groupReapWait)
+	for syscall.Kill(-pgid, 0) == nil && time.Now().Before(deadline) {
+		k.reaped.Wait()
 	}
 }
 
@@ -325,6 +361,7 @@ func (k *keeper) kill(target uint64) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	if k.cur != 0 && k.cur == target {
+		k.peak = countTasks() // what the kill is about to end
 		syscall.Kill(-k.pgid, syscall.SIGKILL)
 	}
 }

@@ -20,7 +20,8 @@ import (
 type Sandbox struct {
 	Base, Workspace, Home, Tmp string
 	adopted                    bool
-	bound                      int64 // the tmpfs's size at Base, or 0 (bounds.go)
+	bound                      int64  // the tmpfs's size at Base, or 0 (bounds.go)
+	limits                     Limits // the sandbox backend's process and memory bounds (limits.go)
 
 	mu     sync.Mutex
 	groups []heldGroup // process groups still to kill at Close
@@ -46,8 +47,8 @@ func (s *Sandbox) BackendName() string {
 // (local).
 func (s *Sandbox) Enforced() bool { return s.iso != nil }
 
-// sandboxRoot is the folder sandboxes are made in.
-func sandboxRoot() string {
+// sandboxDirSet is the folder the user named for sandboxes, or "".
+func sandboxDirSet() string {
 	for _, v := range []string{SandboxDirEnv, "QUICKSTARTED_SANDBOX_DIR"} {
 		if d := os.Getenv(v); d != "" {
 			if abs, err := filepath.Abs(d); err == nil {
@@ -56,13 +57,47 @@ func sandboxRoot() string {
 			return d
 		}
 	}
-	return os.TempDir()
+	return ""
+}
+
+// sandboxRoot is the folder sandboxes (and the keeper's copy, and the
+// probe's folder) are made in: the one the user named, else the system's
+// temporary folder when the sandbox's user can reach it, else /tmp. A root
+// harness whose $TMPDIR lies under its 0700 home would otherwise make
+// sandboxes bubblewrap, running as SandboxUID, cannot enter.
+func sandboxRoot() (string, error) {
+	if d := sandboxDirSet(); d != "" {
+		if err := rootReachable(d); err != nil {
+			return "", err
+		}
+		return d, nil
+	}
+	tmp := os.TempDir()
+	if rootReachable(tmp) == nil {
+		return tmp, nil
+	}
+	if rootReachable("/tmp") == nil {
+		return "/tmp", nil
+	}
+	return "", rootReachable(tmp)
+}
+
+// rootReachable says when the sandbox's user cannot pass through dir or a
+// folder above it, with the one-line fix.
+func rootReachable(dir string) error {
+	if !dropsPrivileges() {
+		return nil
+	}
+	return reachable(filepath.Join(dir, "sandbox"), fmt.Sprintf("or make sandboxes elsewhere: export %s=/var/tmp/tabwright-sandboxes", SandboxDirEnv))
 }
 
 // makeBase makes a fresh sandbox's base folder in sandboxRoot.
 func makeBase() (string, error) {
-	root := sandboxRoot()
-	if root != os.TempDir() {
+	root, err := sandboxRoot()
+	if err != nil {
+		return "", err
+	}
+	if root != os.TempDir() && root != "/tmp" {
 		if err := os.MkdirAll(root, 0o755); err != nil {
 			return "", fmt.Errorf("sandbox.sandbox_dir: cannot make the folder sandboxes are made in (%s or QUICKSTARTED_SANDBOX_DIR): %v; give a folder you can write", SandboxDirEnv, err)
 		}
@@ -87,7 +122,52 @@ func New() (*Sandbox, error) {
 			return nil, err
 		}
 	}
+	if err := makePrivateDirs(s.supportDir()); err != nil {
+		os.RemoveAll(base)
+		return nil, err
+	}
 	return s, nil
+}
+
+// supportDir holds $HOME, $TMPDIR and the private folders, beside the
+// workspace.
+func (s *Sandbox) supportDir() string { return filepath.Dir(s.Home) }
+
+// privateMounts are the folders an isolated sandbox sees at /tmp, /run and
+// /var/tmp (/run: daemons' sockets, docker's or dbus's, stay outside).
+// They live in the support folder, so they share the workspace's one bound
+// (a tmpfs of their own each would multiply it) and go with the sandbox.
+func privateMounts(support string) [][2]string {
+	return [][2]string{
+		{filepath.Join(support, "private", "tmp"), "/tmp"},
+		{filepath.Join(support, "private", "run"), "/run"},
+		{filepath.Join(support, "private", "var-tmp"), "/var/tmp"},
+	}
+}
+
+// resetPrivateDirs empties the private folders, for a fresh sandbox after a
+// lost one: its /tmp starts empty, as a tmpfs of its own did.
+func resetPrivateDirs(support string) error {
+	for _, m := range privateMounts(support) {
+		if err := os.RemoveAll(m[0]); err != nil {
+			return err
+		}
+	}
+	return makePrivateDirs(support)
+}
+
+// makePrivateDirs makes the private folders, writable by whoever runs in
+// the sandbox (sticky, as /tmp is).
+func makePrivateDirs(support string) error {
+	for _, m := range privateMounts(support) {
+		if err := os.MkdirAll(m[0], 0o755); err != nil {
+			return err
+		}
+		if err := os.Chmod(m[0], 0o1777); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // layout names a sandbox's directories under base.
@@ -122,6 +202,9 @@ func Adopt(dir string) (*Sandbox, error) {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			return nil, err
 		}
+	}
+	if err := makePrivateDirs(s.supportDir()); err != nil {
+		return nil, err
 	}
 	return s, nil
 }
@@ -169,10 +252,14 @@ func (s *Sandbox) Run(ctx context.Context, command string, opt Options) Result {
 	res := Result{}
 	var notes []string // added to the text, not the file, which may be out of room
 	if s.iso != nil {
-		code, stopped, note := s.iso.runIsolated(ctx, s, []string{"bash", "-c", command}, s.Env(opt.Env...), out, opt)
-		res.ExitCode, res.TimedOut = code, stopped
-		if note != "" {
-			notes = append(notes, note)
+		r := s.iso.runIsolated(ctx, s, []string{"bash", "-c", command}, s.Env(opt.Env...), out, opt)
+		res.ExitCode, res.TimedOut = r.code, r.stopped
+		if r.note != "" {
+			notes = append(notes, r.note)
+		}
+		if bound := s.processBound(); atProcessBound(r.tasks, bound) {
+			res.Bound = ProcessBound
+			notes = append(notes, processBoundNote(r.tasks, bound))
 		}
 		if res.WorkspaceFull = s.full(); res.WorkspaceFull {
 			notes = append(notes, s.fullNote())

@@ -53,7 +53,10 @@ type Result struct {
 	// WorkspaceFull: the command left the bounded workspace full (the
 	// output ends with a workspace_full note); the attempt stops.
 	WorkspaceFull bool
-	Duration      time.Duration
+	// Bound: a bound the command met that stops the attempt (ProcessBound;
+	// the output ends with a note saying so), or "".
+	Bound    string
+	Duration time.Duration
 }
 
 // Options bound one command.

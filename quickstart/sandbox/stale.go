@@ -30,7 +30,13 @@ const ownerFile = ".owner"
 var sweepOnce sync.Once
 
 // sweepStale clears, once per process, the sandboxes of dead harnesses.
-func sweepStale() { sweepOnce.Do(func() { sweepStaleIn(sandboxRoot(), "/proc/self/mountinfo") }) }
+func sweepStale() {
+	sweepOnce.Do(func() {
+		if root, err := sandboxRoot(); err == nil {
+			sweepStaleIn(root, "/proc/self/mountinfo")
+		}
+	})
+}
 
 // sweepStaleIn unmounts and removes each tmp/tabwright-qs-* base that holds
 // a mount (as mountinfo lists them) and whose owner is dead.

@@ -3,12 +3,14 @@
 package sandbox
 
 import (
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 )
 
 // kernelTree writes a fake root holding the given files (path -> content),
@@ -101,5 +103,46 @@ func TestQSUsernsAppArmorProfileText(t *testing.T) {
 	want := "abi <abi/4.0>,\ninclude <tunables/global>\nprofile tabwright-bwrap /usr/bin/bwrap flags=(unconfined) {\n  userns,\n}\n"
 	if string(got) != want {
 		t.Errorf("profile:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// A root harness whose $TMPDIR lies under a folder the sandbox's user
+// cannot pass through (a 0700 home) still makes sandboxes, somewhere that
+// user reaches, and Probe (doctor) agrees; a sandbox folder the user named
+// there is refused with the one-line fix, not blamed on user namespaces
+// (issue 44).
+func TestQSUnreachableTempDirStillMakesSandboxes(t *testing.T) {
+	if !dropsPrivileges() {
+		t.Fatal("this test needs root, which runs the sandbox as an unprivileged user (CI runs as root)")
+	}
+	home := t.TempDir()
+	if err := os.Chmod(home, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	tmp := filepath.Join(home, "tmp")
+	if err := os.Mkdir(tmp, 0o1777); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("TMPDIR", tmp)
+	t.Setenv(SandboxDirEnv, "")
+	t.Setenv("QUICKSTARTED_SANDBOX_DIR", "")
+	if ok, why := Probe(context.Background()); !ok {
+		t.Fatalf("Probe under an unreachable $TMPDIR: %s", why)
+	}
+	s, err := NewIsolated(nil)
+	if err != nil {
+		t.Fatalf("NewIsolated under an unreachable $TMPDIR: %v", err)
+	}
+	defer s.Close(false)
+	if r := s.Run(context.Background(), "echo ok", Options{Timeout: time.Minute}); r.Output != "ok\n" {
+		t.Fatalf("a command: %d %q", r.ExitCode, r.Output)
+	}
+	t.Setenv(SandboxDirEnv, filepath.Join(tmp, "sandboxes"))
+	_, err = NewIsolated(nil)
+	if err == nil || !strings.Contains(err.Error(), "sandbox.unreachable") || !strings.Contains(err.Error(), "export "+SandboxDirEnv+"=") {
+		t.Fatalf("a named sandbox folder the sandbox's user cannot reach: %v", err)
+	}
+	if ok, why := Probe(context.Background()); ok || !strings.Contains(why, "sandbox.unreachable") {
+		t.Fatalf("Probe with that folder: %v %s", ok, why)
 	}
 }
