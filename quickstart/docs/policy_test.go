@@ -157,3 +157,121 @@ func TestQSDocsBrowserObeysTheAllowlist(t *testing.T) {
 		t.Errorf("reached %v", r.Reached)
 	}
 }
+
+// cacheSite's page fetches a cacheable answer from the off server; each
+// read of the page (by its id) holds its load until its fetch settled.
+type cacheSite struct {
+	docs, off *httptest.Server
+	offOrigin string
+
+	mu   sync.Mutex
+	held map[string]chan struct{}
+}
+
+func newCacheSite(t *testing.T) *cacheSite {
+	c := &cacheSite{held: map[string]chan struct{}{}}
+	c.off = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Access-Control-Allow-Origin", "*")
+		w.Header().Set("Cache-Control", "max-age=3600")
+		fmt.Fprint(w, secretMark+" kept in the browser's cache")
+	}))
+	u, _ := url.Parse(c.off.URL)
+	c.offOrigin = "http://localhost:" + u.Port()
+	c.docs = httptest.NewServer(http.HandlerFunc(c.serveDocs))
+	t.Cleanup(func() {
+		c.mu.Lock()
+		for _, ch := range c.held {
+			if !isClosed(ch) {
+				close(ch)
+			}
+		}
+		c.mu.Unlock()
+		c.docs.Close()
+		c.off.Close()
+	})
+	return c
+}
+
+func (c *cacheSite) gate(id string) chan struct{} {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.held[id] == nil {
+		c.held[id] = make(chan struct{})
+	}
+	return c.held[id]
+}
+
+func (c *cacheSite) serveDocs(w http.ResponseWriter, r *http.Request) {
+	id := r.URL.Query().Get("id")
+	switch r.URL.Path {
+	case "/page":
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprintf(w, `<html><head><title>Cache</title></head><body><main><article><h1>Configure the widget</h1>
+<p>Set the widget's home in its configuration file, then restart it so the new home is read at start.</p>
+<img src="/hold?id=%s" alt=""><div id="out"></div></article></main>
+<script>fetch(%q).then(r => r.text()).then(t => t, () => "fetch refused")
+  .then(t => { const p = document.createElement("p"); p.textContent = t; document.getElementById("out").append(p); })
+  .finally(() => fetch("/done?id=%s"));</script></body></html>`, id, c.offOrigin+"/answer", id)
+	case "/done":
+		if ch := c.gate(id); !isClosed(ch) {
+			close(ch)
+		}
+	case "/hold":
+		select {
+		case <-c.gate(id):
+		case <-r.Context().Done():
+		}
+		w.WriteHeader(http.StatusNoContent)
+	}
+}
+
+// What the browser cached under one allowlist is not served under another
+// that refuses its host: a cached answer never reaches the gate.
+func TestQSDocsBrowserCacheDoesNotOutliveItsAllowlist(t *testing.T) {
+	c := newCacheSite(t)
+	ctx := context.Background()
+	wide := reader().Get(ctx, c.docs.URL+"/page?id=1", []string{"127.0.0.1", "localhost"})
+	if !strings.Contains(wide.Text, secretMark) {
+		t.Fatalf("under an allowlist with the host, its answer is read:\n%s", wide.Text)
+	}
+	narrow := reader().Get(ctx, c.docs.URL+"/page?id=2", allow)
+	if narrow.Err != "" || !strings.Contains(narrow.Text, "fetch refused") || strings.Contains(narrow.Text, secretMark) {
+		t.Errorf("under an allowlist without the host, its cached answer was read: %+v\n%s", narrow, narrow.Text)
+	}
+}
+
+func isClosed(ch chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
+}
+
+// The docs cache serves a page only under an allowlist that has every host
+// its read reached: a page read under a wider one may hold text the
+// narrower one refuses. An entry that names no host serves none.
+func TestQSDocsCacheKeepsTheHostsAReadReached(t *testing.T) {
+	cache, err := OpenCache(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := "http://127.0.0.1:1/page"
+	wide := &Read{URL: page, Text: "text", ContentHash: hashOf("text"), Reached: []string{"127.0.0.1", "localhost"}}
+	if err := cache.put(wide); err != nil {
+		t.Fatal(err)
+	}
+	if cache.get(page, allow) != nil {
+		t.Error("a page that reached localhost was served under an allowlist without it")
+	}
+	if r := cache.get(page, []string{"localhost", "127.0.0.1"}); r == nil || !r.FromCache {
+		t.Error("the same allowlist missed")
+	}
+	if err := cache.put(&Read{URL: page, Text: "text", ContentHash: hashOf("text")}); err != nil {
+		t.Fatal(err)
+	}
+	if cache.get(page, allow) != nil {
+		t.Error("an entry that names no host was served")
+	}
+}
