@@ -83,6 +83,7 @@ type gate struct {
 	mu     sync.Mutex
 	window *window
 	last   []string // the allowlist of the last window opened
+	used   bool     // a window was open: the browser may hold answers
 }
 
 // window is one read's allowlist and what its page asked for.
@@ -132,8 +133,8 @@ func (g *gate) open(ctx context.Context, allow []string) (changed bool, done fun
 	w := &window{allow: slices.Clone(allow)}
 	g.mu.Lock()
 	g.window = w
-	changed = !slices.Equal(g.last, w.allow)
-	g.last = w.allow
+	changed = g.used && !slices.Equal(g.last, w.allow)
+	g.last, g.used = w.allow, true
 	g.mu.Unlock()
 	var once sync.Once
 	return changed, func() *window {
