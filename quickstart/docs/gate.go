@@ -136,6 +136,11 @@ func (g *gate) open(ctx context.Context, allow []string) (changed bool, done fun
 	changed = g.used && !slices.Equal(g.last, w.allow)
 	g.last, g.used = w.allow, true
 	g.mu.Unlock()
+	if changed {
+		// Chromium keeps an HTTPS tunnel open and sends later requests for
+		// its host through it, unseen: none outlives its allowlist.
+		g.proxy.EndConnections()
+	}
 	var once sync.Once
 	return changed, func() *window {
 		once.Do(func() {

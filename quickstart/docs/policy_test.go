@@ -1,8 +1,10 @@
 package docs
 
 import (
+	"bufio"
 	"context"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -273,5 +275,45 @@ func TestQSDocsCacheKeepsTheHostsAReadReached(t *testing.T) {
 	}
 	if cache.get(page, allow) != nil {
 		t.Error("an entry that names no host was served")
+	}
+}
+
+// A tunnel the gate opened under one allowlist (HTTPS keeps one open for
+// later requests to its host, which the gate never sees) is ended when the
+// allowlist changes.
+func TestQSGateEndsTunnelsWhenTheAllowlistChanges(t *testing.T) {
+	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	defer upstream.Close()
+	g, err := openGate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.close()
+	_, done, err := g.open(context.Background(), []string{"127.0.0.1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := net.Dial("tcp", g.addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	u, _ := url.Parse(upstream.URL)
+	fmt.Fprintf(conn, "CONNECT %s HTTP/1.1\r\nHost: %s\r\n\r\n", u.Host, u.Host)
+	br := bufio.NewReader(conn)
+	if line, _ := br.ReadString('\n'); !strings.Contains(line, " 200 ") {
+		t.Fatalf("tunnel refused: %q", line)
+	}
+	br.ReadString('\n') // the blank line ending the answer
+	done()
+	_, done, err = g.open(context.Background(), []string{"docs.example.com"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer done()
+	// A request through the old tunnel finds it closed: no answer.
+	fmt.Fprintf(conn, "GET / HTTP/1.1\r\nHost: %s\r\n\r\n", u.Host)
+	if line, err := br.ReadString('\n'); err == nil {
+		t.Errorf("the tunnel outlived its allowlist: %q", line)
 	}
 }

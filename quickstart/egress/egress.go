@@ -236,6 +236,17 @@ func (p *Proxy) context() context.Context {
 	return p.ctx
 }
 
+// EndConnections ends every connection open now, tunnels included, and
+// keeps serving: a tunnel decided under one policy carries no request
+// under the next.
+func (p *Proxy) EndConnections() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for c := range p.conns {
+		c.Close()
+	}
+}
+
 // Close stops the listeners, ends every open connection and waits for
 // their handlers.
 func (p *Proxy) Close() error {
