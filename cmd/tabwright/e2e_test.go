@@ -28,7 +28,6 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/tabwright/tabwright/engine/observe"
-	"github.com/tabwright/tabwright/engine/tabs"
 	"github.com/tabwright/tabwright/internal/procwait"
 	"github.com/tabwright/tabwright/mcpserver"
 	"github.com/tabwright/tabwright/quickstart/docs"
@@ -58,10 +57,14 @@ func TestMain(m *testing.M) {
 // shareDocsBrowser has every runQS call of the tests read docs in one
 // browser, as the calls of one qs process do, instead of each starting
 // Chromium (about 1 CPU-second each); every reader closes its tab.
-func shareDocsBrowser() *tabs.Manager {
-	m, _ := tabs.New(docs.BrowserOptions()) // only a --cdp-url can fail
-	docsBrowser = func() (*tabs.Manager, func(), error) { return m, func() {}, nil }
-	return m
+func shareDocsBrowser() *docs.Browser {
+	b, err := docs.NewBrowser()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "read_docs' browser:", err)
+		os.Exit(1)
+	}
+	docsBrowser = func() (*docs.Browser, func(), error) { return b, func() {}, nil }
+	return b
 }
 
 // buildAsReleased builds this command at out with the flags

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/tabwright/tabwright/engine/launch"
-	"github.com/tabwright/tabwright/engine/tabs"
 	"github.com/tabwright/tabwright/quickstart/check"
 	"github.com/tabwright/tabwright/quickstart/docs"
 	"github.com/tabwright/tabwright/quickstart/examples"
@@ -192,12 +191,12 @@ func qsValidate(ctx context.Context, args []string, stdout, stderr io.Writer) ex
 	}
 	var reader *docs.Reader
 	if *checkURLs && len(tasks) > 0 {
-		m, release, err := docsBrowser()
+		b, release, err := docsBrowser()
 		if err != nil {
 			fmt.Fprintf(stderr, "--check-urls needs a browser: %v\n", err)
 			return exitUsage
 		}
-		reader = &docs.Reader{Manager: m, RateLimit: time.Second} // robots.txt obeyed, no cache
+		reader = &docs.Reader{Browser: b, RateLimit: time.Second} // robots.txt obeyed, no cache
 		defer release()
 		defer reader.Close()
 	}
@@ -234,12 +233,12 @@ func qsValidate(ctx context.Context, args []string, stdout, stderr io.Writer) ex
 // A qs process starts its own as it starts; the tests, which call runQS
 // dozens of times in one process, hand out one shared browser instead
 // (TestMain), so that each call does not start Chromium.
-var docsBrowser = func() (*tabs.Manager, func(), error) {
-	m, err := tabs.New(docs.BrowserOptions())
+var docsBrowser = func() (*docs.Browser, func(), error) {
+	b, err := docs.NewBrowser()
 	if err != nil {
 		return nil, nil, err
 	}
-	return m, m.Close, nil
+	return b, b.Close, nil
 }
 
 func qsRun(ctx context.Context, args []string, stdout, stderr io.Writer) exitCode {
@@ -257,12 +256,12 @@ func qsRun(ctx context.Context, args []string, stdout, stderr io.Writer) exitCod
 	}
 	// read_docs' browser starts now, while the tasks load and the backend
 	// is chosen, rather than at the first read.
-	m, release, err := docsBrowser()
+	b, release, err := docsBrowser()
 	if err != nil {
 		fmt.Fprintf(stderr, "read_docs needs a browser: %v\n", err)
 		return exitUsage
 	}
-	reader := f.docs.reader(m)
+	reader := f.docs.reader(b)
 	warmCtx, stopWarm := context.WithCancel(ctx) // a usage error below does not wait for the browser
 	warmed := make(chan struct{})
 	// The goroutine gets its own copy: open below reassigns reader (nil on

@@ -84,18 +84,18 @@ func agentBrowserWebQuickstart(t *testing.T, backend, vendor string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := tabs.New(tabs.Options{})
+	b, err := docs.NewBrowser()
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer m.Close()
+	defer b.Close()
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "t.yaml"), []byte("name: counter\ngoal: Click the counter once.\ndocs:\n  path: ["+docsURL+"]\nsuccess:\n  script: test -f index.html || qs_fail no page\n"), 0o644)
 	tk, err := task.Load(filepath.Join(dir, "t.yaml"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := qsrun.Attempt(context.Background(), tk, 1, qsrun.Options{Docs: &docs.Reader{Manager: m}, Agent: a, AgentTools: browserTools("test"), Backend: backend})
+	r := qsrun.Attempt(context.Background(), tk, 1, qsrun.Options{Docs: &docs.Reader{Browser: b}, Agent: a, AgentTools: browserTools("test"), Backend: backend})
 	if r.Classification != qsrun.Passed || r.Backend != backend {
 		t.Fatalf("%s %s %s %s\n%s", r.Backend, r.Classification, r.StopReason, r.Detail, r.Trace.JSONL())
 	}

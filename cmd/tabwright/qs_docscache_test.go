@@ -32,7 +32,7 @@ func TestQSRunDocsCache(t *testing.T) {
 		code := runQS(context.Background(), append([]string{"run", good, "--backend", "local", "--allow-unenforced"}, args...), &out, &errb)
 		return code, out.String(), errb.String()
 	}
-	if code, out, errb := run("--cache-dir", cache); code != 0 || !strings.Contains(out, "docs cache: "+filepath.Join(cache, "docs-v1")) {
+	if code, out, errb := run("--cache-dir", cache); code != 0 || !strings.Contains(out, "docs cache: "+filepath.Join(cache, "docs-v2")) {
 		t.Fatalf("first run: %d\n%s\n%s", code, out, errb)
 	}
 	fetched := pages.Load() // the server's answer, and the browser's render

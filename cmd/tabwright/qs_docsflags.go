@@ -6,7 +6,6 @@ import (
 	"io"
 	"time"
 
-	"github.com/tabwright/tabwright/engine/tabs"
 	"github.com/tabwright/tabwright/quickstart/docs"
 	"github.com/tabwright/tabwright/quickstart/egress"
 	qsrun "github.com/tabwright/tabwright/quickstart/run"
@@ -53,8 +52,8 @@ func (f *docsFlags) check(stderr io.Writer) exitCode {
 
 // reader makes read_docs' reader as the flags say (its cache comes with
 // open).
-func (f *docsFlags) reader(m *tabs.Manager) *docs.Reader {
-	return &docs.Reader{Manager: m, Refresh: f.refresh, Offline: f.offline, IgnoreRobots: f.ignoreRobots,
+func (f *docsFlags) reader(b *docs.Browser) *docs.Reader {
+	return &docs.Reader{Browser: b, Refresh: f.refresh, Offline: f.offline, IgnoreRobots: f.ignoreRobots,
 		Affordances: f.affordances, RateLimit: time.Duration(f.rateLimit * float64(time.Second))}
 }
 

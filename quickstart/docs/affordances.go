@@ -88,7 +88,7 @@ func (d *Reader) probeOne(ctx context.Context, target string) AffordanceFile {
 		return f
 	}
 	req.Header.Set("User-Agent", UserAgent)
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := direct.Do(req)
 	if err != nil {
 		f.Note = clipNote(err.Error())
 		return f

@@ -8,13 +8,17 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/tabwright/tabwright/quickstart/egress"
 )
 
 // Cache is the docs cache (qs run --cache-dir): every page read_docs
 // returned, keyed by the URL asked for, so two runs read the same bytes.
 // Entries are JSON files named by the SHA-256 of the URL, written whole or
 // not at all (several runs may share a directory); the text's own SHA-256
-// is its content_hash. Nothing is evicted: --refresh reads every page again
+// is its content_hash. An entry keeps the hosts its read reached and serves
+// only a read whose allowlist has them all: a page read under a wider
+// allowlist may hold text the narrower one refuses. Nothing is evicted: --refresh reads every page again
 // and overwrites, and delete the directory to empty it.
 type Cache struct {
 	dir string
@@ -31,6 +35,7 @@ type cacheEntry struct {
 	Truncated     bool      `json:"truncated"`
 	ContentHash   string    `json:"content_hash"`
 	Rendered      bool      `json:"rendered"`
+	Reached       []string  `json:"reached"`
 	FetchedAt     time.Time `json:"fetched_at"`
 }
 
@@ -43,7 +48,9 @@ func OpenCache(dir string) (*Cache, error) {
 	if err != nil {
 		return nil, fmt.Errorf("docs.cache_dir: %s: %v", dir, err)
 	}
-	root := filepath.Join(abs, "docs-v1")
+	// v2: entries say which hosts their read reached; a v1 entry was read
+	// by a browser that reached any host, so none of them is trusted.
+	root := filepath.Join(abs, "docs-v2")
 	if err := os.MkdirAll(root, 0o755); err != nil {
 		return nil, fmt.Errorf("docs.cache_dir: cannot make the docs cache in %s: %v; give --cache-dir a directory you can write", dir, err)
 	}
@@ -65,20 +72,21 @@ func (c *Cache) path(url string) string {
 	return filepath.Join(c.dir, h[:2], h+".json")
 }
 
-// get returns the cached read of url, or nil (a missing or corrupt entry,
-// or one whose text does not match its hash, is a miss).
-func (c *Cache) get(url string) *Read {
+// get returns the cached read of url for a read under allow, or nil (a
+// missing or corrupt entry, one whose text does not match its hash, and one
+// that reached a host allow lacks are misses).
+func (c *Cache) get(url string, allow []string) *Read {
 	b, err := os.ReadFile(c.path(url))
 	if err != nil {
 		return nil
 	}
 	var e cacheEntry
-	if json.Unmarshal(b, &e) != nil || e.URL != url || hashOf(e.Text) != e.ContentHash {
+	if json.Unmarshal(b, &e) != nil || e.URL != url || hashOf(e.Text) != e.ContentHash || !allHostsMatch(e.Reached, allow) {
 		return nil
 	}
 	return &Read{URL: url, ResolvedTo: e.ResolvedTo, Redirects: e.Redirects, Status: e.Status, Text: e.Text,
 		Chars: runeCount(e.Text), OriginalChars: e.OriginalChars, Truncated: e.Truncated, ContentHash: e.ContentHash,
-		Rendered: e.Rendered, FromCache: true}
+		Rendered: e.Rendered, Reached: e.Reached, FromCache: true}
 }
 
 // put stores a successful read; a failure to store is returned, and the
@@ -86,7 +94,7 @@ func (c *Cache) get(url string) *Read {
 func (c *Cache) put(r *Read) error {
 	e := cacheEntry{URL: r.URL, ResolvedTo: r.ResolvedTo, Redirects: r.Redirects, Status: r.Status, Text: r.Text,
 		OriginalChars: r.OriginalChars, Truncated: r.Truncated, ContentHash: r.ContentHash, Rendered: r.Rendered,
-		FetchedAt: time.Now().UTC()}
+		Reached: r.Reached, FetchedAt: time.Now().UTC()}
 	b, err := json.MarshalIndent(e, "", " ")
 	if err != nil {
 		return err
@@ -113,4 +121,15 @@ func (c *Cache) put(r *Read) error {
 		os.Remove(f.Name())
 	}
 	return err
+}
+
+// allHostsMatch reports whether every host is on allow; an entry that
+// names none reached nothing known and matches no allowlist.
+func allHostsMatch(hosts, allow []string) bool {
+	for _, h := range hosts {
+		if !egress.HostMatches(h, allow) {
+			return false
+		}
+	}
+	return len(hosts) > 0
 }

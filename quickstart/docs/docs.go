@@ -1,6 +1,7 @@
 // Package docs is read_docs: a documentation page rendered in the engine's
 // browser and returned as reader-view Markdown with links kept, limited to
-// the task's documentation hosts, redirects included.
+// the task's documentation hosts: the page, its redirects and everything
+// the browser fetches for it (gate.go).
 package docs
 
 import (
@@ -20,6 +21,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/tabwright/tabwright/engine/errs"
 	"github.com/tabwright/tabwright/engine/launch"
 	"github.com/tabwright/tabwright/engine/observe"
 	"github.com/tabwright/tabwright/engine/tabs"
@@ -33,11 +35,11 @@ const OfflineCacheMiss = "offline_cache_miss"
 // DefaultMaxChars is the page cap: longer pages keep their head and tail.
 const DefaultMaxChars = 60000
 
-// BrowserOptions are the options of a Reader's browser: the reader opens
+// browserOptions are the options of a Reader's browser: the reader opens
 // one tab, so the tab the browser starts with is the only spare it keeps.
 // Its profile is made in memory when there is room (see memoryProfileDir),
 // its HTTP cache bounded to match.
-func BrowserOptions() tabs.Options {
+func browserOptions() tabs.Options {
 	opt := tabs.Options{SingleSpare: true}
 	if dir := memoryProfileDir(); dir != "" {
 		opt.Launch = launch.Options{ProfileIn: dir, Args: []string{fmt.Sprintf("--disk-cache-size=%d", profileCacheBytes)}}
@@ -61,7 +63,7 @@ var memoryDir = "/dev/shm" // a variable for tests
 // Reader reads pages for one harness process; its tab is reused and reads
 // are serialised through it.
 type Reader struct {
-	Manager  *tabs.Manager
+	Browser  *Browser      // NewBrowser; a reader with none refuses to render
 	MaxChars int           // 0: DefaultMaxChars
 	Timeout  time.Duration // per read; 0: 30 s
 
@@ -129,8 +131,18 @@ type Read struct {
 	Blocked       string   `json:"blocked,omitempty"`
 	Err           string   `json:"error,omitempty"`
 	FromCache     bool     `json:"from_cache"`
-	Changed       bool     `json:"changed,omitempty"`     // --refresh read other text than the cache held
-	CacheError    string   `json:"cache_error,omitempty"` // the read stands, but the cache did not keep it
+	// Requests are what the browser asked for while it rendered the page,
+	// allowed or refused (the trace keeps them; result.json the count of
+	// refusals); RequestsLeftOut counts those past maxRequests.
+	Requests        []Request `json:"-"`
+	RequestsLeftOut int       `json:"-"`
+	RefusedRequests int       `json:"refused_requests,omitempty"`
+	// Reached are the hosts the read reached (the page's, and the browser's
+	// allowed requests'): a cached copy serves only an allowlist that has
+	// all of them.
+	Reached    []string `json:"-"`
+	Changed    bool     `json:"changed,omitempty"`     // --refresh read other text than the cache held
+	CacheError string   `json:"cache_error,omitempty"` // the read stands, but the cache did not keep it
 }
 
 // ToolText is what the agent gets back.
@@ -210,7 +222,7 @@ func (d *Reader) get(ctx context.Context, rawURL string, allow []string) *Read {
 	}
 	var before *Read
 	if d.Cache != nil {
-		before = d.Cache.get(rawURL)
+		before = d.Cache.get(rawURL, allow)
 		if before != nil && !d.Refresh {
 			return before
 		}
@@ -251,7 +263,7 @@ func (d *Reader) fetch(ctx context.Context, rawURL string, allow []string) *Read
 
 	// The server's answer first, with every redirect hop checked against
 	// the allowlist before it is followed.
-	client := &http.Client{CheckRedirect: func(req *http.Request, via []*http.Request) error {
+	client := &http.Client{Transport: direct.Transport, CheckRedirect: func(req *http.Request, via []*http.Request) error {
 		if len(via) >= 10 {
 			return errors.New("more than 10 redirects")
 		}
@@ -292,7 +304,9 @@ func (d *Reader) fetch(ctx context.Context, rawURL string, allow []string) *Read
 			}
 			final = target
 		}
-		text, final, err = d.render(ctx, final, allow)
+		var seen *window
+		text, final, seen, err = d.render(ctx, final, allow)
+		r.keep(seen)
 		if err != nil {
 			return r.fail(err)
 		}
@@ -303,6 +317,7 @@ func (d *Reader) fetch(ctx context.Context, rawURL string, allow []string) *Read
 	if final != rawURL {
 		r.ResolvedTo = final
 	}
+	r.Reached = reachedHosts(final, r.Requests)
 	max := d.MaxChars
 	if max == 0 {
 		max = DefaultMaxChars
@@ -354,12 +369,12 @@ func (d *Reader) Warm(ctx context.Context, pages, allow []string) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		d.prefetchRobots(ctx, pages)
+		d.prefetchRobots(ctx, pages, allow)
 	}()
 	d.mu.Lock()
-	if d.tab == nil && d.Manager != nil {
+	if d.tab == nil && d.Browser != nil {
 		ctx, cancel := context.WithTimeout(ctx, d.timeout())
-		if opened, err := d.Manager.Open(ctx, tabs.OpenOptions{Owner: "qs-docs", URL: "about:blank", Active: true, Claim: true}); err == nil {
+		if opened, err := d.Browser.Manager.Open(ctx, tabs.OpenOptions{Owner: "qs-docs", URL: "about:blank", Active: true, Claim: true}); err == nil {
 			d.tab = opened.Tab
 			d.stage(StageBrowserReady)
 		}
@@ -379,51 +394,111 @@ func (d *Reader) Close() {
 	if d.tab != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), closeWait)
 		defer cancel()
-		d.Manager.CloseTab(ctx, "qs-docs", d.tab.Handle())
+		d.Browser.Manager.CloseTab(ctx, "qs-docs", d.tab.Handle())
 		d.tab = nil
 	}
 }
 
 const closeWait = 2 * time.Second
 
-// render loads u in the reader's tab and returns the reader view's Markdown.
-// A client-side redirect to a host off the allowlist is refused.
-func (d *Reader) render(ctx context.Context, u string, allow []string) (string, string, error) {
+// render loads u in the reader's tab, every request of the browser under
+// allow (the gate's window, open until the page is read), and returns the
+// reader view's Markdown, where the page ended, and what it asked for. A
+// client-side redirect to a host off the allowlist is refused.
+func (d *Reader) render(ctx context.Context, u string, allow []string) (string, string, *window, error) {
+	if d.Browser == nil || d.Browser.gate == nil {
+		return "", "", nil, errs.New(errs.BrowserUnavailable, "read_docs has no gated docs browser, so nothing would hold its pages to the allowlist").
+			WithHint("make the reader's browser with docs.NewBrowser")
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	var nav *tabs.NavResult
-	var err error
-	if d.tab == nil {
-		var opened *tabs.OpenResult
-		opened, nav, err = d.Manager.OpenAndLoad(ctx, tabs.OpenOptions{Owner: "qs-docs", URL: u, Active: true})
-		if opened != nil {
-			d.tab = opened.Tab
-			d.stage(StageBrowserReady)
-		}
-	} else {
-		nav, err = d.tab.Navigate(ctx, tabs.Navigation{URL: u})
-	}
+	changed, done, err := d.Browser.gate.open(ctx, allow)
 	if err != nil {
-		d.tab = nil // a broken tab is not reused
-		return "", "", err
+		return "", "", nil, err
+	}
+	nav, err := d.load(ctx, u, changed)
+	if err != nil {
+		return "", "", done(), err
 	}
 	if !egress.URLHostMatches(nav.URL, allow) {
-		return "", "", &blockedErr{"redirect_outside_allowlist", nav.URL}
+		return "", "", done(), &blockedErr{"redirect_outside_allowlist", nav.URL}
 	}
 	obs, err := observe.Capture(ctx, d.tab, observe.Options{Include: []string{"reader"}, MaxChars: observe.LimitMaxChars})
+	seen := done()
 	if err != nil {
-		return "", "", err
+		return "", "", seen, err
 	}
 	d.stage(StageRendered)
 	if obs.Reader == nil || strings.TrimSpace(obs.Reader.Markdown) == "" {
 		// No article found: the page's visible text is what a reader sees.
-		return obs.TextPreview, nav.URL, nil
+		return obs.TextPreview, nav.URL, seen, nil
 	}
 	md := obs.Reader.Markdown
 	if obs.Reader.Title != "" && !strings.HasPrefix(md, "# ") {
 		md = "# " + obs.Reader.Title + "\n\n" + md
 	}
-	return md, nav.URL, nil
+	return md, nav.URL, seen, nil
+}
+
+// load navigates the reader's tab to u, opening it when there is none.
+// When the allowlist changed since the browser's last read, its HTTP cache
+// is emptied first: a cached answer is served without a request, so the
+// gate would never see it.
+func (d *Reader) load(ctx context.Context, u string, allowChanged bool) (*tabs.NavResult, error) {
+	m := d.Browser.Manager
+	if d.tab == nil && !allowChanged {
+		opened, nav, err := m.OpenAndLoad(ctx, tabs.OpenOptions{Owner: "qs-docs", URL: u, Active: true})
+		if opened != nil {
+			d.tab = opened.Tab
+			d.stage(StageBrowserReady)
+		}
+		if err != nil {
+			d.tab = nil // a broken tab is not reused
+		}
+		return nav, err
+	}
+	if d.tab == nil {
+		opened, err := m.Open(ctx, tabs.OpenOptions{Owner: "qs-docs", URL: "about:blank", Active: true, Claim: true})
+		if err != nil {
+			return nil, err
+		}
+		d.tab = opened.Tab
+		d.stage(StageBrowserReady)
+	}
+	if allowChanged {
+		if err := d.tab.Session().Call(ctx, "Network.clearBrowserCache", nil, nil); err != nil {
+			d.tab = nil
+			return nil, errs.Wrap(errs.ProtocolError, err, "read_docs could not empty its browser's cache before a read under another allowlist")
+		}
+	}
+	nav, err := d.tab.Navigate(ctx, tabs.Navigation{URL: u})
+	if err != nil {
+		d.tab = nil // a broken tab is not reused
+	}
+	return nav, err
+}
+
+// keep takes what the page asked for into the read.
+func (r *Read) keep(w *window) {
+	if w == nil {
+		return
+	}
+	r.Requests, r.RequestsLeftOut, r.RefusedRequests = w.requests, w.leftOut, w.refused
+}
+
+// reachedHosts are the hosts of final and of the allowed requests, sorted.
+func reachedHosts(final string, reqs []Request) []string {
+	var hosts []string
+	if u, err := url.Parse(final); err == nil && u.Hostname() != "" {
+		hosts = append(hosts, strings.ToLower(u.Hostname()))
+	}
+	for _, q := range reqs {
+		if q.Allowed && q.Host != "" {
+			hosts = append(hosts, strings.ToLower(q.Host))
+		}
+	}
+	slices.Sort(hosts)
+	return slices.Compact(hosts)
 }
 
 var (

@@ -18,16 +18,20 @@ import (
 )
 
 var (
-	mgr  *tabs.Manager
-	site *httptest.Server
-	off  *httptest.Server // the same machine under another host name: localhost
+	browser *Browser      // read_docs' browser, behind its gate
+	mgr     *tabs.Manager // a plain browser, for the check's expect handler; it starts only if used
+	site    *httptest.Server
+	off     *httptest.Server // the same machine under another host name: localhost
 )
 
 var allow = []string{"127.0.0.1"}
 
 func TestMain(m *testing.M) {
 	var err error
-	mgr, err = tabs.New(tabs.Options{})
+	browser, err = NewBrowser()
+	if err == nil {
+		mgr, err = tabs.New(tabs.Options{})
+	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "read_docs tests need Chromium:", err)
 		os.Exit(1)
@@ -78,10 +82,11 @@ thing --version</code></pre>
 	site.Close()
 	off.Close()
 	mgr.Close()
+	browser.Close()
 	os.Exit(code)
 }
 
-func reader() *Reader { return &Reader{Manager: mgr} }
+func reader() *Reader { return &Reader{Browser: browser} }
 
 func TestQSRenderedAsMarkdownWithLinks(t *testing.T) {
 	r := reader().Get(context.Background(), site.URL+"/guide/", allow)
@@ -254,10 +259,10 @@ func TestReaderCloseClosesItsTab(t *testing.T) {
 		t.Fatal("the reader read without a tab of its own")
 	}
 	d.Close()
-	if _, err := mgr.Get("qs-docs", tab.Handle()); err == nil {
+	if _, err := browser.Manager.Get("qs-docs", tab.Handle()); err == nil {
 		t.Error("the reader's handle still holds its tab after Close")
 	}
-	list, err := mgr.Tabs(context.Background(), "test", "")
+	list, err := browser.Manager.Tabs(context.Background(), "test", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -281,7 +286,7 @@ func TestMemoryProfileDir(t *testing.T) {
 	if got := memoryProfileDir(); got != "" {
 		t.Errorf("/proc gave %q", got)
 	}
-	if opt := BrowserOptions(); !opt.SingleSpare || opt.Launch.ProfileIn != "" {
+	if opt := browserOptions(); !opt.SingleSpare || opt.Launch.ProfileIn != "" {
 		t.Errorf("without a memory directory: %+v", opt)
 	}
 }

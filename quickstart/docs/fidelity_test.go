@@ -54,7 +54,7 @@ func TestReadDocsFidelityOnDocSites(t *testing.T) {
 		w.Write(b)
 	}))
 	defer srv.Close()
-	reader := &Reader{Manager: mgr}
+	reader := &Reader{Browser: browser}
 	for _, s := range docSites {
 		t.Run(s.file, func(t *testing.T) {
 			r := reader.Get(context.Background(), srv.URL+s.path, allow)

@@ -109,12 +109,12 @@ func (d *Reader) robotsOf(ctx context.Context, origin string) *Robots {
 
 // prefetchRobots reads the robots.txt of each page's origin that a read
 // would ask (not for pages the cache will serve, nor with --ignore-robots).
-func (d *Reader) prefetchRobots(ctx context.Context, pages []string) {
+func (d *Reader) prefetchRobots(ctx context.Context, pages, allow []string) {
 	if d.IgnoreRobots {
 		return
 	}
 	for _, page := range pages {
-		if d.Cache != nil && !d.Refresh && d.Cache.get(page) != nil {
+		if d.Cache != nil && !d.Refresh && d.Cache.get(page, allow) != nil {
 			continue
 		}
 		if u, err := url.Parse(page); err == nil && (u.Scheme == "http" || u.Scheme == "https") {
@@ -133,7 +133,7 @@ func (d *Reader) fetchRobots(ctx context.Context, origin string) *Robots {
 		return nil
 	}
 	req.Header.Set("User-Agent", UserAgent)
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := direct.Do(req)
 	if err != nil {
 		return nil
 	}

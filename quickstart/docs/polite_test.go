@@ -65,24 +65,24 @@ func TestDocsCacheServesTheSameBytes(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	first := (&Reader{Manager: mgr, Cache: cache}).Get(ctx, srv.URL+"/page", allow)
+	first := (&Reader{Browser: browser, Cache: cache}).Get(ctx, srv.URL+"/page", allow)
 	if first.Err != "" || first.FromCache || first.Text != "page text one" {
 		t.Fatalf("first read %+v", first)
 	}
 	// A later run, a fresh reader on the same directory: the same bytes,
 	// and no request.
 	c.version = "two"
-	again := (&Reader{Manager: mgr, Cache: cache}).Get(ctx, srv.URL+"/page", allow)
+	again := (&Reader{Browser: browser, Cache: cache}).Get(ctx, srv.URL+"/page", allow)
 	if !again.FromCache || again.Text != first.Text || again.ContentHash != first.ContentHash || c.count("/page") != 1 {
 		t.Errorf("cached read %+v, %d requests", again, c.count("/page"))
 	}
 	// --refresh reads again, replaces the copy and says it changed.
-	fresh := (&Reader{Manager: mgr, Cache: cache, Refresh: true}).Get(ctx, srv.URL+"/page", allow)
+	fresh := (&Reader{Browser: browser, Cache: cache, Refresh: true}).Get(ctx, srv.URL+"/page", allow)
 	if fresh.FromCache || !fresh.Changed || fresh.Text != "page text two" || c.count("/page") != 2 {
 		t.Errorf("refresh %+v", fresh)
 	}
 	// --offline: the cache only; a miss is refused without a request.
-	off := &Reader{Manager: mgr, Cache: cache, Offline: true}
+	off := &Reader{Browser: browser, Cache: cache, Offline: true}
 	if r := off.Get(ctx, srv.URL+"/page", allow); !r.FromCache || r.Text != "page text two" {
 		t.Errorf("offline hit %+v", r)
 	}
@@ -105,7 +105,7 @@ func TestDocsCacheServesTheSameBytes(t *testing.T) {
 func TestRobotsAndAffordances(t *testing.T) {
 	c, srv := newCounting(t)
 	ctx := context.Background()
-	d := &Reader{Manager: mgr}
+	d := &Reader{Browser: browser}
 	if r := d.Get(ctx, srv.URL+"/private/x", allow); r.Blocked != "robots_disallowed" || r.ToolText(allow) != "BLOCKED: "+srv.URL+"/private/x (robots_disallowed)" {
 		t.Errorf("disallowed page: %+v", r)
 	}
@@ -117,10 +117,10 @@ func TestRobotsAndAffordances(t *testing.T) {
 	if c.count("/robots.txt") != 1 {
 		t.Errorf("robots.txt fetched %d times, want once per origin", c.count("/robots.txt"))
 	}
-	if r := (&Reader{Manager: mgr, IgnoreRobots: true}).Get(ctx, srv.URL+"/private/x", allow); r.Text != "page text one" {
+	if r := (&Reader{Browser: browser, IgnoreRobots: true}).Get(ctx, srv.URL+"/private/x", allow); r.Text != "page text one" {
 		t.Errorf("--ignore-robots: %+v", r)
 	}
-	none := &Reader{Manager: mgr, Affordances: AffordancesNone}
+	none := &Reader{Browser: browser, Affordances: AffordancesNone}
 	r := none.Get(ctx, srv.URL+"/llms.txt", allow)
 	if r.Blocked != "affordance_withheld" || c.count("/llms.txt") != 0 || !strings.HasPrefix(r.ToolText(allow), "NOT AVAILABLE: ") {
 		t.Errorf("withheld: %+v, %d requests", r, c.count("/llms.txt"))

@@ -16,7 +16,7 @@ import (
 // --offline warms nothing (it reads nothing).
 func TestWarmOpensTheTabAndReadsRobotsOnce(t *testing.T) {
 	c, srv := newCounting(t)
-	d := &Reader{Manager: mgr}
+	d := &Reader{Browser: browser}
 	var wg sync.WaitGroup
 	wg.Add(2)
 	var r *Read
@@ -33,7 +33,7 @@ func TestWarmOpensTheTabAndReadsRobotsOnce(t *testing.T) {
 		t.Error("Warm left no tab")
 	}
 
-	off := &Reader{Manager: mgr, Offline: true}
+	off := &Reader{Browser: browser, Offline: true}
 	_, other := newCounting(t)
 	off.Warm(context.Background(), []string{other.URL + "/page"}, allow)
 	if off.tab != nil || len(off.polite.robots) != 0 {
@@ -68,11 +68,11 @@ func TestWarmReadsTheEntryPageAheadAsTheAgentWould(t *testing.T) {
 	ctx := context.Background()
 	entry := srv.URL + "/entry"
 
-	cold := (&Reader{Manager: mgr}).Get(ctx, entry, allow)
+	cold := (&Reader{Browser: browser}).Get(ctx, entry, allow)
 	if cold.Err != "" || !cold.Rendered || !strings.Contains(cold.Text, "thing init") {
 		t.Fatalf("cold read %+v", cold)
 	}
-	d := &Reader{Manager: mgr}
+	d := &Reader{Browser: browser}
 	d.Warm(ctx, []string{entry}, allow)
 	if count() != 2 {
 		t.Fatalf("after Warm the entry was asked %d times, want 2 (the cold read and Warm's)", count())

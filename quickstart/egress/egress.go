@@ -44,6 +44,10 @@ import (
 // Proxy is one attempt's egress proxy.
 type Proxy struct {
 	Policy Policy
+	// Decide, when set, decides every host in place of Policy and the
+	// loopback rule below: read_docs' browser, whose allowlist changes with
+	// each read and may name a loopback docs server (docs/gate.go).
+	Decide func(host string) (bool, string)
 	// OnEvent receives every decision: egress_allowed {host, port, method
 	// [, path]}, egress_blocked {host, reason, method}, egress_error {host,
 	// error, method}. It may be called from several goroutines at once.
@@ -108,8 +112,14 @@ func (p *Proxy) dial(ctx context.Context, addr string) (net.Conn, error) {
 	if p.Dial != nil {
 		return p.Dial(ctx, "tcp", addr)
 	}
+	return DialNotHostLocal(ctx, "tcp", addr)
+}
+
+// DialNotHostLocal dials addr unless it resolves to an address of the
+// harness's own machine (see refuseHostLocal).
+func DialNotHostLocal(ctx context.Context, network, addr string) (net.Conn, error) {
 	d := net.Dialer{Control: refuseHostLocal}
-	return d.DialContext(ctx, "tcp", addr)
+	return d.DialContext(ctx, network, addr)
 }
 
 // refuseHostLocal stops a dial to the harness machine's own addresses and
@@ -181,6 +191,9 @@ func IsLoopback(host string) bool {
 // proxy's loopback is the harness machine's, so a loopback host the policy
 // would allow (named under network.allow, say) is refused all the same.
 func (p *Proxy) decide(host string) (bool, string) {
+	if p.Decide != nil {
+		return p.Decide(host)
+	}
 	if IsLoopback(host) && p.Loopback != nil {
 		return true, ReasonSandboxLoopback
 	}
@@ -264,6 +277,17 @@ func (p *Proxy) context() context.Context {
 	return p.ctx
 }
 
+// EndConnections ends every connection open now, tunnels included, and
+// keeps serving: a tunnel decided under one policy carries no request
+// under the next.
+func (p *Proxy) EndConnections() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for c := range p.conns {
+		c.Close()
+	}
+}
+
 // Close stops the listeners, ends every open connection and waits for
 // their handlers.
 func (p *Proxy) Close() error {
@@ -302,6 +326,8 @@ func Refusal(host, reason string) string {
 		return fmt.Sprintf("blocked from the shell: %s answers only the success check while it runs (qs_browser_expect), with the key the harness gave it\n", host)
 	case ReasonHostNetwork:
 		return fmt.Sprintf("blocked from the shell: %s is an address of the harness's machine or its private network, which the sandbox never reaches, even when the task allows it\n", host)
+	case ReasonDocsNotListed, ReasonDocsNoRead:
+		return fmt.Sprintf("refused by read_docs: %s is not on this task's documentation allowlist\n", host)
 	case ReasonHostLoopback:
 		return fmt.Sprintf("blocked from the shell: %s is the loopback of the harness's machine, not the sandbox's; reach your own servers directly, without the proxy\n", host)
 	}
@@ -340,7 +366,17 @@ func reply(c net.Conn, status int, body string) {
 }
 
 func (p *Proxy) refuse(c net.Conn, host, reason, method string) {
-	p.event("egress_blocked", map[string]any{"host": host, "reason": reason, "method": method})
+	p.refusePath(c, host, reason, method, "")
+}
+
+// refusePath refuses a plain request, recording its path (never its query,
+// which may carry a secret).
+func (p *Proxy) refusePath(c net.Conn, host, reason, method, path string) {
+	f := map[string]any{"host": host, "reason": reason, "method": method}
+	if path != "" {
+		f["path"] = path
+	}
+	p.event("egress_blocked", f)
 	reply(c, http.StatusForbidden, Refusal(host, reason))
 }
 
@@ -427,7 +463,7 @@ func (p *Proxy) plain(c net.Conn, req *http.Request) {
 	}
 	ok, reason := p.decide(host)
 	if !ok {
-		p.refuse(c, host, reason, req.Method)
+		p.refusePath(c, host, reason, req.Method, req.URL.Path)
 		return
 	}
 	if p.Cache != nil && reason != ReasonSandboxLoopback && (req.Method == http.MethodGet || req.Method == http.MethodHead) && Immutable(req.URL.Path) {

@@ -24,6 +24,11 @@ const (
 	ReasonHostNetwork = "harness_machine_network"
 	// A loopback host carried to the sandbox's own loopback.
 	ReasonSandboxLoopback = "sandbox_loopback"
+	// read_docs' browser: a host on the read's docs allowlist, one off it,
+	// and any request made while no read is under way.
+	ReasonDocsListed    = "docs_allowlisted"
+	ReasonDocsNotListed = "outside_docs_allowlist"
+	ReasonDocsNoRead    = "no_read_under_way"
 )
 
 // DefaultNetworkAllow is the registry list the shell may reach unless the

@@ -275,7 +275,7 @@ func runSetup(ctx context.Context, t *task.Task, sb *sandbox.Sandbox, tr *trace.
 			return agent.Outcome{StopReason: agent.StopWorkspaceFull, Detail: "setup command filled the workspace: " + c}, true
 		}
 		if r.Bound != "" {
-			return agent.Outcome{StopReason: r.Bound, Detail: boundDetail("setup command "+c)}, true
+			return agent.Outcome{StopReason: r.Bound, Detail: boundDetail("setup command " + c)}, true
 		}
 		if r.ExitCode != 0 {
 			return harnessError("setup command failed: " + c), true

@@ -92,6 +92,47 @@ func (b *belt) ReadRoute(ctx context.Context) {
 	}
 }
 
+// traceRefusals traces each request of page's read that the docs
+// allowlist refused, before the read's own event.
+func (b *belt) traceRefusals(page, by string, r *docs.Read) {
+	for _, q := range r.Requests {
+		if q.Allowed {
+			continue
+		}
+		ev := map[string]any{"url": page, "by": by, "host": q.Host, "method": q.Method, "reason": q.Reason}
+		if q.Path != "" {
+			ev["path"] = q.Path
+		}
+		b.tr.Add(trace.RequestBlocked(ev))
+	}
+}
+
+// withRequests adds to a read's event what the browser was allowed to
+// fetch for it (method, host and, for plain HTTP, path), how many requests
+// were refused, and how many are past the record's bound.
+func withRequests(e trace.Event, r *docs.Read) trace.Event {
+	var allowed []string
+	for _, q := range r.Requests {
+		if q.Allowed {
+			s := q.Method + " " + q.Host + q.Path
+			if q.Error != "" {
+				s += " (" + q.Error + ")"
+			}
+			allowed = append(allowed, s)
+		}
+	}
+	if len(allowed) > 0 {
+		e.Fields["browser_requests"] = allowed
+	}
+	if r.RefusedRequests > 0 {
+		e.Fields["refused_requests"] = r.RefusedRequests
+	}
+	if r.RequestsLeftOut > 0 {
+		e.Fields["requests_left_out"] = r.RequestsLeftOut
+	}
+	return e
+}
+
 func (b *belt) sessionLog() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -115,6 +156,7 @@ func (b *belt) read(ctx context.Context, page, by string) *docs.Read {
 		b.res.DocsPagesRead = append(b.res.DocsPagesRead, page)
 	}
 	b.mu.Unlock()
+	b.traceRefusals(page, by, r)
 	if r.Blocked == docs.OfflineCacheMiss {
 		// An offline run reads the bytes a run before it read; without them it
 		// can only diverge, and nothing it does is evidence.
@@ -128,9 +170,9 @@ func (b *belt) read(ctx context.Context, page, by string) *docs.Read {
 		if r.ResolvedTo != "" {
 			ev["resolved_to"] = r.ResolvedTo
 		}
-		b.tr.Add(trace.ReadBlocked(ev))
+		b.tr.Add(withRequests(trace.ReadBlocked(ev), r))
 	case r.Err != "":
-		b.tr.Add(trace.ReadError(page, by, r.Err))
+		b.tr.Add(withRequests(trace.ReadError(page, by, r.Err), r))
 	default:
 		ev := map[string]any{"url": page, "by": by, "chars": r.Chars, "original_chars": r.OriginalChars, "truncated": r.Truncated,
 			"from_cache": r.FromCache, "content_hash": r.ContentHash, "rendered": r.Rendered, "status": r.Status,
@@ -141,7 +183,7 @@ func (b *belt) read(ctx context.Context, page, by string) *docs.Read {
 		if r.CacheError != "" {
 			ev["cache_error"] = r.CacheError
 		}
-		b.tr.Add(trace.Read(ev))
+		b.tr.Add(withRequests(trace.Read(ev), r))
 		if r.ResolvedTo != "" {
 			b.tr.Add(trace.Redirect(map[string]any{"requested": page, "resolved_to": r.ResolvedTo, "hops": r.Redirects}))
 		}

@@ -45,7 +45,9 @@ func TestAgentDoesNotWaitForTheBrowser(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := &docs.Reader{Manager: m, Timeout: 10 * time.Second}
+	// A browser with no gate: the reader opens its tab there (Warm), which
+	// is all this test is about, and would render nothing.
+	d := &docs.Reader{Browser: &docs.Browser{Manager: m}, Timeout: 10 * time.Second}
 	tk := newTask(t, strings.Replace(head, "NAME", "no-wait", 1)+"replay: ['true']\nsuccess:\n  script: 'true'\n")
 	started := func() {
 		<-arrived // the browser's start is under way, unanswered

@@ -58,7 +58,7 @@ func TestAffordanceEvents(t *testing.T) {
 	tk := newTask(t, "name: aff\ngoal: g\ndocs:\n  path: [DOCS/docs/, DOCS/llms.txt]\nreplay: ['true']\nsuccess:\n  script: 'true'\n")
 	o := opts()
 	o.ProbeAffordances = true
-	o.Docs = &docs.Reader{Manager: mgr, Affordances: docs.AffordancesNone}
+	o.Docs = &docs.Reader{Browser: browser, Affordances: docs.AffordancesNone}
 	types := func(r *Result) map[string]int {
 		n := map[string]int{}
 		for _, e := range r.Trace.Events() {

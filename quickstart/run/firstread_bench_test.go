@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tabwright/tabwright/engine/tabs"
 	"github.com/tabwright/tabwright/quickstart/agent"
 	"github.com/tabwright/tabwright/quickstart/docs"
 	"github.com/tabwright/tabwright/quickstart/sandbox"
@@ -38,14 +37,14 @@ func BenchmarkRunStartToFirstDocsRead(b *testing.B) {
 	b.Logf("task load (file written and loaded): %v", time.Since(loadStart).Round(time.Microsecond))
 	b.Run("first-run", func(b *testing.B) {
 		benchFirstRead(b, tk, func() (*docs.Reader, func()) {
-			m, err := tabs.New(docs.BrowserOptions())
+			br, err := docs.NewBrowser()
 			if err != nil {
 				b.Fatal(err)
 			}
-			return &docs.Reader{Manager: m}, m.Close
+			return &docs.Reader{Browser: br}, br.Close
 		})
 	})
-	shared := &docs.Reader{Manager: mgr}
+	shared := &docs.Reader{Browser: browser}
 	Attempt(context.Background(), tk, 1, Options{Docs: shared, Backend: sandbox.Isolated}) // the browser and tab start here
 	b.Run("next-runs", func(b *testing.B) {
 		benchFirstRead(b, tk, func() (*docs.Reader, func()) { return shared, func() {} })

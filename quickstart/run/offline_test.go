@@ -19,7 +19,7 @@ func TestOfflineMissIsTheStopReason(t *testing.T) {
 		t.Fatal(err)
 	}
 	tk := newTask(t, strings.Replace(head, "NAME", "offline", 1)+"replay: ['echo done > done.txt', 'false']\nsuccess:\n  script: 'true'\n")
-	r := Attempt(context.Background(), tk, 1, Options{Docs: &docs.Reader{Manager: mgr, Cache: cache, Offline: true}})
+	r := Attempt(context.Background(), tk, 1, Options{Docs: &docs.Reader{Browser: browser, Cache: cache, Offline: true}})
 	if r.StopReason != StopOfflineMiss || r.Classification != InfraError || r.SuccessCheck != nil {
 		t.Fatalf("stop %q (%s), classification %s, check %v", r.StopReason, r.Detail, r.Classification, r.SuccessCheck)
 	}

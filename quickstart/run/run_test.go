@@ -12,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tabwright/tabwright/engine/tabs"
 	"github.com/tabwright/tabwright/internal/procwait"
 	"github.com/tabwright/tabwright/quickstart/agent"
 	"github.com/tabwright/tabwright/quickstart/docs"
@@ -21,14 +20,14 @@ import (
 )
 
 var (
-	mgr     *tabs.Manager
+	browser *docs.Browser
 	docsSrv *httptest.Server
 	offSrv  *httptest.Server
 )
 
 func TestMain(m *testing.M) {
 	var err error
-	mgr, err = tabs.New(tabs.Options{})
+	browser, err = docs.NewBrowser()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "read_docs tests need Chromium:", err)
 		os.Exit(1)
@@ -57,7 +56,7 @@ func TestMain(m *testing.M) {
 	code := m.Run()
 	docsSrv.Close()
 	offSrv.Close()
-	mgr.Close()
+	browser.Close()
 	os.Exit(code)
 }
 
@@ -74,7 +73,7 @@ func newTask(t testing.TB, body string) *task.Task {
 	return tk
 }
 
-func opts() Options { return Options{Docs: &docs.Reader{Manager: mgr}} }
+func opts() Options { return Options{Docs: &docs.Reader{Browser: browser}} }
 
 const head = "name: NAME\ngoal: g\ndocs:\n  path: [DOCS/docs/]\n"
 

@@ -48,6 +48,9 @@ func eventLine(ev map[string]any, verbose bool) string {
 		return docsLine(ev)
 	case trace.EgressBlocked:
 		return fmt.Sprintf("blocked from the shell: %v (%v)", ev["host"], ev["reason"])
+	case trace.DocsRequestBlocked:
+		path, _ := ev["path"].(string)
+		return fmt.Sprintf("read_docs' browser refused %v %v%s for %v (%v)", ev["method"], ev["host"], path, ev["url"], ev["reason"])
 	case trace.AgentTurn:
 		return turnLine(ev, verbose)
 	case trace.APIRetry:

@@ -18,6 +18,7 @@ const (
 	DocsReadBlocked     = "docs_read_blocked"
 	DocsReadError       = "docs_read_error"
 	DocsChanged         = "docs_changed"
+	DocsRequestBlocked  = "docs_request_blocked" // a request of read_docs' browser, refused
 	AffordanceWithheld  = "affordance_withheld"
 	AffordanceProbe     = "affordances"
 	AgentTurn           = "agent_turn"
@@ -184,6 +185,11 @@ func NoThinking(turn int, model string) Event {
 func Read(fields map[string]any) Event        { return Event{DocsRead, fields} }
 func Redirect(fields map[string]any) Event    { return Event{DocsRedirect, fields} }
 func ReadBlocked(fields map[string]any) Event { return Event{DocsReadBlocked, fields} }
+
+// RequestBlocked is one request read_docs' browser made while it rendered
+// a page and its gate refused: off the docs allowlist.
+func RequestBlocked(fields map[string]any) Event { return Event{DocsRequestBlocked, fields} }
+
 func ReadError(url, by, err string) Event {
 	return Event{DocsReadError, map[string]any{"url": url, "by": by, "error": err}}
 }
