@@ -253,25 +253,36 @@ func validateSafely(rs *jsonschema.Resolved, v any) (err error) {
 	return rs.Validate(v)
 }
 
-// noSuchTool says why the page has no tool of that name: the browser has
-// no WebMCP, the page is not a secure context (WebMCP's pages are), or the
-// page offers none or others. Only this error path costs a page call.
-func (t *Tab) noSuchTool(ctx context.Context, name string) error {
+// PageToolsAvailable says whether the tab's browser offers its current
+// page WebMCP, and whether the page is a secure context (https,
+// localhost), the only pages WebMCP is offered to: an answer about the
+// browser needs a secure page. One page call, in our isolated world, where
+// the page's scripts cannot fake it.
+func (t *Tab) PageToolsAvailable(ctx context.Context) (available, secure bool, err error) {
 	var probe struct {
 		Secure bool `json:"secure"`
 		API    bool `json:"api"`
 	}
-	// Read in our isolated world: the page's scripts cannot fake it there.
-	err := t.Eval(ctx, `({secure: isSecureContext, api: 'modelContext' in Document.prototype})`, &probe)
+	if err := t.Eval(ctx, `({secure: isSecureContext, api: 'modelContext' in Document.prototype})`, &probe); err != nil {
+		return false, false, err
+	}
+	if probe.Secure {
+		t.profile.notePageTools(probe.API)
+	}
+	return probe.API, probe.Secure, nil
+}
+
+// noSuchTool says why the page has no tool of that name: the browser has
+// no WebMCP, the page is not a secure context, or the page offers none or
+// others. Only this error path costs a page call.
+func (t *Tab) noSuchTool(ctx context.Context, name string) error {
+	available, secure, err := t.PageToolsAvailable(ctx)
 	switch {
-	case err == nil && probe.Secure && !probe.API:
-		t.profile.notePageTools(false)
+	case err == nil && secure && !available:
 		return errs.New(errs.Unsupported, "this browser does not offer WebMCP: its pages cannot register tools").
 			WithHint("%s", t.profile.webmcpHint()).WithFact(FactNoWebMCP)
-	case err == nil && !probe.Secure:
-		return errs.New(errs.NotFound, "the page offers no tool %q: it is not a secure context, and WebMCP offers tools on secure pages only (https, localhost)", name)
-	case err == nil:
-		t.profile.notePageTools(true)
+	case err == nil && !secure:
+		return errs.New(errs.NotFound, "the page offers no tool %q: it is not a secure context, and WebMCP offers tools on secure pages only (https, localhost)", clipText(name, 100))
 	}
 	names := []string{}
 	for _, tl := range t.PageTools() {
