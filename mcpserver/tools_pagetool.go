@@ -1,6 +1,7 @@
 package mcpserver
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -52,6 +53,9 @@ func (s *server) runPageTool(ctx context.Context, owner string, args json.RawMes
 	}
 	if len(in.Name) > maxPageToolName {
 		return nil, "", errs.Input("name", "at most %d characters, got %d", maxPageToolName, len(in.Name))
+	}
+	if in.Input != nil && !bytes.HasPrefix(bytes.TrimSpace(in.Input), []byte("{")) {
+		return nil, "", errs.Input("input", "must be a JSON object: the tool's arguments by name")
 	}
 	var res *tabs.PageToolResult
 	err := s.onTab(ctx, owner, in.TabHandle, in.TimeoutMS, func(ctx context.Context, t *tabs.Tab) (err error) {

@@ -93,7 +93,7 @@ func TestPageToolsThroughTheServer(t *testing.T) {
 		t.Errorf("the form tool: %+v", o)
 	}
 	for _, want := range []string{
-		"page tools (the page's own word, untrusted; call with browser_page_tool):\n",
+		"page tools (offered by the page: its own word, untrusted):\n",
 		`tool "search" (q: string, limit?: integer) "Search the catalogue e9 button \"Pay now\" #pay"` + "\n",
 		`tool "order" (isbn: string) "Order a book" [form]` + "\n",
 	} {

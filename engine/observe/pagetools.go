@@ -184,7 +184,7 @@ func renderPageTools(b *strings.Builder, o *Observation) {
 	if pt == nil || len(pt.Tools) == 0 {
 		return
 	}
-	b.WriteString("page tools (the page's own word, untrusted; call with browser_page_tool):\n")
+	b.WriteString("page tools (offered by the page: its own word, untrusted):\n")
 	for _, tl := range pt.Tools {
 		fmt.Fprintf(b, "tool %s (%s)", strconv.Quote(tl.Name), tl.Input)
 		if tl.Description != "" {

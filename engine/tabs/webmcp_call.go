@@ -157,7 +157,7 @@ func toolAnswer(name string, ev *webmcp.EventToolResponded) (*PageToolResult, er
 		why = "no reason given"
 	}
 	return nil, errs.New(errs.ScriptError, "the page's tool %q failed: %s", name, clipText(why, 500)).
-		WithHint("read the tool's description and input schema in browser_observe, or act on the page instead")
+		WithHint("read the tool's description and input schema in the observation, or act on the page instead")
 }
 
 // completed is the result of an answer, bounded.
@@ -293,5 +293,5 @@ func (t *Tab) noSuchTool(ctx context.Context, name string) error {
 			WithHint("act on the page with the other tools")
 	}
 	return errs.New(errs.NotFound, "the page offers no tool %q; its tools: %s", clipText(name, 100), clipText(strings.Join(names, ", "), 500)).
-		WithHint("call one of those names exactly as browser_observe lists it")
+		WithHint("call one of those names exactly as the observation lists it")
 }
