@@ -24,6 +24,7 @@ var profiles = map[string][]string{
 	"core": {
 		"browser_discover", "browser_open_tab", "browser_claim_tab", "browser_tab_control", "browser_navigate",
 		"browser_observe", "browser_screenshot", "browser_click", "browser_fill", "browser_dialog", "browser_batch",
+		"browser_page_tool",
 	},
 	// automation: core, plus each step kind as its own tool, logs and the
 	// rarer inputs.

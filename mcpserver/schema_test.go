@@ -28,6 +28,7 @@ func inputTypes() map[string]reflect.Type {
 		"browser_navigate":    reflect.TypeFor[navigateInput](),
 		"browser_observe":     reflect.TypeFor[observeInput](),
 		"browser_dialog":      reflect.TypeFor[dialogInput](),
+		"browser_page_tool":   reflect.TypeFor[pageToolInput](),
 	}
 	for name := range stepToolFields() {
 		types[name] = reflect.TypeFor[actInput]()
@@ -486,6 +487,11 @@ func TestToolSchemasCompile(t *testing.T) {
 		"browser_dialog": {
 			valid:   []string{`{"tab_handle":"h","action":"accept","prompt_text":"yes"}`, `{"tab_handle":"h","action":"dismiss"}`},
 			invalid: []string{`{"tab_handle":"h"}`, `{"tab_handle":"h","action":"close"}`, `{"action":"accept"}`, `{"tab_handle":"h","action":"accept","prompt_text":""}`},
+		},
+		"browser_page_tool": {
+			valid: []string{`{"tab_handle":"h","name":"search","input":{"q":"x","limit":3}}`, `{"tab_handle":"h","name":"t","timeout_ms":500}`},
+			invalid: []string{`{"tab_handle":"h"}`, `{"name":"t"}`, `{"tab_handle":"h","name":"t","input":[1]}`, `{"tab_handle":"h","name":"t","input":"x"}`,
+				`{"tab_handle":"h","name":"t","input":null}`, `{"tab_handle":"h","name":"t","timeout_ms":99}`, `{"tab_handle":"h","name":"t","args":{}}`},
 		},
 	}
 	for _, tl := range allTools() {

@@ -346,7 +346,7 @@ func (s *server) tools() []tool {
 		s.observeTool(),
 		s.actionTool(act.Click), s.actionTool(act.Fill), s.actionTool(act.Type), s.actionTool(act.Hover),
 		s.selectOptionTool(), s.actionTool(act.Scroll), s.actionTool(act.Wait), s.actionTool(act.PressKey),
-		s.dragTool(), s.uploadTool(), s.dialogTool(), s.batchTool(),
+		s.dragTool(), s.uploadTool(), s.dialogTool(), s.batchTool(), s.pageToolTool(),
 		s.screenshotTool(), s.logsTool(), s.evaluateTool(), s.pdfTool(), s.emulateTool(), s.storageStateTool(),
 	}
 }

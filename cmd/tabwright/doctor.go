@@ -12,6 +12,7 @@ import (
 
 	"github.com/tabwright/tabwright/engine/launch"
 	"github.com/tabwright/tabwright/engine/observe"
+	"github.com/tabwright/tabwright/engine/tabs"
 	"github.com/tabwright/tabwright/quickstart/sandbox"
 )
 
@@ -70,6 +71,7 @@ func runDoctor(stdout io.Writer) int {
 			fmt.Fprintf(stdout, "  fix:    reinstall it (%s)\n", launch.InstallHint)
 		} else {
 			fmt.Fprintf(stdout, "browser:  %s (%s)\n", path, strings.TrimSpace(string(out)))
+			webmcpReport(stdout, tabs.Options{})
 		}
 		if env := os.Getenv(launch.EnvChrome); env != "" {
 			fmt.Fprintf(stdout, "  chosen by $%s\n", launch.EnvChrome)

@@ -84,6 +84,10 @@ var baseFlags = []string{
 	// navigation; without it a warm navigation of a small page took 30 ms
 	// instead of 44 ms here. Pages cannot tell the difference.
 	"--disable-features=Translate,MediaRouter,OptimizationHints,RenderDocument",
+	// WebMCP lets pages offer tools to agents (browser_page_tool). A
+	// switch of its own: Chromium reads --enable-features and
+	// --disable-features apart, the last of each on the command line.
+	"--enable-features=WebMCP",
 }
 
 // Browser is a Chromium process this program started and owns.

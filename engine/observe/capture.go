@@ -236,7 +236,10 @@ func captureWatching(ctx context.Context, p Page, tracked Tracked, opt Options, 
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	same := w.prev != nil && w.loader == loader && w.include == set.key() && w.opts == opt.boundsKey()
-	if res.Quiet && same {
+	// A page registers and removes tools without touching its DOM: the
+	// journal's quiet does not cover them.
+	toolsKey := toolsKeyOf(p)
+	if res.Quiet && same && toolsKey == w.tools {
 		return w.prev.delta(w.prev, capturedAt), nil
 	}
 	if res.Quiet { // quiet, but the request differs from the last one: read in full
@@ -253,7 +256,7 @@ func captureWatching(ctx context.Context, p Page, tracked Tracked, opt Options, 
 		hist.add(o)
 	}
 	prev := w.prev
-	w.prev, w.loader, w.include, w.opts = o, loader, set.key(), opt.boundsKey()
+	w.prev, w.loader, w.include, w.opts, w.tools = o, loader, set.key(), opt.boundsKey(), toolsKey
 	if !same || fresh {
 		o.Mode = ModeWatching
 		if prev != nil {
@@ -293,6 +296,9 @@ func assemble(ctx context.Context, p Page, res *pageResult, opt Options, set Set
 	if f, ok := p.(Framed); ok && len(res.Frames) > 0 && opt.Scope == "" && opt.ScopeHandle == "" && (set[SectionForms] || set[SectionInteractive]) {
 		inlineFrames(ctx, f, o, res.Frames, opt, set, tr)
 	}
+	if tools := pageToolsOf(p); tools != nil && wholePage(opt, set) {
+		o.reserve(ReservedPageTools, tools)
+	}
 	if set[SectionReader] {
 		r := readerOf(res.HTML, res.URL, res.Lang, opt.readerChars())
 		o.Reader = r
@@ -325,6 +331,12 @@ func assemble(ctx context.Context, p Page, res *pageResult, opt Options, set Set
 	}
 	o.Digest = DigestOf(o)
 	return o, nil
+}
+
+// wholePage: the observation reads the page's controls and is not scoped
+// to a part of it, so it lists what the page offers as a whole.
+func wholePage(opt Options, set Set) bool {
+	return opt.Scope == "" && opt.ScopeHandle == "" && (set[SectionForms] || set[SectionInteractive])
 }
 
 // requiredPresent makes every list the schema requires (and each section
@@ -434,4 +446,15 @@ type watchState struct {
 	loader  string
 	include string
 	opts    [6]any
+	tools   string // the page tools seen with prev (toolsKeyOf)
+}
+
+// toolsKeyOf names the tools p offers now, to tell a change.
+func toolsKeyOf(p Page) string {
+	tools := pageToolsOf(p)
+	if tools == nil {
+		return ""
+	}
+	raw, _ := json.Marshal(tools)
+	return string(raw)
 }

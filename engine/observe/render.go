@@ -58,6 +58,7 @@ func Render(o *Observation) string {
 		}
 	}
 	renderRepeats(&b, o.Repeated())
+	renderPageTools(&b, o)
 	renderCuts(&b, tr)
 	renderFrames(&b, o)
 	renderSections(&b, o)

@@ -124,3 +124,17 @@ func (c childFrame) MarkListeners(ctx context.Context) error {
 }
 
 func (c childFrame) Refs(doc string) func(string) string { return c.t.ScopeRefs(c.frame, c.path, doc) }
+
+// OfferedTools lists the page tools of the tab's documents for the
+// observation, from what the tab's events told (no page call).
+func (t framedTab) OfferedTools() []observe.PageTool {
+	list := t.Tab.PageTools()
+	out := make([]observe.PageTool, 0, len(list))
+	for _, tl := range list {
+		out = append(out, observe.PageTool{
+			Name: tl.Name, Description: tl.Description, Schema: tl.InputSchema,
+			Form: tl.Form, ReadOnly: tl.ReadOnly, Consequential: tl.Consequential,
+		})
+	}
+	return out
+}

@@ -12,4 +12,5 @@ const (
 	FactNoTab         = "no_tab"          // the browser has no page tab of the id
 	FactUnknownHandle = "unknown_handle"  // the owner holds no tab of the handle
 	FactDocumentLeft  = "document_left"   // the document a page call ran in went away (the frame navigated)
+	FactNoWebMCP      = "no_webmcp"       // the browser offers pages no WebMCP (page tools)
 )

@@ -40,6 +40,9 @@ type profile struct {
 	gen     int
 	ext     ExtensionProfile // kind extension only
 	idle    idleState        // idle.go
+	// pageTools: whether the connected browser offers WebMCP, once known
+	// (webmcp.go); "" until a page call found out.
+	pageTools string
 }
 
 // BrowserInfo describes a profile for discovery.
@@ -51,6 +54,9 @@ type BrowserInfo struct {
 	Version      string   `json:"version,omitempty"`
 	Headless     bool     `json:"headless,omitempty"`
 	Capabilities []string `json:"capabilities"`
+	// PageTools says whether the browser offers pages WebMCP (tools they
+	// register for agents): available, unavailable, or left out until known.
+	PageTools string `json:"page_tools,omitempty"`
 }
 
 // capabilities lists what agents can do with a profile's tabs.
@@ -63,6 +69,7 @@ func (p *profile) info() BrowserInfo {
 	if p.conn != nil && p.conn.Err() == nil {
 		bi.Connected = true
 		bi.Version = p.version
+		bi.PageTools = p.pageTools
 	}
 	bi.Headless = p.kind == KindManaged && !p.m.opt.Launch.Headful
 	if p.ext != nil {
@@ -172,6 +179,7 @@ func (p *profile) connect(ctx context.Context) (*cdp.Conn, int, error) {
 	p.gen++
 	gen = p.gen
 	p.conn, p.managed, p.version = conn, managed, version
+	p.pageTools = "" // perhaps another browser now
 	p.mu.Unlock()
 	if managed != nil && p.keepsSpare() {
 		p.adoptStartupTab(conn, gen)

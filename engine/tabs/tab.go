@@ -80,6 +80,7 @@ type pageState struct {
 	netChanged  time.Time                    // when a request last started or ended
 	commits     int                          // main-frame commits seen (frameNavigated)
 	pending     string                       // the URL of a navigation under way when we attached, until it commits
+	tools       pageToolSet                  // the tools its documents offer (webmcp.go)
 }
 
 // Handle returns the opaque handle that names this claim.
@@ -193,6 +194,7 @@ func (t *Tab) attach(ctx context.Context, conn *cdp.Conn) error {
 		func() error { return emulateFocus(ctx, sess) },
 		func() error { return newDocumentWorld(ctx, sess) },
 		func() error { return t.setupTab(ctx, sess) },
+		func() error { return enableWebMCP(ctx, sess) },
 	)
 	if err != nil {
 		return err
@@ -283,6 +285,13 @@ func (t *Tab) applyEvent(method string, params jsonv2.Value) bool {
 	case "Inspector.targetCrashed":
 		p.crashed, p.dialog = true, nil
 		p.crashes++
+		p.tools.dropFrame("")
+	case "WebMCP.toolsAdded":
+		return p.tools.onAdded(params)
+	case "WebMCP.toolsRemoved":
+		return p.tools.onRemoved(params)
+	case "Page.frameDetached":
+		return p.tools.onFrameDetached(params)
 	case "Page.frameStoppedLoading":
 		return p.onStoppedLoading(params, t.mainFrame)
 	case "Page.javascriptDialogClosed":
@@ -316,8 +325,12 @@ func (p *pageState) onLifecycle(params jsonv2.Value, mainFrame cdproto.FrameID) 
 // the back-forward cache counts as fully loaded.
 func (p *pageState) onFrameNavigated(params jsonv2.Value) bool {
 	var ev page.EventFrameNavigated
-	if jsonv2.Unmarshal(params, &ev) != nil || ev.Frame == nil || ev.Frame.ParentID != "" {
+	if jsonv2.Unmarshal(params, &ev) != nil || ev.Frame == nil {
 		return false
+	}
+	dropped := p.tools.dropFrame(ev.Frame.ID) // the old document's tools went with it
+	if ev.Frame.ParentID != "" {
+		return dropped
 	}
 	p.url = ev.Frame.URL + ev.Frame.URLFragment
 	p.loader = ev.Frame.LoaderID
