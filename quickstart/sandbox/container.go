@@ -552,7 +552,7 @@ type startFix struct {
 
 // pidsLimit bounds the processes (threads included) of one container, so
 // that a fork bomb stays inside: room for a parallel build.
-const pidsLimit = 4096
+const pidsLimit = defaultProcesses
 
 // The fixes learned per engine (name and version). They are kept in the
 // user's cache folder, since learning them costs a refused start each: a

@@ -33,23 +33,9 @@ import (
 // cgroup is used yet (the machines this was built on delegate no cgroup v2
 // controller to the harness); docs/qs.md says what each backend bounds.
 
-// Limits bound one sandbox's processes (threads included) and memory.
-type Limits struct {
-	Processes   int   // 0: none
-	MemoryBytes int64 // per process; 0: none
-}
-
-// DefaultLimits are the bounds of a sandbox nobody sized: the container
-// backend's --pids-limit, and memory far above a toolchain's needs.
-var DefaultLimits = Limits{Processes: pidsLimit, MemoryBytes: 4 << 30}
-
 // limitArg is the hidden first argument that makes this binary set the
 // limits and run the command in its place.
 const limitArg = "__tabwright_qs_limit"
-
-// ProcessBound is the stop reason of an attempt whose processes reached
-// their bound.
-const ProcessBound = "process_bound"
 
 // limitedArgv wraps argv in the limit hook, self being this binary's path
 // inside the sandbox.

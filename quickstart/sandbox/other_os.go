@@ -47,6 +47,9 @@ func NewIsolated(*egress.Proxy) (*Sandbox, error) { return nil, errUnavailable }
 // NewIsolatedBounded refuses: no backend runs on this host.
 func NewIsolatedBounded(*egress.Proxy, int64) (*Sandbox, error) { return nil, errUnavailable }
 
+// NewIsolatedLimited refuses: no backend runs on this host.
+func NewIsolatedLimited(*egress.Proxy, int64, Limits) (*Sandbox, error) { return nil, errUnavailable }
+
 // AdoptIsolated refuses: no backend runs on this host.
 func AdoptIsolated(string, *egress.Proxy) (*Sandbox, error) { return nil, errUnavailable }
 

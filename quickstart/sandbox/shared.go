@@ -177,3 +177,21 @@ type UsernsBlock struct {
 
 // AppArmorProfileName is the profile UsernsBlock's AppArmor fix installs.
 const AppArmorProfileName = "tabwright-bwrap"
+
+// Limits bound one sandbox's processes (threads included) and memory.
+type Limits struct {
+	Processes   int   // 0: none
+	MemoryBytes int64 // per process; 0: none
+}
+
+// defaultProcesses bounds an attempt's processes in either backend (the
+// container's --pids-limit).
+const defaultProcesses = 4096
+
+// DefaultLimits are the bounds of a sandbox nobody sized: defaultProcesses,
+// and memory far above a toolchain's needs.
+var DefaultLimits = Limits{Processes: defaultProcesses, MemoryBytes: 4 << 30}
+
+// ProcessBound is the stop reason of an attempt whose processes reached
+// their bound.
+const ProcessBound = "process_bound"
