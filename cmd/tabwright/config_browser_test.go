@@ -70,7 +70,7 @@ func TestBrowserFlagsReachThePage(t *testing.T) {
 		t.Error("an intranet name loaded without --proxy-server")
 	}
 
-	configured := managerFromFlags(t, "--ignore-https-errors", "--proxy-server", proxy.URL, "--proxy-bypass", "127.0.0.1", "--browser-arg=--lang=fr-FR")
+	configured := managerFromFlags(t, "--ignore-https-errors", "--proxy-server", proxy.URL, "--proxy-bypass", "127.0.0.1", "--browser-arg=--accept-lang=fr-FR")
 	text, err := pageText(t, configured, tlsSite.URL)
 	if err != nil || !strings.Contains(text, "language fr-FR") {
 		t.Errorf("self-signed site with the flags: %q, %v", text, err)
