@@ -1,6 +1,7 @@
 package mcpserver
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
@@ -202,33 +203,44 @@ func (s *server) folders() (outputs, uploads func() (*folder, error)) {
 	return s.outputs, s.uploads
 }
 
-func (s *server) writeOutput(field, p string, data []byte, mode os.FileMode) (string, error) {
-	outputs, _ := s.folders()
-	f, err := outputs()
+func (s *server) writeOutput(ctx context.Context, field, p string, data []byte, mode os.FileMode) (string, error) {
+	f, err := s.fileFolder(ctx, field, p, false)
 	if err != nil {
 		return "", err
 	}
 	return f.write(field, p, data, mode)
 }
 
-func (s *server) readOutput(field, p string, max int64) ([]byte, error) {
-	outputs, _ := s.folders()
-	f, err := outputs()
+func (s *server) readOutput(ctx context.Context, field, p string, max int64) ([]byte, error) {
+	f, err := s.fileFolder(ctx, field, p, false)
 	if err != nil {
 		return nil, err
 	}
 	return f.read(field, p, max)
 }
 
-// uploadFiles resolves every file of an upload inside the upload folder.
-func (s *server) uploadFiles(files []string) error {
-	_, uploads := s.folders()
-	f, err := uploads()
-	if err != nil {
-		return err
+// fileFolder is the folder a file tool uses for p: one of the client's
+// roots when it offers some, else the output (or upload) folder.
+func (s *server) fileFolder(ctx context.Context, field, p string, upload bool) (*folder, error) {
+	if roots := s.rootFolders(ctx); len(roots) > 0 {
+		return pickFolder(field, p, roots)
 	}
+	outputs, uploads := s.folders()
+	if upload {
+		return uploads()
+	}
+	return outputs()
+}
+
+// uploadFiles resolves every file of an upload inside the upload folder.
+func (s *server) uploadFiles(ctx context.Context, files []string) error {
 	for i, p := range files {
-		real, err := f.resolve(fmt.Sprintf("files[%d]", i), p)
+		field := fmt.Sprintf("files[%d]", i)
+		f, err := s.fileFolder(ctx, field, p, true)
+		if err != nil {
+			return err
+		}
+		real, err := f.resolve(field, p)
 		if err != nil {
 			return err
 		}

@@ -192,7 +192,7 @@ func (s *server) actionTool(action string) tool {
 			timeout := orDefault(in.Step.TimeoutMS, s.actionMS)
 			err := s.onTab(ctx, owner, in.TabHandle, &timeout, func(ctx context.Context, t *tabs.Tab) (err error) {
 				if action == act.Upload {
-					if err := s.uploadFiles(in.Step.Files); err != nil {
+					if err := s.uploadFiles(ctx, in.Step.Files); err != nil {
 						return err
 					}
 				}

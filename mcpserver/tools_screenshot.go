@@ -129,7 +129,7 @@ func (s *server) runScreenshot(ctx context.Context, owner string, args json.RawM
 		out.Groundings = inImage(ground, img)
 	}
 	if in.SavePath != "" {
-		saved, err := s.writeOutput("save_path", in.SavePath, img.Data, 0o644)
+		saved, err := s.writeOutput(ctx, "save_path", in.SavePath, img.Data, 0o644)
 		if err != nil {
 			return nil, "", err
 		}

@@ -94,7 +94,7 @@ func (s *server) runPDF(ctx context.Context, owner string, args json.RawMessage)
 	if path == "" {
 		path = "page-" + strconv.FormatInt(time.Now().UnixMilli(), 10) + ".pdf"
 	}
-	path, err = s.writeOutput("path", path, data, 0o644)
+	path, err = s.writeOutput(ctx, "path", path, data, 0o644)
 	if err != nil {
 		return nil, "", err
 	}
@@ -236,7 +236,7 @@ func (s *server) runStorageState(ctx context.Context, owner string, args json.Ra
 	}
 	var state tabs.StorageState
 	if in.Action == "import" {
-		raw, err := s.readOutput("path", in.Path, maxStateFile)
+		raw, err := s.readOutput(ctx, "path", in.Path, maxStateFile)
 		if err != nil {
 			return nil, "", err
 		}
@@ -261,7 +261,7 @@ func (s *server) runStorageState(ctx context.Context, owner string, args json.Ra
 			return err
 		}
 		raw, _ := json.MarshalIndent(st, "", "  ")
-		saved, err := s.writeOutput("path", in.Path, raw, 0o600)
+		saved, err := s.writeOutput(ctx, "path", in.Path, raw, 0o600)
 		if err != nil {
 			return err
 		}

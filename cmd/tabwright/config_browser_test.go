@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -78,5 +81,48 @@ func TestBrowserFlagsReachThePage(t *testing.T) {
 	text, err = pageText(t, configured, "http://intranet.example/")
 	if err != nil || !strings.HasPrefix(text, "host intranet.example") {
 		t.Errorf("intranet name through the proxy: %q, %v", text, err)
+	}
+}
+
+// --device, --user-agent, --viewport-size, --mobile, --grant-permissions
+// and --init-script, given as a config file and a variable, shape what a
+// page sees from its first script on.
+func TestPageFlagsShapeThePage(t *testing.T) {
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><meta name="viewport" content="width=device-width"><script>document.documentElement.dataset.init = String(window.initRan === true)</script><p>page`)
+	}))
+	t.Cleanup(site.Close)
+	dir := t.TempDir()
+	script := filepath.Join(dir, "init.js")
+	os.WriteFile(script, []byte("window.initRan = true;"), 0o600)
+	config := filepath.Join(dir, "tabwright.json")
+	os.WriteFile(config, []byte(`{"device": "iPhone 13", "viewport-size": "360x700", "grant-permissions": "geolocation", "init-script": [`+strconv.Quote(script)+`]}`), 0o600)
+	t.Setenv("TABWRIGHT_USER_AGENT", "tabwright-test-agent/1.0")
+
+	m := managerFromFlags(t, "--config", config)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	opened, err := m.Open(ctx, tabs.OpenOptions{Owner: "s", URL: "about:blank", Claim: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := opened.Tab.Navigate(ctx, tabs.Navigation{URL: site.URL}); err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Init  string  `json:"init"`
+		Width int     `json:"width"`
+		Ratio float64 `json:"ratio"`
+		Touch int     `json:"touch"`
+		UA    string  `json:"ua"`
+		Geo   string  `json:"geo"`
+	}
+	err = opened.Tab.Eval(ctx, `(async () => ({init: document.documentElement.dataset.init, width: innerWidth, ratio: devicePixelRatio,
+		touch: navigator.maxTouchPoints, ua: navigator.userAgent, geo: (await navigator.permissions.query({name: "geolocation"})).state}))()`, &got)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Init != "true" || got.Width != 360 || got.Ratio != 3 || got.Touch != 5 || got.UA != "tabwright-test-agent/1.0" || got.Geo != "granted" {
+		t.Fatalf("the page saw %+v", got)
 	}
 }

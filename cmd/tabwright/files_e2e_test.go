@@ -1,10 +1,16 @@
 package main
 
 import (
+	"context"
+	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // The file tools reach only the folders the user named (issue 25 item 10):
@@ -109,5 +115,39 @@ func TestFileURLsNeedTheirFlag(t *testing.T) {
 	opened := mustCall(t, on.sess, "browser_open_tab", map[string]any{"url": fileURL})
 	if opened["title"] != "Local page" {
 		t.Errorf("open_tab file:// with --allow-file-urls: %v", opened)
+	}
+}
+
+// A client that offers roots gets the file tools in its roots, not in
+// --output-dir: a relative path lands in the first root, a path in another
+// root is refused naming the roots.
+func TestFileToolsUseTheClientsRoots(t *testing.T) {
+	t.Parallel()
+	site := actSite(t)
+	root, out := t.TempDir(), t.TempDir()
+	client := mcp.NewClient(&mcp.Implementation{Name: "e2e-roots", Version: "1"}, nil)
+	client.AddRoots(&mcp.Root{URI: (&url.URL{Scheme: "file", Path: filepath.ToSlash(root)}).String(), Name: "workspace"})
+	cmd := exec.Command(binary, "mcp", "--tools", "full", "--output-dir", out)
+	cmd.Stderr = os.Stderr
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	sess, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sess.Close() })
+	h := openOn(t, sess, site.URL+"/mcp.html")
+
+	saved := mustCall(t, sess, "browser_screenshot", map[string]any{"tab_handle": h, "save_path": "shot.png"})
+	real, _ := filepath.EvalSymlinks(root)
+	if saved["saved"] != filepath.Join(real, "shot.png") {
+		t.Fatalf("saved at %v, want in the root %s", saved["saved"], real)
+	}
+	code, path, msg := callErr(t, sess, "browser_screenshot", map[string]any{"tab_handle": h, "save_path": filepath.Join(out, "shot.png")})
+	if code != "invalid_input" || path != "save_path" || !strings.Contains(msg, "roots") {
+		t.Fatalf("a path in --output-dir with roots offered: %s %s %q", code, path, msg)
+	}
+	if entries, _ := os.ReadDir(out); len(entries) != 0 {
+		t.Fatalf("the output folder got %d files", len(entries))
 	}
 }
