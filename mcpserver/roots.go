@@ -2,12 +2,11 @@ package mcpserver
 
 import (
 	"context"
+	"encoding/json"
 	"net/url"
 	"path/filepath"
 	"runtime"
 	"strings"
-	"sync"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -22,62 +21,70 @@ import (
 // rootsFlag is how errors name the client's roots as a folder's origin.
 const rootsFlag = "the MCP client's roots"
 
-// rootsWait bounds asking a client for its roots.
-const rootsWait = 5 * time.Second
+// rootsInput names the roots request in a call's input requests.
+const rootsInput = "roots"
 
-// sessionKey carries the calling session in a tool call's context.
-type sessionKey struct{}
-
-func withSession(ctx context.Context, ss *mcp.ServerSession) context.Context {
-	return context.WithValue(ctx, sessionKey{}, ss)
+// fileFields are the arguments by which each tool reads or writes a file;
+// "" for a tool that always writes one.
+var fileFields = map[string]string{
+	"browser_screenshot":    "save_path",
+	"browser_pdf":           "",
+	"browser_storage_state": "path",
+	"browser_upload":        "files",
 }
 
-// rootsCache keeps each session's roots until it says they changed.
-type rootsCache struct {
-	mu sync.Mutex
-	m  map[*mcp.ServerSession][]*folder
-}
+// rootsKey carries the calling client's root folders in a call's context.
+type rootsKey struct{}
 
-func (c *rootsCache) forget(ss *mcp.ServerSession) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	delete(c.m, ss)
-}
-
-// rootFolders are the calling client's roots, or nil when it offers none
-// (or cannot say which).
-func (s *server) rootFolders(ctx context.Context) []*folder {
-	ss, _ := ctx.Value(sessionKey{}).(*mcp.ServerSession)
-	if ss == nil {
-		return nil
+// callRoots are the roots a call's file tools use. A server may not ask a
+// client anything while it serves a call (protocol 2026-07-28, SEP-2322):
+// a call that uses a file, from a client that offers roots, first answers
+// with an input request for them; the client sends the call again with its
+// roots, and the SDK does the same for clients of older versions. ask
+// reports that the call must ask first.
+func callRoots(tool string, req *mcp.CallToolRequest) (folders []*folder, ask bool) {
+	field, usesFiles := fileFields[tool]
+	if !usesFiles || (field != "" && !hasArgument(req.Params.Arguments, field)) {
+		return nil, false
 	}
-	if p := ss.InitializeParams(); p == nil || p.Capabilities == nil || p.Capabilities.RootsV2 == nil {
-		return nil
+	if caps := req.ClientCapabilities(); caps == nil || caps.RootsV2 == nil {
+		return nil, false
 	}
-	s.roots.mu.Lock()
-	cached, ok := s.roots.m[ss]
-	s.roots.mu.Unlock()
-	if ok {
-		return cached
+	answer, answered := req.Params.InputResponses[rootsInput]
+	if !answered {
+		return nil, true
 	}
-	ask, cancel := context.WithTimeout(ctx, rootsWait)
-	defer cancel()
-	res, err := ss.ListRoots(ask, &mcp.ListRootsParams{})
-	if err != nil {
-		return nil // the flags' folders, as for a client without roots
-	}
-	var folders []*folder
-	for _, r := range res.Roots {
-		if f := rootFolder(r.URI); f != nil {
-			folders = append(folders, f)
+	if list, ok := answer.(*mcp.ListRootsResult); ok {
+		for _, r := range list.Roots {
+			if f := rootFolder(r.URI); f != nil {
+				folders = append(folders, f)
+			}
 		}
 	}
-	s.roots.mu.Lock()
-	if s.roots.m == nil {
-		s.roots.m = map[*mcp.ServerSession][]*folder{}
+	return folders, false
+}
+
+// rootsRequest is the answer that asks the client for its roots.
+func rootsRequest() *mcp.CallToolResult {
+	return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{rootsInput: &mcp.ListRootsParams{}}}
+}
+
+func hasArgument(args json.RawMessage, field string) bool {
+	var top map[string]json.RawMessage
+	if json.Unmarshal(args, &top) != nil {
+		return false
 	}
-	s.roots.m[ss] = folders
-	s.roots.mu.Unlock()
+	v, ok := top[field]
+	return ok && string(v) != "null"
+}
+
+func withRoots(ctx context.Context, folders []*folder) context.Context {
+	return context.WithValue(ctx, rootsKey{}, folders)
+}
+
+// rootFolders are the calling client's roots, or nil when it offers none.
+func (s *server) rootFolders(ctx context.Context) []*folder {
+	folders, _ := ctx.Value(rootsKey{}).([]*folder)
 	return folders
 }
 

@@ -35,7 +35,6 @@ type server struct {
 
 	mu     sync.Mutex
 	owners map[*mcp.ServerSession]string
-	roots  rootsCache // each session's roots, for the file tools (roots.go)
 }
 
 // Options are the server's tools, opt-in tools and limits.
@@ -115,9 +114,8 @@ func NewWithOptions(m *tabs.Manager, version string, opt Options) (*mcp.Server, 
 		return nil, err
 	}
 	srv := mcp.NewServer(&mcp.Implementation{Name: "tabwright", Version: version}, &mcp.ServerOptions{
-		Instructions:            instructions,
-		InitializedHandler:      func(_ context.Context, req *mcp.InitializedRequest) { go s.releaseOnEnd(req.Session) },
-		RootsListChangedHandler: func(_ context.Context, req *mcp.RootsListChangedRequest) { s.roots.forget(req.Session) },
+		Instructions:       instructions,
+		InitializedHandler: func(_ context.Context, req *mcp.InitializedRequest) { go s.releaseOnEnd(req.Session) },
 	})
 	// The definitions are decoded while the client initializes.
 	go listed()
@@ -193,7 +191,6 @@ func (s *server) releaseOnEnd(ss *mcp.ServerSession) {
 	s.mu.Lock()
 	delete(s.owners, ss)
 	s.mu.Unlock()
-	s.roots.forget(ss)
 	s.m.EndSession(context.Background(), owner)
 }
 
@@ -209,7 +206,11 @@ func (s *server) handle(t tool) mcp.ToolHandler {
 
 // call runs the tool and builds its result, a success or an error.
 func (s *server) call(ctx context.Context, t tool, req *mcp.CallToolRequest) *mcp.CallToolResult {
-	result, text, err := t.run(withSession(ctx, req.Session), s.owner(req.Session), req.Params.Arguments)
+	roots, ask := callRoots(t.name, req)
+	if ask {
+		return rootsRequest()
+	}
+	result, text, err := t.run(withRoots(ctx, roots), s.owner(req.Session), req.Params.Arguments)
 	if err != nil && errors.Is(ctx.Err(), context.Canceled) {
 		err = errs.New(errs.Cancelled, "the client cancelled the call (or its session ended, or the server is stopping) before it finished").
 			WithHint("nothing was rolled back: observe the tab to see how far it got")

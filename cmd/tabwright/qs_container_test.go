@@ -63,6 +63,7 @@ func TestQSKilledRunLeavesNoContainer(t *testing.T) {
 	rt, image := containerEngine(t)
 	docs := docsServer(t)
 	dir, tmp := t.TempDir(), t.TempDir()
+	os.Chmod(filepath.Dir(tmp), 0o711) // the test's own folder is 0700: sandboxes go to TMPDIR only when their user can pass through
 	task := func(name, replay string) string {
 		tf := filepath.Join(dir, name+".yaml")
 		os.WriteFile(tf, []byte(fmt.Sprintf("name: %s\ngoal: Wait.\nimage: %s\ndocs:\n  entrypoint: %s/docs/\nreplay: ['%s']\nsuccess:\n  script: 'true'\n", name, image, docs.URL, replay)), 0o644)

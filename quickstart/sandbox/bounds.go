@@ -262,7 +262,9 @@ func copyFile(src, dst string, mode os.FileMode) error {
 // bind the workspace, and the folders above are the user's own to open.
 func reachable(workspace, orElse string) error {
 	for dir := filepath.Dir(workspace); ; dir = filepath.Dir(dir) {
-		if st, err := os.Stat(dir); err == nil && st.Mode().Perm()&0o001 == 0 {
+		// A file in the way is no folder to pass through: making the
+		// folder fails, and says so.
+		if st, err := os.Stat(dir); err == nil && st.IsDir() && st.Mode().Perm()&0o001 == 0 {
 			return fmt.Errorf("sandbox.unreachable: the sandbox runs as uid %d, which cannot pass through %s (mode %v) to reach %s; make it searchable (chmod o+x %s) %s", SandboxUID, dir, st.Mode().Perm(), workspace, dir, orElse)
 		}
 		if dir == filepath.Dir(dir) {

@@ -95,6 +95,7 @@ func TestKeptSandboxNamesNoOwner(t *testing.T) {
 // error naming the variable.
 func TestSandboxDirFromTheEnvironment(t *testing.T) {
 	dir := t.TempDir()
+	os.Chmod(filepath.Dir(dir), 0o711) // the test's own folder is 0700: the sandbox's user must pass through it
 	for _, c := range []struct{ ours, theirs, want string }{
 		{"", filepath.Join(dir, "qs", "made"), filepath.Join(dir, "qs", "made")},
 		{filepath.Join(dir, "ours"), filepath.Join(dir, "theirs"), filepath.Join(dir, "ours")},
