@@ -11,10 +11,15 @@ import (
 )
 
 // DefaultPath is where the locks of this user live: under
-// $XDG_RUNTIME_DIR when set (private to the user, cleared at logout),
-// else in the temporary directory.
+// $XDG_RUNTIME_DIR when set (private to the user, cleared at logout), else
+// in the user's cache folder, where no other user can make it first (a
+// name in the shared temporary directory could be taken by anyone), else
+// in the temporary directory.
 func DefaultPath() string {
 	if d := os.Getenv("XDG_RUNTIME_DIR"); d != "" {
+		return filepath.Join(d, "tabwright", "claims")
+	}
+	if d, err := os.UserCacheDir(); err == nil {
 		return filepath.Join(d, "tabwright", "claims")
 	}
 	return filepath.Join(os.TempDir(), fmt.Sprintf("tabwright-%d", os.Getuid()), "claims")

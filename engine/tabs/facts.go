@@ -13,4 +13,5 @@ const (
 	FactUnknownHandle = "unknown_handle"  // the owner holds no tab of the handle
 	FactDocumentLeft  = "document_left"   // the document a page call ran in went away (the frame navigated)
 	FactNoWebMCP      = "no_webmcp"       // the browser offers pages no WebMCP (page tools)
+	FactClaimsFolder  = "claims_folder"   // the folder of claims across processes is not this user's own
 )

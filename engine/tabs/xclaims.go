@@ -34,8 +34,9 @@ func (m *Manager) lockDir() (*claimlock.Dir, error) {
 		}
 		m.xp.dir, m.xp.err = claimlock.Open(path)
 		if m.xp.err != nil {
-			m.xp.err = errs.Wrap(errs.Internal, m.xp.err, "claims across processes").
-				WithHint("remove that directory (tabwright makes it again, private to you) or set XDG_RUNTIME_DIR")
+			m.xp.err = errs.Wrap(errs.PermissionDenied, m.xp.err, "the folder of claims shared with other tabwright processes").
+				WithHint("remove %s if another user made it (tabwright makes it again, private to you), or set XDG_RUNTIME_DIR to a folder of yours", path).
+				WithFact(FactClaimsFolder)
 		}
 	})
 	return m.xp.dir, m.xp.err
