@@ -1,6 +1,7 @@
 #!/bin/sh
 # Real MCP clients (the TypeScript SDK with Ajv, the Inspector's CLI and its
-# schema lint) against a tabwright binary: make real-clients. Needs npm (with
+# schema lint; then Claude Code, Gemini CLI and Codex adding it as README's
+# install lines say) against a tabwright binary: make real-clients. Needs npm (with
 # any Node) and the npm registry; the pinned packages are installed once into
 # a cache folder outside the checkout (TABWRIGHT_CLIENTS_DIR, default
 # ~/.cache/tabwright/real-clients). The checks run on the pinned Node 22
@@ -15,4 +16,5 @@ if ! cmp -s "$here/package.json" "$dir/package.json"; then
 	(cd "$dir" && npm install --no-audit --no-fund --loglevel=error)
 fi
 cp "$here/check.mjs" "$dir/check.mjs"
-exec "$dir/node_modules/.bin/node" "$dir/check.mjs" "$bin"
+"$dir/node_modules/.bin/node" "$dir/check.mjs" "$bin"
+sh "$here/clients.sh" "$dir" "$bin"
