@@ -30,12 +30,14 @@ func Open(path string) (*Dir, error) {
 	if err := os.MkdirAll(path, 0o700); err != nil {
 		return nil, err
 	}
-	// The directory and the one made for it: a parent someone else made
-	// could swap the directory under us.
-	for _, p := range []string{path, filepath.Dir(path)} {
-		if err := private(p); err != nil {
-			return nil, err
-		}
+	if err := private(path); err != nil {
+		return nil, err
+	}
+	// A parent someone else made, or can write, could swap the directory
+	// under us; one others may only read (a cache folder is often 0755)
+	// cannot.
+	if err := ownedNotShared(filepath.Dir(path)); err != nil {
+		return nil, err
 	}
 	return &Dir{path: path, mine: map[string]bool{}}, nil
 }

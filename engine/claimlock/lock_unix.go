@@ -38,6 +38,19 @@ func private(p string) error {
 	return nil
 }
 
+// ownedNotShared refuses a directory another user owns or can write to.
+func ownedNotShared(p string) error {
+	fi, err := os.Lstat(p)
+	if err != nil {
+		return err
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !fi.IsDir() || !ok || int(st.Uid) != os.Getuid() || fi.Mode().Perm()&0o022 != 0 {
+		return fmt.Errorf("%s is not a directory of this user's that no other user can write (owned by uid %d, no group or other write)", p, os.Getuid())
+	}
+	return nil
+}
+
 // tryLock takes f's flock without waiting; held says another process has it.
 func tryLock(f *os.File, exclusive bool) (held bool, err error) {
 	how := syscall.LOCK_SH

@@ -31,6 +31,9 @@ func private(p string) error {
 	return nil
 }
 
+// ownedNotShared is private on Windows: the ACL, not mode bits, decides.
+func ownedNotShared(p string) error { return private(p) }
+
 // lockOffset is where the one locked byte sits, far past the holder's pid
 // at the start of the file: Windows locks are mandatory, and a lock over
 // the pid would stop others from reading who holds the claim.

@@ -59,8 +59,10 @@ func TestStartEvaluateAndDieCleanly(t *testing.T) {
 		t.Fatalf("evaluate: %v %s", err, res.Result.Value)
 	}
 
-	// A call that never answers (the page spins) must fail within 1 s of the
-	// browser dying, with browser_unavailable. The page tells a fixture
+	// A call that never answers (the page spins) must fail when the browser
+	// dies, with browser_unavailable, not wait for its deadline (the bound
+	// below is far from that deadline, and far above the milliseconds it
+	// takes on a quiet machine: a loaded one reaps the renderers slowly). The page tells a fixture
 	// server, with a synchronous request, that it is about to spin.
 	spinning := make(chan struct{}, 1)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -90,11 +92,8 @@ func TestStartEvaluateAndDieCleanly(t *testing.T) {
 		if errs.Code(err) != errs.BrowserUnavailable {
 			t.Fatalf("pending call: %v, want browser_unavailable", err)
 		}
-		if d := time.Since(killed); d > time.Second {
-			t.Fatalf("pending call failed after %v, want within 1s", d)
-		}
-	case <-time.After(time.Second):
-		t.Fatal("pending call still waiting 1s after the browser died")
+	case <-time.After(10 * time.Second):
+		t.Fatalf("pending call still waiting %v after the browser died", time.Since(killed))
 	}
 	if _, err := cdproto.Call(ctx, s, runtime.Evaluate, runtime.EvaluateParams{Expression: "1"}); errs.Code(err) != errs.BrowserUnavailable {
 		t.Fatalf("later call: %v, want browser_unavailable", err)
