@@ -25,28 +25,22 @@ func DefaultPath() string {
 	return filepath.Join(os.TempDir(), fmt.Sprintf("tabwright-%d", os.Getuid()), "claims")
 }
 
-// private refuses a directory another user owns or can write to.
-func private(p string) error {
-	fi, err := os.Lstat(p)
-	if err != nil {
-		return err
-	}
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !fi.IsDir() || !ok || int(st.Uid) != os.Getuid() || fi.Mode().Perm()&0o077 != 0 {
-		return fmt.Errorf("%s is not a directory private to this user (want mode 0700, owned by uid %d)", p, os.Getuid())
-	}
-	return nil
-}
+// private refuses a directory another user owns or can open.
+func private(p string) error { return ownedWithout(p, 0o077, "mode 0700") }
 
 // ownedNotShared refuses a directory another user owns or can write to.
-func ownedNotShared(p string) error {
+func ownedNotShared(p string) error { return ownedWithout(p, 0o022, "no group or other write") }
+
+// ownedWithout refuses a directory another user owns or whose mode has
+// any of the bits in mask.
+func ownedWithout(p string, mask os.FileMode, want string) error {
 	fi, err := os.Lstat(p)
 	if err != nil {
 		return err
 	}
 	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !fi.IsDir() || !ok || int(st.Uid) != os.Getuid() || fi.Mode().Perm()&0o022 != 0 {
-		return fmt.Errorf("%s is not a directory of this user's that no other user can write (owned by uid %d, no group or other write)", p, os.Getuid())
+	if !fi.IsDir() || !ok || int(st.Uid) != os.Getuid() || fi.Mode().Perm()&mask != 0 {
+		return fmt.Errorf("%s is not a directory of this user's (want %s, owned by uid %d)", p, want, os.Getuid())
 	}
 	return nil
 }

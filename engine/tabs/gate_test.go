@@ -79,25 +79,14 @@ const waitReports = `new Promise(done => {
 
 func runGatePage(t *testing.T, gate *netgate.Options, url string) (*Tab, map[string]string) {
 	t.Helper()
-	m, err := New(Options{Gate: gate})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(m.Close)
+	tab := openSetupTab(t, Options{Gate: gate}, url)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	opened, err := m.Open(ctx, OpenOptions{Owner: "s", URL: "about:blank", Claim: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := opened.Tab.Navigate(ctx, Navigation{URL: url}); err != nil {
-		t.Fatal(err)
-	}
 	var reports map[string]string
-	if err := opened.Tab.Eval(ctx, waitReports, &reports); err != nil {
+	if err := tab.Eval(ctx, waitReports, &reports); err != nil {
 		t.Fatal(err)
 	}
-	return opened.Tab, reports
+	return tab, reports
 }
 
 // --blocked-origins holds for a subresource, a fetch, a worker, a
@@ -178,28 +167,17 @@ func TestGateSpeaksToAProxyWithAPassword(t *testing.T) {
 	t.Parallel()
 	proxy, authorized := upstreamProxy(t, "agent", "pr0xy-pa55")
 	up, _ := url.Parse(strings.Replace(proxy.URL, "http://", "http://agent:pr0xy-pa55@", 1))
-	m, err := New(Options{Gate: &netgate.Options{Upstream: up}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(m.Close)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	tab := openSetupTab(t, Options{Gate: &netgate.Options{Upstream: up}}, "http://intranet.example/")
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	opened, err := m.Open(ctx, OpenOptions{Owner: "s", URL: "about:blank", Claim: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := opened.Tab.Navigate(ctx, Navigation{URL: "http://intranet.example/"}); err != nil {
-		t.Fatal(err)
-	}
 	var text string
-	if err := opened.Tab.Eval(ctx, "document.body.innerText", &text); err != nil {
+	if err := tab.Eval(ctx, "document.body.innerText", &text); err != nil {
 		t.Fatal(err)
 	}
 	if text != "served for intranet.example" || authorized.Load() == 0 {
 		t.Fatalf("page text %q after %d authorized requests", text, authorized.Load())
 	}
-	logs := fmt.Sprintf("%+v", opened.Tab.Logs(LogQuery{}))
+	logs := fmt.Sprintf("%+v", tab.Logs(LogQuery{}))
 	if strings.Contains(logs, "pr0xy-pa55") || strings.Contains(logs, base64.StdEncoding.EncodeToString([]byte("agent:pr0xy-pa55"))) {
 		t.Fatalf("the password reached the logs: %s", logs)
 	}
