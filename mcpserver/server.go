@@ -32,6 +32,7 @@ type server struct {
 	uploads  func() (*folder, error)
 	actionMS int // default timeout_ms of the single-action tools
 	redact   *Redactor
+	rec      *recording // nil unless Options.SaveSession
 
 	mu     sync.Mutex
 	owners map[*mcp.ServerSession]string
@@ -71,6 +72,12 @@ type Options struct {
 	// Secrets are values no tool result may show: each is replaced by
 	// [redacted] in every form Redactor derives, in every result.
 	Secrets []string
+	// SaveSession is the folder each MCP session records its calls under
+	// (package session); empty: none.
+	SaveSession string
+	// SaveSessionMaxBytes caps that folder: over it, the oldest sessions
+	// are removed. 0 is session.DefaultMaxBytes.
+	SaveSessionMaxBytes int64
 	// Stop, when done, cancels every request in flight: the process is
 	// stopping (a signal) and no call may hold it up. Nil: never.
 	Stop context.Context
@@ -104,7 +111,11 @@ func NewWithOptions(m *tabs.Manager, version string, opt Options) (*mcp.Server, 
 	if opt.ActionTimeout <= 0 {
 		opt.ActionTimeout = DefaultActionTimeout
 	}
+	var err error
 	s := &server{m: m, opt: opt, actionMS: int(opt.ActionTimeout.Milliseconds()), redact: NewRedactor(opt.Secrets), owners: map[*mcp.ServerSession]string{}}
+	if s.rec, err = newRecording(opt, version); err != nil {
+		return nil, err
+	}
 	all := s.tools()
 	known := map[string]bool{}
 	for _, t := range all {
@@ -194,6 +205,7 @@ func (s *server) releaseOnEnd(ss *mcp.ServerSession) {
 	delete(s.owners, ss)
 	s.mu.Unlock()
 	s.roots.forget(ss)
+	s.rec.end(ss)
 	s.m.EndSession(context.Background(), owner)
 }
 
@@ -203,7 +215,10 @@ func (s *server) handle(t tool) mcp.ToolHandler {
 			stop := reportProgress(ctx, req.Session, token, t.name)
 			defer stop()
 		}
-		return s.redactResult(s.call(ctx, t, req)), nil
+		rec := s.recordStart(ctx, t.name, req)
+		res := s.redactResult(s.call(ctx, t, req))
+		s.recordEnd(ctx, rec, res)
+		return res, nil
 	}
 }
 
