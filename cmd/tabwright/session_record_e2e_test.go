@@ -264,7 +264,8 @@ func checkView(t *testing.T, dir string) {
 		}
 	}
 	if *updateDocs {
-		res := callAny(t, viewer.sess, "browser_screenshot", map[string]any{"tab_handle": h, "format": "png", "max_long_side": 1400})
+		mustCall(t, viewer.sess, "browser_emulate", map[string]any{"tab_handle": h, "width": 1200, "height": 1100})
+		res := callAny(t, viewer.sess, "browser_screenshot", map[string]any{"tab_handle": h, "format": "png", "max_long_side": 1200})
 		for _, c := range res.Content {
 			if img, ok := c.(*mcp.ImageContent); ok {
 				if err := os.WriteFile("../../docs/session-view.png", img.Data, 0o644); err != nil {
