@@ -102,6 +102,13 @@ func (r *recording) cursor(handle string) int64 {
 	return r.cursors[handle]
 }
 
+// forget drops a tab's cursor.
+func (r *recording) forget(handle string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	delete(r.cursors, handle)
+}
+
 // advance moves the tab's cursor on to next.
 func (r *recording) advance(handle string, next int64) {
 	r.mu.Lock()
@@ -157,6 +164,8 @@ func (s *server) recordEnd(ctx context.Context, p *recorded, res *mcp.CallToolRe
 		}
 		c.URLAfter = s.redact.String(t.URL())
 		c.Logs = s.logLines(t, c.Tab)
+	} else if c.Tab != "" {
+		s.rec.forget(c.Tab) // released or closed: its cursor goes with it
 	}
 	p.rec.Write(c, shot) // a recording that cannot write stops; the call stands
 }
