@@ -275,3 +275,26 @@ func checkView(t *testing.T, dir string) {
 		}
 	}
 }
+
+// The session commands and the cap refuse what they cannot use, as usage
+// errors that say what was wrong.
+func TestSessionInputsAreRefused(t *testing.T) {
+	t.Parallel()
+	empty := t.TempDir()
+	for _, c := range []struct {
+		args []string
+		says string
+	}{
+		{[]string{"mcp", "--save-session", empty, "--save-session-max-mb", "0"}, "--save-session-max-mb"},
+		{[]string{"session"}, "give view or batch"},
+		{[]string{"session", "replay", empty}, "unknown subcommand"},
+		{[]string{"session", "view"}, "give the session's folder"},
+		{[]string{"session", "view", empty}, "holds no recorded session"},
+		{[]string{"session", "batch", empty, "--tab"}, "flag needs an argument"},
+	} {
+		_, stderr, code := runCLI(t, nil, c.args...)
+		if code != int(exitUsage) || !strings.Contains(stderr, c.says) {
+			t.Errorf("%v: exit %d, want %d saying %q:\n%s", c.args, code, exitUsage, c.says, stderr)
+		}
+	}
+}
