@@ -32,6 +32,7 @@ type server struct {
 	uploads  func() (*folder, error)
 	actionMS int // default timeout_ms of the single-action tools
 	redact   *Redactor
+	rec      *recording // nil unless Options.SaveSession
 
 	mu     sync.Mutex
 	owners map[*mcp.ServerSession]string
@@ -70,6 +71,12 @@ type Options struct {
 	// Secrets are values no tool result may show: each is replaced by
 	// [redacted] in every form Redactor derives, in every result.
 	Secrets []string
+	// SaveSession is the folder each MCP session records its calls under
+	// (package session); empty: none.
+	SaveSession string
+	// SaveSessionMaxBytes caps that folder: over it, the oldest sessions
+	// are removed. 0 is session.DefaultMaxBytes.
+	SaveSessionMaxBytes int64
 	// Stop, when done, cancels every request in flight: the process is
 	// stopping (a signal) and no call may hold it up. Nil: never.
 	Stop context.Context
@@ -103,7 +110,11 @@ func NewWithOptions(m *tabs.Manager, version string, opt Options) (*mcp.Server, 
 	if opt.ActionTimeout <= 0 {
 		opt.ActionTimeout = DefaultActionTimeout
 	}
+	var err error
 	s := &server{m: m, opt: opt, actionMS: int(opt.ActionTimeout.Milliseconds()), redact: NewRedactor(opt.Secrets), owners: map[*mcp.ServerSession]string{}}
+	if s.rec, err = newRecording(opt, version); err != nil {
+		return nil, err
+	}
 	all := s.tools()
 	known := map[string]bool{}
 	for _, t := range all {
@@ -191,6 +202,7 @@ func (s *server) releaseOnEnd(ss *mcp.ServerSession) {
 	s.mu.Lock()
 	delete(s.owners, ss)
 	s.mu.Unlock()
+	s.rec.end(ss)
 	s.m.EndSession(context.Background(), owner)
 }
 
@@ -200,17 +212,21 @@ func (s *server) handle(t tool) mcp.ToolHandler {
 			stop := reportProgress(ctx, req.Session, token, t.name)
 			defer stop()
 		}
-		return s.redactResult(s.call(ctx, t, req)), nil
+		roots, ask := callRoots(t.name, req)
+		if ask {
+			return rootsRequest(), nil // the client calls again with its roots: that call is the one recorded
+		}
+		ctx = withRoots(ctx, roots)
+		rec := s.recordStart(ctx, t.name, req)
+		res := s.redactResult(s.call(ctx, t, req))
+		s.recordEnd(ctx, rec, res)
+		return res, nil
 	}
 }
 
 // call runs the tool and builds its result, a success or an error.
 func (s *server) call(ctx context.Context, t tool, req *mcp.CallToolRequest) *mcp.CallToolResult {
-	roots, ask := callRoots(t.name, req)
-	if ask {
-		return rootsRequest()
-	}
-	result, text, err := t.run(withRoots(ctx, roots), s.owner(req.Session), req.Params.Arguments)
+	result, text, err := t.run(ctx, s.owner(req.Session), req.Params.Arguments)
 	if err != nil && errors.Is(ctx.Err(), context.Canceled) {
 		err = errs.New(errs.Cancelled, "the client cancelled the call (or its session ended, or the server is stopping) before it finished").
 			WithHint("nothing was rolled back: observe the tab to see how far it got")

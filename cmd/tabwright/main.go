@@ -32,6 +32,7 @@ Usage:
   tabwright observe --diff a.json b.json                   compare two saved observations
   tabwright batch --url URL --steps steps.json [--observe SEL]
                                                            run browser_batch steps in a fresh tab, print the result
+  tabwright session view|batch DIR                         look at a session --save-session recorded; turn it into batch steps
   tabwright qs validate|run|check|report|diff|init|schema ... run quickstart tasks: can a reader get through the docs?
   tabwright demo                                           run the server on a bundled page and show what an agent sees
   tabwright setup [--name N] [--new-key]                    pair your own Chrome/Edge: the extension folder, key and MCP config
@@ -67,6 +68,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return exitCode(runQS(ctx, args[1:], stdout, stderr))
 	case "batch":
 		err = runBatch(ctx, args[1:], stdout, stderr)
+	case "session":
+		err = runSession(args[1:], stdout, stderr)
 	case "demo":
 		err = runDemo(ctx, args[1:], stdout)
 	case "doctor":

@@ -18,6 +18,7 @@ import (
 	"github.com/tabwright/tabwright/engine/tabs"
 	"github.com/tabwright/tabwright/internal/options"
 	"github.com/tabwright/tabwright/mcpserver"
+	"github.com/tabwright/tabwright/mcpserver/session"
 )
 
 func newManager(b browserFlags) (*tabs.Manager, error) {
@@ -45,6 +46,8 @@ type mcpFlags struct {
 	warm, lazy    bool
 	idleTimeout   time.Duration
 	uploadRoot    string
+	saveSession   string
+	sessionMaxMB  int
 	config        string
 	printConfig   bool
 }
@@ -73,6 +76,8 @@ func newMCPFlags() *mcpFlags {
 	fs.BoolVar(&f.lazy, "lazy-browser", false, "start the managed browser at the first call that needs a page: the default on stdio (kept for older configurations); with --http it stops the start with the server")
 	fs.DurationVar(&f.idleTimeout, "idle-timeout", defaultIdleTimeout, "close the managed browser after this long without a call that uses it; the next call starts it again (0: never; default off with --headful)")
 	fs.StringVar(&f.uploadRoot, "upload-root", "", "the one folder browser_upload may send files from (default: the output folder)")
+	fs.StringVar(&f.saveSession, "save-session", "", "record each MCP session in a folder of its own under this folder: every call (arguments and results redacted), a small screenshot after each call that acts on a page, the tab's console and network; see tabwright session view|batch")
+	fs.IntVar(&f.sessionMaxMB, "save-session-max-mb", session.DefaultMaxBytes>>20, "with --save-session: the folder's size cap in MB; over it, the oldest sessions are removed")
 	f.state.register(fs)
 	fs.StringVar(&f.config, options.ConfigFlag, "", "a JSON file of options: keys are flag names without the dashes, e.g. {\"headful\": true, \"viewport-size\": \"800x600\"}; a flag or variable given too wins")
 	fs.BoolVar(&f.printConfig, "print-config", false, "print the options in force and where each came from (flag, env, config, default), then exit")
@@ -112,6 +117,9 @@ func runMCP(ctx context.Context, args []string, stderr io.Writer) error {
 	if lo, hi := mcpserver.ActionTimeoutRange(); f.actionTimeout < lo || f.actionTimeout > hi {
 		return errs.Input("--action-timeout", "must be between %v and %v (a step's timeout_ms bounds); got %v", lo, hi, f.actionTimeout)
 	}
+	if f.saveSession != "" && (f.sessionMaxMB < 1 || f.sessionMaxMB > maxSessionMB) {
+		return errs.Input("--save-session-max-mb", "must be between 1 and %d; got %d", maxSessionMB, f.sessionMaxMB)
+	}
 	if err := f.browser.check(); err != nil {
 		return err
 	}
@@ -119,7 +127,8 @@ func runMCP(ctx context.Context, args []string, stderr io.Writer) error {
 	if err := f.page.apply(f.fs, &opt); err != nil {
 		return err
 	}
-	serverOpt := mcpserver.Options{Tools: f.toolsSpec, AllowFileURLs: f.allowFiles, ActionTimeout: f.actionTimeout, InlineSchemas: f.inline, OutputDir: f.outputDir, UploadRoot: f.uploadRoot, Stop: ctx}
+	serverOpt := mcpserver.Options{Tools: f.toolsSpec, AllowFileURLs: f.allowFiles, ActionTimeout: f.actionTimeout, InlineSchemas: f.inline, OutputDir: f.outputDir, UploadRoot: f.uploadRoot, Stop: ctx,
+		SaveSession: f.saveSession, SaveSessionMaxBytes: int64(f.sessionMaxMB) << 20}
 	if err := f.state.apply(&opt, &serverOpt); err != nil {
 		return err
 	}
@@ -152,6 +161,10 @@ func runMCP(ctx context.Context, args []string, stderr io.Writer) error {
 	}
 	return serveHTTP(ctx, mcpserver.HTTPHandler(srv, f.sessionIdle), f.addr, stderr)
 }
+
+// maxSessionMB bounds --save-session-max-mb (1 TB), far below where MB
+// to bytes overflows.
+const maxSessionMB = 1 << 20
 
 // defaultIdleTimeout closes a headless managed browser nobody has used for
 // an hour: an MCP client starts a server per conversation or window and

@@ -287,6 +287,14 @@
     throw new Error('unknown selector type ' + loc.type);
   };
 
+  // stableSelector is the unique CSS selector, now, of the one element loc
+  // names (a ref, usually), or null when it names none: what a recording
+  // keeps so that a replay needs no observation.
+  tw.stableSelector = (loc) => {
+    const [el] = tw.find(loc);
+    return el ? tw.selector(el) : null;
+  };
+
   // describe names an element for messages: <button#save name=go> "Save".
   tw.describe = (el) => {
     const d = { tag: dom.tag(el) };
