@@ -143,7 +143,7 @@ func loadTasks(paths []string, example, docsURL string, stdout, stderr io.Writer
 		paths = task.Discover(".")
 		if len(paths) == 0 {
 			fmt.Fprintln(stderr, "no task files given, and none found in tasks/ or the current directory.")
-			fmt.Fprintln(stderr, "Write one with `tabwright qs init DOCS-URL`, or try `tabwright qs run --example hello --allow-unenforced`.")
+			fmt.Fprintf(stderr, "Write one with `tabwright qs init DOCS-URL`, or try `%s`.\n", exampleCommand(sandbox.Probe(context.Background())))
 			return nil, 0, exitUsage
 		}
 	} else {
@@ -562,8 +562,18 @@ func qsExamples(stdout io.Writer) exitCode {
 		}
 		fmt.Fprintf(stdout, "  %-13s goal: %s\n", "", t.Goal)
 	}
-	fmt.Fprintln(stdout, "\n  tabwright qs run --example hello --allow-unenforced")
+	fmt.Fprintln(stdout, "\n  "+exampleCommand(sandbox.Probe(context.Background())))
 	return exitOK
+}
+
+// exampleCommand is the command that runs the hello example here: plain
+// where the sandbox backend can enforce, else with --allow-unenforced and
+// why it is needed.
+func exampleCommand(sandboxWorks bool, why string) string {
+	if sandboxWorks {
+		return "tabwright qs run --example hello"
+	}
+	return "tabwright qs run --example hello --allow-unenforced   # the sandbox backend cannot run here: " + why
 }
 
 func qsReport(args []string, stdout, stderr io.Writer) exitCode {
