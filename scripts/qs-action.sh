@@ -114,6 +114,25 @@ output() {
   return 0
 }
 
+# clear_previous removes what an earlier run wrote in the results folder
+# $1 (a folder with a results.json): results.json, suite.md, the report,
+# the pages read and each run's folder (one holding report.md or
+# trace.jsonl), so that neither
+# the report nor the uploaded folder can show that run as this one. Other
+# files there are not ours and stay.
+clear_previous() {
+  [ -f "$1/results.json" ] || return 0
+  echo "clearing the previous run's results from $1" >&2
+  rm -f "$1/results.json" "$1/suite.md" "$1/report.html"
+  rm -rf "$1/pages"
+  for d in "$1"/*/; do
+    [ -d "$d" ] || continue
+    if [ -f "$d/report.md" ] || [ -f "$d/trace.jsonl" ] || [ -n "$(find "$d" -mindepth 2 -maxdepth 2 -name trace.jsonl -print -quit 2>/dev/null)" ]; then
+      rm -rf "$d"
+    fi
+  done
+}
+
 run() {
   bin=${TABWRIGHT:-tabwright}
   cd "${QS_WORKING_DIRECTORY:-.}" || exit 3
@@ -140,12 +159,26 @@ run() {
   [ "${QS_GITHUB_SUMMARY:-false}" = true ] && set -- "$@" --github-summary
   # shellcheck disable=SC2086
   [ -n "${QS_ARGS:-}" ] && set -- "$@" ${QS_ARGS}
+  clear_previous "$out"
+  work=$(mktemp -d "${RUNNER_TEMP:-${TMPDIR:-/tmp}}/qs-run.XXXXXX")
   echo "+ $bin $*" >&2
-  "$bin" "$@"
+  # qs run's stderr is shown as it comes and kept: when the run writes no
+  # results, the error is all this step publishes.
+  mkfifo "$work/stderr.pipe"
+  tee "$work/error.txt" <"$work/stderr.pipe" >&2 &
+  "$bin" "$@" 2>"$work/stderr.pipe"
   code=$?
-  results=$(cd "$out" 2>/dev/null && pwd || echo "$PWD/$out")
-  output "results=$results"
-  if [ -f "$out/results.json" ]; then
+  wait
+  rm -f "$work/stderr.pipe"
+  if [ ! -f "$out/results.json" ]; then
+    # Nothing ran (a bad input, a task file that does not load): publish
+    # the error alone, never an older run's results.
+    echo "qs run wrote no results (exit $code); publishing its error only" >&2
+    output "results=$work"
+  else
+    rm -rf "$work"
+    results=$(cd "$out" && pwd)
+    output "results=$results"
     if "$bin" qs report "$out" --out "$out/report.html"; then
       output "report=$results/report.html"
     else

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"fmt"
+	"github.com/tabwright/tabwright/quickstart/sandbox"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -34,7 +35,8 @@ type actionStep struct {
 
 type actionFile struct {
 	Inputs map[string]struct {
-		Default string `yaml:"default"`
+		Default     string `yaml:"default"`
+		Description string `yaml:"description"`
 	} `yaml:"inputs"`
 	Outputs map[string]struct {
 		Value string `yaml:"value"`
@@ -491,5 +493,67 @@ func TestActionScriptRunsShards(t *testing.T) {
 	merge.Dir = work
 	if out, err := merge.CombinedOutput(); err == nil || !strings.Contains(string(out), "a (replay): pass rate 100%") || !strings.Contains(string(out), "b (replay): pass rate 0%") {
 		t.Errorf("merge (want exit 1, a docs gap): %v\n%s", err, out)
+	}
+}
+
+// The action's script never publishes an earlier run as this one: run
+// twice in one workspace, the second time with an input qs run refuses,
+// the step publishes the error alone (no report, no results.json); a later
+// run of other tasks leaves no folder of the first run's in what it
+// uploads.
+func TestActionNeverRepublishesAPreviousRun(t *testing.T) {
+	t.Parallel()
+	bin := filepath.Join(releaseDir(t), releaseFile("tabwright"))
+	srv := docsServer(t)
+	work := t.TempDir()
+	actionTasks(t, work, srv.URL)
+	os.WriteFile(filepath.Join(work, "tasks", "b.yaml"), []byte(fmt.Sprintf("name: b\ngoal: g\ndocs:\n  entrypoint: %s/docs/\nreplay: ['echo done > done.txt']\nsuccess:\n  script: test -f done.txt\n", srv.URL)), 0o644)
+	script, _ := filepath.Abs("../../scripts/qs-action.sh")
+	n := 0
+	run := func(env ...string) (map[string]string, string) {
+		n++
+		outputs := filepath.Join(work, fmt.Sprintf("outputs-%d", n))
+		cmd := exec.Command("sh", script, "run")
+		cmd.Dir = work
+		cmd.Env = append(os.Environ(), append([]string{"TABWRIGHT=" + bin, "QS_BACKEND=local", "QS_ALLOW_UNENFORCED=true", "QS_OUT=res",
+			"QS_ARGS=--quiet", "QS_DEFER_EXIT=1", "GITHUB_ACTIONS=true", "GITHUB_OUTPUT=" + outputs, "RUNNER_TEMP=" + t.TempDir()}, env...)...)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("run %d: %v\n%s", n, err, out)
+		}
+		return readOutputs(outputs), string(out)
+	}
+	outputs, log := run("QS_TASKS=tasks/a.yaml")
+	if outputs["exit-code"] != "0" || outputs["report"] == "" {
+		t.Fatalf("the first run: %v\n%s", outputs, log)
+	}
+	outputs, log = run("QS_TASKS=tasks/a.yaml", "QS_REPEAT=0")
+	if outputs["exit-code"] != "3" || outputs["report"] != "" {
+		t.Errorf("a refused input: outputs %v\n%s", outputs, log)
+	}
+	published, _ := os.ReadDir(outputs["results"])
+	errText, _ := os.ReadFile(filepath.Join(outputs["results"], "error.txt"))
+	if len(published) != 1 || !strings.Contains(string(errText), "--repeat") {
+		t.Errorf("a refused input publishes %v from %s, want its error alone: %q\n%s", published, outputs["results"], errText, log)
+	}
+	for _, stale := range []string{"results.json", "report.html", "a", "pages"} {
+		if _, err := os.Stat(filepath.Join(work, "res", stale)); err == nil {
+			t.Errorf("the first run's %s is still in res/ for a later step to take as this run's", stale)
+		}
+	}
+	outputs, log = run("QS_TASKS=tasks/b.yaml")
+	if _, err := os.Stat(filepath.Join(outputs["results"], "a")); outputs["exit-code"] != "0" || err == nil {
+		t.Errorf("a run of task b publishes task a's folder from the first run: %v\n%s", outputs, log)
+	}
+}
+
+// action.yml says what quickstarted's backend: docker becomes, as qs run
+// maps it (mapBackend): the container backend, not the sandbox.
+func TestActionSaysWhereDockerRuns(t *testing.T) {
+	t.Parallel()
+	desc := readAction(t).Inputs["backend"].Description
+	_, stdout, _, code := parsedRun(t, "--backend", "docker")
+	if code != 0 || !strings.Contains(stdout, "tabwright's --backend "+sandbox.Container) || !strings.Contains(desc, "quickstarted's docker is "+sandbox.Container) {
+		t.Errorf("qs run maps docker to %s (%q), but action.yml says: %q", sandbox.Container, stdout, desc)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/tabwright/tabwright/engine/launch"
 	"github.com/tabwright/tabwright/engine/observe"
 	"github.com/tabwright/tabwright/engine/tabs"
+	qsrun "github.com/tabwright/tabwright/quickstart/run"
 	"github.com/tabwright/tabwright/quickstart/sandbox"
 )
 
@@ -46,9 +47,21 @@ func browsersReport(stdout io.Writer) {
 }
 
 // runDoctor reports whether this machine can run a managed browser, and the
-// exact command that fixes what is missing. Exit status 1 when it cannot.
-func runDoctor(stdout io.Writer) int {
-	ok := true
+// exact command that fixes what is missing. Exit status 1 when it cannot,
+// or when the price book named by --prices (quickstarted's doctor flag) or
+// $QUICKSTARTED_PRICES cannot be used; 3 for a bad flag.
+func runDoctor(args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("doctor")
+	fs.SetOutput(stderr)
+	prices := fs.String("prices", os.Getenv("QUICKSTARTED_PRICES"), "the price book qs run would use (default $QUICKSTARTED_PRICES, else the built-in one)")
+	if err := fs.Parse(args); err != nil {
+		return int(flagExit(err))
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "tabwright doctor takes no arguments; got %q\n", fs.Arg(0))
+		return int(exitUsage)
+	}
+	ok := pricesReport(stdout, *prices)
 	if shell, err := launch.FindHeadless(); err == nil {
 		if full, _ := launch.Find(); shell != full {
 			fmt.Fprintf(stdout, "headless: %s (used for the managed headless browser; starts faster)\n", shell)
@@ -105,6 +118,28 @@ func runDoctor(stdout io.Writer) int {
 	}
 	fmt.Fprintln(stdout, "ready:    no")
 	return 1
+}
+
+// pricesReport names the price book qs run estimates cost with, and the
+// day its rates were read; it reports false when a named book is unusable.
+func pricesReport(stdout io.Writer, path string) bool {
+	var book qsrun.Book
+	var err error
+	if path != "" {
+		book, err = qsrun.LoadBook(path)
+	} else {
+		book, err = qsrun.BuiltinBook()
+	}
+	if err != nil {
+		fmt.Fprintf(stdout, "prices:   UNUSABLE: %v\n", err)
+		return false
+	}
+	how := " (qs run --prices FILE or $QUICKSTARTED_PRICES replaces it)"
+	if path != "" {
+		how = ""
+	}
+	fmt.Fprintf(stdout, "prices:   %s%s\n", book, how)
+	return true
 }
 
 // containerReport names the container engine a task's image: runs on

@@ -55,3 +55,20 @@ func TestDoctorReportsTheContainerEngine(t *testing.T) {
 		t.Fatalf("an engine that is not installed: %v, %q", rt, why)
 	}
 }
+
+// doctor shows the price book qs run would use and its date, and reads
+// quickstarted's --prices instead of ignoring it; `qs doctor`, quickstarted's
+// spelling, is the same check.
+func TestQSDoctorShowsThePriceBook(t *testing.T) {
+	t.Parallel()
+	var out bytes.Buffer
+	if !pricesReport(&out, "") || !strings.HasPrefix(out.String(), "prices:   built-in, rates as of 20") {
+		t.Errorf("the built-in book: %s", out.String())
+	}
+	bad := filepath.Join(t.TempDir(), "prices.json")
+	os.WriteFile(bad, []byte(`{"m": {"input": "one"}}`), 0o644)
+	code, stdout, stderr := qsCmd(t, "doctor", "--prices", bad)
+	if code != exitFailed || !strings.Contains(stdout, "prices:   UNUSABLE: qs.prices: "+bad+" at m.input") {
+		t.Errorf("qs doctor --prices BAD: exit %d\n%s%s", code, stdout, stderr)
+	}
+}

@@ -36,7 +36,7 @@ Usage:
   tabwright qs validate|run|check|report|diff|init|schema ... run quickstart tasks: can a reader get through the docs?
   tabwright demo                                           run the server on a bundled page and show what an agent sees
   tabwright setup [--name N] [--new-key]                    pair your own Chrome/Edge: the extension folder, key and MCP config
-  tabwright doctor                                         check this machine: browser, version, fixes
+  tabwright doctor [--prices FILE]                         check this machine: browser, version, fixes, the price book
   tabwright version                                        print the version
 
 ` + exitTable
@@ -73,7 +73,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	case "demo":
 		err = runDemo(ctx, args[1:], stdout)
 	case "doctor":
-		return exitCode(runDoctor(stdout))
+		return exitCode(runDoctor(args[1:], stdout, stderr))
 	case "version", "--version", "-v":
 		fmt.Fprintln(stdout, "tabwright", version)
 		return exitOK

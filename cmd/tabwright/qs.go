@@ -45,6 +45,7 @@ Usage:
   tabwright qs init DOCS-URL [--name N] [--out PATH] [--force]
                                                           write a starter task file for a docs page
   tabwright qs schema                                     print the task file's JSON Schema
+  tabwright qs doctor [--prices FILE]                     tabwright doctor: this machine's browser, backends and price book
 
 With no TASK: tasks/*.yaml, else ./*.yaml. tabwright.yaml or quickstarted.yaml (here or in a
 parent) gives tasks: defaults merged under every task.
@@ -81,12 +82,15 @@ func dispatchQS(ctx context.Context, args []string, stdout, stderr io.Writer) ex
 		return qsInit(args[1:], stdout, stderr)
 	case "schema":
 		return qsSchema(stdout, stderr)
+	case "doctor":
+		// quickstarted's doctor is tabwright's: one check of the machine.
+		return exitCode(runDoctor(args[1:], stdout, stderr))
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, qsUsage)
 		return exitOK
 	}
 	hint := ""
-	if n := task.Nearest(args[0], []string{"validate", "run", "check", "examples", "report", "diff", "init", "schema", "show"}); n != "" {
+	if n := task.Nearest(args[0], []string{"validate", "run", "check", "examples", "report", "diff", "init", "schema", "show", "doctor"}); n != "" {
 		hint = fmt.Sprintf("; did you mean %q?", n)
 	}
 	fmt.Fprintf(stderr, "tabwright qs: unknown subcommand %q%s\n\n%s", args[0], hint, qsUsage)
@@ -139,7 +143,7 @@ func loadTasks(paths []string, example, docsURL string, stdout, stderr io.Writer
 		paths = task.Discover(".")
 		if len(paths) == 0 {
 			fmt.Fprintln(stderr, "no task files given, and none found in tasks/ or the current directory.")
-			fmt.Fprintln(stderr, "Write one with `tabwright qs init DOCS-URL`, or try `tabwright qs run --example hello --allow-unenforced`.")
+			fmt.Fprintf(stderr, "Write one with `tabwright qs init DOCS-URL`, or try `%s`.\n", exampleCommand(sandbox.Probe(context.Background())))
 			return nil, 0, exitUsage
 		}
 	} else {
@@ -250,7 +254,7 @@ func qsRun(ctx context.Context, args []string, stdout, stderr io.Writer) exitCod
 	if code, goOn := f.parse(args, stdout, stderr); !goOn {
 		return code
 	}
-	ag, prices, ok := f.agent.build(stderr)
+	ag, book, ok := f.agent.build(stdout, stderr)
 	if !ok {
 		return exitUsage
 	}
@@ -299,8 +303,9 @@ func qsRun(ctx context.Context, args []string, stdout, stderr io.Writer) exitCod
 	if code != 0 {
 		return code
 	}
+	printRunHeader(stdout, ag.Name(), book, f.verbose)
 	multi := len(tasks) > 1 || f.workers > 1
-	opt := qsrun.SuiteOptions{Repeat: f.repeat, Workers: f.workers, Version: version, Prices: prices, MaxCostUSD: *f.agent.maxCost, Options: qsrun.Options{
+	opt := qsrun.SuiteOptions{Repeat: f.repeat, Workers: f.workers, Version: version, Prices: book.Prices, MaxCostUSD: *f.agent.maxCost, Options: qsrun.Options{
 		Docs: reader, KeepSandbox: f.keep, CheckBrowser: &launch.Options{}, Backend: chosen, Runtime: runtime, Cache: cache, Agent: ag,
 		ProbeAffordances: f.docs.probe, WorkspaceBytes: f.workspaceBytes,
 	}}
@@ -313,7 +318,7 @@ func qsRun(ctx context.Context, args []string, stdout, stderr io.Writer) exitCod
 	suite := qsrun.RunSuite(ctx, tasks, opt, func(r *qsrun.Result) { qsrun.PrintRun(stdout, r) })
 	qsrun.PrintSummary(stdout, suite, len(tasks))
 	suite.Shard = shard
-	code = runExit(suite, f.strict, shard != nil && len(tasks) == 0, invalid, stderr)
+	code = runExit(suite, f.strict, shard != nil && len(tasks) == 0, invalid, f.agent.capFlag, stderr)
 	if c := f.ci.after(suite, stdout, stderr); c != exitOK {
 		code = c
 	}
@@ -324,6 +329,24 @@ func qsRun(ctx context.Context, args []string, stdout, stderr io.Writer) exitCod
 		return c
 	}
 	return code
+}
+
+// printRunHeader says which agent and model the runs use (a model is part
+// of what a result means), and with verbose which prices estimate cost.
+func printRunHeader(stdout io.Writer, agentName string, book qsrun.Book, verbose bool) {
+	if vendor, model, ok := strings.Cut(agentName, ":"); ok {
+		fmt.Fprintf(stdout, "agent: %s, model %s\n", vendor, model)
+	} else {
+		fmt.Fprintf(stdout, "agent: %s (no model)\n", agentName)
+	}
+	if !verbose {
+		return
+	}
+	if book.Prices == nil {
+		fmt.Fprintln(stdout, "price book: none (token counts only)")
+		return
+	}
+	fmt.Fprintf(stdout, "price book: %s\n", book)
 }
 
 // anyImage reports whether a task names an image.
@@ -539,8 +562,18 @@ func qsExamples(stdout io.Writer) exitCode {
 		}
 		fmt.Fprintf(stdout, "  %-13s goal: %s\n", "", t.Goal)
 	}
-	fmt.Fprintln(stdout, "\n  tabwright qs run --example hello --allow-unenforced")
+	fmt.Fprintln(stdout, "\n  "+exampleCommand(sandbox.Probe(context.Background())))
 	return exitOK
+}
+
+// exampleCommand is the command that runs the hello example here: plain
+// where the sandbox backend can enforce, else with --allow-unenforced and
+// why it is needed.
+func exampleCommand(sandboxWorks bool, why string) string {
+	if sandboxWorks {
+		return "tabwright qs run --example hello"
+	}
+	return "tabwright qs run --example hello --allow-unenforced   # the sandbox backend cannot run here: " + why
 }
 
 func qsReport(args []string, stdout, stderr io.Writer) exitCode {

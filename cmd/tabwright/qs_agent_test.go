@@ -52,11 +52,11 @@ func TestQSRunAgentFlags(t *testing.T) {
 	}
 	cases := map[string][]string{
 		"qs.agent_key_missing: --agent openai:gpt-x needs an API key": {"--agent", "openai:gpt-x"},
-		"qs.agent_model_missing": {"--agent", "openai"},
-		"qs.agent_unknown":       {"--agent", "llama"},
-		"qs.agent_tools":         {"--agent-tools", "+browser"},
-		"qs.max_cost":            {"--max-cost-usd", "1"},
-		"qs.prices":              {"--prices", "/nonexistent/prices.json"},
+		"qs.agent_model_missing":                 {"--agent", "openai"},
+		"qs.agent_unknown":                       {"--agent", "llama"},
+		"qs.agent_tools":                         {"--agent-tools", "+browser"},
+		"qs.max_cost: --max-cost-usd: -1 is not": {"--max-cost-usd", "-1"},
+		"qs.prices":                              {"--prices", "/nonexistent/prices.json"},
 	}
 	for want, args := range cases {
 		var out, errb bytes.Buffer

@@ -25,7 +25,7 @@ type compatFlags struct {
 func addCompatFlags(fs *flag.FlagSet) *compatFlags {
 	c := &compatFlags{}
 	fs.StringVar(&c.model, "model", "", "the model, as quickstarted spells it: --agent VENDOR --model M is --agent VENDOR:M (replay takes none and ignores it)")
-	fs.Float64Var(&c.maxSpend, "max-spend", 0, "quickstarted's name for --max-cost-usd")
+	fs.Float64Var(&c.maxSpend, "max-spend", 0, "quickstarted's name for --max-cost-usd (with replay it caps nothing: replay costs nothing)")
 	fs.StringVar(&c.image, "image", "", "the container image of tasks that name no image:")
 	fs.BoolVar(&c.refreshPrices, "refresh-prices", false, "refused: tabwright has no live price source; give --prices FILE")
 	return c
@@ -53,9 +53,11 @@ func (c *compatFlags) apply(f *runFlags, stdout, stderr io.Writer) exitCode {
 			return exitUsage
 		}
 		*f.agent.maxCost = c.maxSpend
+		f.agent.capFlag = "--max-spend"
 	}
 	if *f.agent.prices == "" {
 		*f.agent.prices = os.Getenv("QUICKSTARTED_PRICES") // quickstarted's default for --prices
+		f.agent.pricesEnv = *f.agent.prices != ""
 	}
 	return c.mapBackend(f, stdout, stderr)
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -105,7 +106,7 @@ var quickstartedFlagCases = map[string]func(t *testing.T){
 			t.Fatalf("exit %d: %s", code, stderr)
 		}
 		var errb bytes.Buffer
-		if ag, _, ok := f.agent.build(&errb); !ok || ag.Name() != "openai:gpt-5.2" {
+		if ag, _, ok := f.agent.build(io.Discard, &errb); !ok || ag.Name() != "openai:gpt-5.2" {
 			t.Errorf("--agent openai --model gpt-5.2 built %v (%s)", ag, errb.String())
 		}
 		sameRun(t, func(f *runFlags) any { return *f.agent.agent }, "claude:claude-x", "--model", "claude-x", "--agent", "claude")
@@ -126,11 +127,12 @@ var quickstartedFlagCases = map[string]func(t *testing.T){
 	"run --max-spend": func(t *testing.T) {
 		book := filepath.Join(t.TempDir(), "p.json")
 		os.WriteFile(book, []byte(`{"m": {"input": 1, "output": 2}}`), 0o644)
-		f, _, stderr, code := parsedRun(t, "--max-spend", "2.5", "--prices", book)
+		f, _, stderr, code := parsedRun(t, "--max-spend", "2.5", "--prices", book, "--agent", "openai:m", "--base-url", "http://127.0.0.1:9/v1")
 		var errb bytes.Buffer
-		if _, _, ok := f.agent.build(&errb); code != 0 || !ok || *f.agent.maxCost != 2.5 {
+		if _, _, ok := f.agent.build(io.Discard, &errb); code != 0 || !ok || *f.agent.maxCost != 2.5 {
 			t.Errorf("--max-spend 2.5: exit %d, cap %v: %s%s", code, *f.agent.maxCost, stderr, errb.String())
 		}
+		// With replay and on an unpriced model: TestQSMaxSpend*.
 		refusedRun(t, "one cap", "--max-spend", "2", "--max-cost-usd", "3")
 	},
 	"run --repeat":  func(t *testing.T) { sameRun(t, func(f *runFlags) any { return f.repeat }, 5, "--repeat", "5") },

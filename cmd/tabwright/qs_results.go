@@ -74,11 +74,12 @@ func writeResults(s *qsrun.Suite, out, junit string, stdout, stderr io.Writer) e
 // runExit is qs run's exit code: interrupted (or stopped at the cost cap),
 // then an invalid task file, then an empty shard (more shards than tasks,
 // not a failure), then the suite's own verdict; it says why when the suite
-// stopped at its cost cap or every task was skipped.
-func runExit(suite *qsrun.Suite, strict, emptyShard bool, invalid int, stderr io.Writer) exitCode {
+// stopped at its cost cap (capFlag, the cap's flag as typed) or every task
+// was skipped.
+func runExit(suite *qsrun.Suite, strict, emptyShard bool, invalid int, capFlag string, stderr io.Writer) exitCode {
 	code := suite.Exit(strict)
 	if suite.StoppedAtCost {
-		fmt.Fprintf(stderr, "stopped at --max-cost-usd $%.2f; $%.4f estimated over %d run(s)\n", suite.MaxCostUSD, *suite.Totals.EstimatedCost, suite.Totals.Runs)
+		fmt.Fprintf(stderr, "stopped at %s $%.2f; $%.4f estimated over %d run(s)\n", capFlag, suite.MaxCostUSD, *suite.Totals.EstimatedCost, suite.Totals.Runs)
 	}
 	switch {
 	case code == exitInterrupt:

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sort"
 
 	qsrun "github.com/tabwright/tabwright/quickstart/run"
 )
@@ -25,6 +26,12 @@ func qsShow(args []string, stdout, stderr io.Writer) exitCode {
 		fmt.Fprintln(stderr, "usage: tabwright qs show TRACE [--verbose]  (a trace.jsonl, or the run directory holding one)")
 		return exitUsage
 	}
+	if traces := tracesUnder(paths[0]); len(traces) > 1 {
+		listTraces(stdout, paths[0], traces)
+		return exitOK
+	} else if len(traces) == 1 {
+		paths[0] = traces[0]
+	}
 	events, err := readTrace(paths[0])
 	if err != nil {
 		fmt.Fprintln(stderr, err)
@@ -32,6 +39,38 @@ func qsShow(args []string, stdout, stderr io.Writer) exitCode {
 	}
 	fmt.Fprint(stdout, qsrun.Transcript(events, *verbose))
 	return exitOK
+}
+
+// tracesUnder finds the traces of a results directory (DIR/TASK/ and
+// DIR/TASK/attempt-N/, as qs run --out writes them), sorted; none when dir
+// is not a directory or holds a trace itself.
+func tracesUnder(dir string) []string {
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return nil
+	}
+	if _, err := os.Stat(filepath.Join(dir, "trace.jsonl")); err == nil {
+		return nil
+	}
+	one, _ := filepath.Glob(filepath.Join(dir, "*", "trace.jsonl"))
+	two, _ := filepath.Glob(filepath.Join(dir, "*", "*", "trace.jsonl"))
+	all := append(one, two...)
+	sort.Strings(all)
+	return all
+}
+
+// listTraces names each trace of a results directory with how its run
+// ended, and the command that shows it.
+func listTraces(stdout io.Writer, dir string, traces []string) {
+	fmt.Fprintf(stdout, "%s holds %d runs; show one with tabwright qs show RUN-DIR:\n", dir, len(traces))
+	for _, tr := range traces {
+		ended := "did not finish"
+		if events, err := readTrace(tr); err != nil {
+			ended = "unreadable: " + err.Error()
+		} else if last := events[len(events)-1]; last["type"] == "run_end" {
+			ended = fmt.Sprintf("%v (stop reason: %v)", last["classification"], last["stop_reason"])
+		}
+		fmt.Fprintf(stdout, "  %-40s %s\n", filepath.Dir(tr), ended)
+	}
 }
 
 // readTrace reads a trace.jsonl (or DIR/trace.jsonl): one JSON object per

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tabwright/tabwright/quickstart/sandbox"
 )
 
 func qsTaskDir(t *testing.T, docsURL string) string {
@@ -98,9 +100,15 @@ func TestQSExamples(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	var out, errb bytes.Buffer
+	// The command it suggests is the one that runs here: no
+	// --allow-unenforced where the sandbox works.
+	works, why := sandbox.Probe(ctx)
 	if code := runQS(ctx, []string{"examples"}, &out, &errb); code != 0 || !strings.Contains(out.String(), "hello ") ||
-		!strings.Contains(out.String(), "http://docs.example.test/greeter/usage.html") || !strings.Contains(out.String(), "qs run --example hello --allow-unenforced") {
-		t.Errorf("examples: %d\n%s", code, out.String())
+		!strings.Contains(out.String(), "http://docs.example.test/greeter/usage.html") || !strings.HasSuffix(out.String(), "  "+exampleCommand(works, why)+"\n") {
+		t.Errorf("examples (sandbox works: %v): %d\n%s", works, code, out.String())
+	}
+	if exampleCommand(true, "") != "tabwright qs run --example hello" || !strings.Contains(exampleCommand(false, "no bwrap"), "--allow-unenforced   # the sandbox backend cannot run here: no bwrap") {
+		t.Errorf("the suggested commands: %q, %q", exampleCommand(true, ""), exampleCommand(false, "no bwrap"))
 	}
 	out.Reset()
 	if code := runQS(ctx, []string{"validate", "--example", "web-page"}, &out, &errb); code != 0 || !strings.HasPrefix(out.String(), "ok       example:web-page (web-page-example, replay+agent)") {

@@ -359,3 +359,18 @@ func TestKeyNotInErrors(t *testing.T) {
 		t.Errorf("detail %q", o.Detail)
 	}
 }
+
+// A bare --agent claude asks for the model quickstarted's does, so the same
+// command line compares like with like; openai and gemini have no default
+// there, nor here.
+func TestDefaultModelsAreQuickstarteds(t *testing.T) {
+	a, err := agent.New(agent.Config{Agent: "claude", BaseURL: "http://127.0.0.1:9"})
+	if err != nil || a.Name() != "claude:claude-opus-5" {
+		t.Fatalf("--agent claude: %v %v, want claude:claude-opus-5 (quickstarted 0.6.1's default)", a, err)
+	}
+	for _, v := range []string{"openai", "gemini"} {
+		if _, err := agent.New(agent.Config{Agent: v, BaseURL: "http://127.0.0.1:9"}); err == nil || !strings.Contains(err.Error(), "no default is assumed") {
+			t.Errorf("--agent %s: %v, want a model asked for", v, err)
+		}
+	}
+}

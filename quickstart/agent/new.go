@@ -28,8 +28,9 @@ type Error struct{ Code, Message string }
 
 func (e *Error) Error() string { return e.Code + ": " + e.Message }
 
-// DefaultClaudeModel is the model of a bare --agent claude.
-const DefaultClaudeModel = "claude-sonnet-5-5"
+// DefaultClaudeModel is the model of a bare --agent claude: quickstarted's
+// default, so one command line means one model in both tools.
+const DefaultClaudeModel = "claude-opus-5"
 
 // GeminiBaseURL is Gemini's OpenAI-compatible endpoint, the route
 // gemini:MODEL takes (Chat Completions through the OpenAI SDK).

@@ -183,6 +183,7 @@ type htmlGap struct {
 	Page    string
 	Stop    string
 	Output  string
+	Failed  *qsrun.FailedCommand // the last command that failed: often the real error
 	Pages   []htmlPage
 }
 
@@ -239,7 +240,7 @@ func HTML(s *qsrun.Suite, transcripts map[string]string, root string) []byte {
 	}
 	d.ChartH = len(s.Tasks)*chartRowH + 8
 	for _, r := range gapRuns(s) {
-		g := htmlGap{Task: r.Task, Attempt: r.Attempt, Stop: stopText(r)}
+		g := htmlGap{Task: r.Task, Attempt: r.Attempt, Stop: stopText(r), Failed: r.LastFailure}
 		for _, p := range r.PagesRead() {
 			g.Pages = append(g.Pages, htmlPage{URL: p.URL, Href: pageHref(root, p.File)})
 		}
@@ -308,7 +309,8 @@ pre { background: var(--code); padding: .75em; overflow-x: auto; white-space: pr
 <h2>Where it failed</h2>
 {{range .Gaps}}<div class="gap"><h3>{{.Task}}, attempt {{.Attempt}}</h3>
 {{if .Page}}<p>Last docs page read: <a href="{{.Page}}">{{.Page}}</a></p>{{end}}
-<p>Stop reason: {{.Stop}}</p><pre>{{.Output}}</pre>
+<p>Stop reason: {{.Stop}}</p><p>The check said:</p><pre>{{.Output}}</pre>
+{{with .Failed}}<p>The last command that failed (exit {{.ExitCode}}): <code>{{.Command}}</code></p><pre>{{if .Output}}{{.Output}}{{else}}(it printed nothing){{end}}</pre>{{end}}
 {{if .Pages}}<details><summary>Pages read ({{len .Pages}})</summary><ol>{{range .Pages}}<li>{{.URL}}{{if .Href}} (<a href="{{.Href}}">as read</a>){{end}}</li>{{end}}</ol></details>{{end}}</div>
 {{else}}<p>No documentation gaps in these runs.</p>
 {{end}}

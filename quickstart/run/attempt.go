@@ -60,6 +60,9 @@ type Result struct {
 	// Warnings name the commands that timed out or failed, the check's
 	// verdict notwithstanding.
 	Warnings []string `json:"warnings,omitempty"`
+	// LastFailure is the last command that exited non-zero, with the end
+	// of its output, so a report shows the error beside a silent check.
+	LastFailure *FailedCommand `json:"last_failure,omitempty"`
 
 	Trace    *Trace        `json:"-"`
 	Duration time.Duration `json:"-"`
@@ -315,6 +318,7 @@ func (res *Result) finish(o agent.Outcome, start time.Time) *Result {
 		res.Detail = why
 	}
 	res.Warnings = StepWarnings(res.Trace.Events())
+	res.LastFailure = LastFailedCommand(res.Trace.Events())
 	res.Passed = res.Classification == Passed
 	res.Evidential = Evidential(res.Classification)
 	res.EgressBlocked, res.DocsBypassAttempts = f.EgressBlocked, f.DocsHostRefusals

@@ -18,8 +18,8 @@ type Rate struct {
 	CacheRead  float64 `json:"cache_read"`
 }
 
-// Prices is a price book: model name -> rate. None is built in; prices
-// change, and a stale one would be worse than none.
+// Prices is a price book: model name -> rate. The built-in one
+// (BuiltinBook) is dated, and a user's --prices file replaces it.
 type Prices map[string]Rate
 
 // PricesError is a price book that cannot be used.
@@ -52,34 +52,51 @@ func ParsePrices(path string, b []byte) (Prices, error) {
 	}
 	p := Prices{}
 	for model, fields := range raw {
-		if strings.TrimSpace(model) == "" {
-			return nil, &PricesError{Path: path, At: `""`, Message: "a model name is empty"}
-		}
-		if fields == nil {
-			return nil, &PricesError{Path: path, At: model, Message: "a model's entry must be an object"}
-		}
-		var r Rate
-		for k, v := range fields {
-			n, ok := v.(float64)
-			if !ok || n < 0 || math.IsInf(n, 0) {
-				return nil, &PricesError{Path: path, At: model + "." + k, Message: "must be a non-negative number"}
-			}
-			switch k {
-			case "input":
-				r.Input = n
-			case "output":
-				r.Output = n
-			case "cache_write":
-				r.CacheWrite = n
-			case "cache_read":
-				r.CacheRead = n
-			default:
-				return nil, &PricesError{Path: path, At: model + "." + k, Message: "unknown field (input, output, cache_write, cache_read)"}
-			}
+		r, err := parseRate(path, model, fields, nil)
+		if err != nil {
+			return nil, err
 		}
 		p[model] = r
 	}
 	return p, nil
+}
+
+// parseRate reads one model's entry: the four rates, each a non-negative
+// number (missing is 0), and any string field named in notes (a book's
+// source); anything else is refused, naming where.
+func parseRate(path, model string, fields map[string]any, notes map[string]bool) (Rate, error) {
+	if strings.TrimSpace(model) == "" {
+		return Rate{}, &PricesError{Path: path, At: `""`, Message: "a model name is empty"}
+	}
+	if fields == nil {
+		return Rate{}, &PricesError{Path: path, At: model, Message: "a model's entry must be an object"}
+	}
+	var r Rate
+	for k, v := range fields {
+		if notes[k] {
+			if _, ok := v.(string); !ok {
+				return Rate{}, &PricesError{Path: path, At: model + "." + k, Message: "must be a string"}
+			}
+			continue
+		}
+		n, ok := v.(float64)
+		if !ok || n < 0 || math.IsInf(n, 0) {
+			return Rate{}, &PricesError{Path: path, At: model + "." + k, Message: "must be a non-negative number"}
+		}
+		switch k {
+		case "input":
+			r.Input = n
+		case "output":
+			r.Output = n
+		case "cache_write":
+			r.CacheWrite = n
+		case "cache_read":
+			r.CacheRead = n
+		default:
+			return Rate{}, &PricesError{Path: path, At: model + "." + k, Message: "unknown field (input, output, cache_write, cache_read)"}
+		}
+	}
+	return r, nil
 }
 
 // Rate finds the rate for a run: the model the API reported, exactly; then

@@ -2,6 +2,7 @@ package run
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/tabwright/tabwright/quickstart/trace"
 )
@@ -61,4 +62,52 @@ func commandWarning(what string, n int, command any, ev map[string]any) string {
 		return fmt.Sprintf("%s exited %s: %v", where, code, command)
 	}
 	return ""
+}
+
+// FailedCommand is the last command of a run that exited non-zero, with
+// the end of its output: often the real error (a missing package) while
+// the check only says the goal was not met.
+type FailedCommand struct {
+	Command  string `json:"command"`
+	ExitCode int    `json:"exit_code"`
+	Output   string `json:"output"` // its last lines (failedLines)
+}
+
+// failedLines is how much of a failed command's output a result keeps.
+const failedLines = 20
+
+// LastFailedCommand finds the last setup or bash command that exited
+// non-zero (or timed out) in a run's events; nil when none did.
+func LastFailedCommand(events []map[string]any) *FailedCommand {
+	var last *FailedCommand
+	var command string
+	for _, ev := range events {
+		switch {
+		case ev["type"] == "tool_call" && ev["tool"] == "bash":
+			command, _ = ev["command"].(string)
+		case ev["type"] == "setup", ev["type"] == "tool_result" && ranBash(ev):
+			if ev["type"] == "setup" {
+				command, _ = ev["command"].(string)
+			}
+			if commandWarning("", 0, command, ev) == "" {
+				continue
+			}
+			code, _ := ev["exit_code"].(float64)
+			if n, ok := ev["exit_code"].(int); ok {
+				code = float64(n)
+			}
+			out, _ := ev["output"].(string)
+			last = &FailedCommand{Command: command, ExitCode: int(code), Output: lastLines(out, failedLines)}
+		}
+	}
+	return last
+}
+
+// lastLines is the last n lines of s, without trailing blank lines.
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n "), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
 }

@@ -3,6 +3,7 @@ package run
 import (
 	"context"
 	"fmt"
+	"os/exec"
 	"regexp"
 	"strings"
 	"time"
@@ -108,7 +109,7 @@ func checkImage(ctx context.Context, image string, sb *sandbox.Sandbox) imageChe
 
 // event is the trace's record of c.
 func (c imageCheck) event(backend string) trace.Event {
-	f := map[string]any{"image": c.Image, "backend": backend, "matches": c.Matches}
+	f := map[string]any{"image": c.Image, "backend": backend, "matches": c.Matches, "engines": installedEngines()}
 	if c.Toolchain != "" {
 		f["toolchain"], f["want"], f["have"] = c.Toolchain, c.Want, c.Have
 	}
@@ -122,8 +123,37 @@ const (
 	ImageUnchecked         = "qs.image_unchecked"
 )
 
-// imageFix is what a warning tells the user to do.
-const imageFix = "to run the task in its image, install Podman or Docker (--backend auto then uses it) or pass --backend container"
+// imageFix is what a warning tells the user to do: install an engine when
+// none is, else use the one that is (and, if it cannot pull, bring the
+// image over or use a mirror). ev's engines are those installed when the
+// attempt ran.
+func imageFix(ev map[string]any) string {
+	var engines []string
+	switch e := ev["engines"].(type) {
+	case []string: // as traced
+		engines = e
+	case []any: // as read back from trace.jsonl
+		for _, x := range e {
+			engines = append(engines, fmt.Sprint(x))
+		}
+	}
+	if len(engines) == 0 {
+		return "to run the task in its image, install Podman or Docker (--backend auto then uses it) or pass --backend container"
+	}
+	return fmt.Sprintf("%s is installed: --backend container (or auto, when it answers) runs the task in its image; where it cannot pull %v, load the image from a machine that can (%s save, then %s load) or use a registry mirror",
+		strings.Join(engines, " and "), ev["image"], engines[0], engines[0])
+}
+
+// installedEngines are the container engines on PATH, answering or not.
+func installedEngines() []string {
+	var found []string
+	for _, n := range []string{"podman", "docker"} {
+		if _, err := exec.LookPath(n); err == nil {
+			found = append(found, n)
+		}
+	}
+	return found
+}
 
 // ImageWarning is the warning an image_check event gives (the console
 // prints it as the event comes, the run's warnings keep it), or "" when the
@@ -134,9 +164,9 @@ func ImageWarning(ev map[string]any) string {
 	}
 	image, backend := fmt.Sprint(ev["image"]), fmt.Sprint(ev["backend"])
 	if mismatch := imageMismatchOf(ev); mismatch != "" {
-		return fmt.Sprintf("%s: %s; a failed check is infra_error, not docs_gap; %s", ImageToolchainMismatch, mismatch, imageFix)
+		return fmt.Sprintf("%s: %s; a failed check is infra_error, not docs_gap; %s", ImageToolchainMismatch, mismatch, imageFix(ev))
 	}
-	return fmt.Sprintf("%s: the task asks for image %s, which the %s backend does not run, and its toolchain cannot be told from its name; the run is scored as usual; %s", ImageUnchecked, image, backend, imageFix)
+	return fmt.Sprintf("%s: the task asks for image %s, which the %s backend does not run, and its toolchain cannot be told from its name; the run is scored as usual; %s", ImageUnchecked, image, backend, imageFix(ev))
 }
 
 // imageMismatchOf says how an image_check event's toolchain differs from

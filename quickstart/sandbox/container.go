@@ -20,6 +20,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/tabwright/tabwright/engine/errs"
 	"github.com/tabwright/tabwright/quickstart/egress"
 )
 
@@ -71,19 +72,24 @@ func FindRuntime(ctx context.Context) (*Runtime, string) {
 }
 
 func findRuntime(ctx context.Context, names []string) (*Runtime, string) {
-	var tried []string
+	var tried, installed []string
 	for _, n := range names {
 		path, err := exec.LookPath(n)
 		if err != nil {
 			tried = append(tried, n+": not installed")
 			continue
 		}
+		installed = append(installed, n)
 		rt, err := probeRuntime(ctx, filepath.Base(n), path)
 		if err != nil {
 			tried = append(tried, err.Error())
 			continue
 		}
 		return rt, ""
+	}
+	if len(installed) > 0 {
+		// Installing another would not help: say which one to fix.
+		return nil, strings.Join(tried, "; ") + fmt.Sprintf("; make %s answer (%s info says why) or start Docker's daemon", installed[0], installed[0])
 	}
 	return nil, strings.Join(tried, "; ") + "; install one (apt-get install -y podman) or start Docker's daemon"
 }
@@ -293,7 +299,7 @@ func imageEnv(ctx context.Context, rt *Runtime, image string) ([]string, error) 
 		c, cancel := context.WithTimeout(ctx, 10*time.Minute)
 		defer cancel()
 		if pout, perr := exec.CommandContext(c, rt.Path, "pull", image).CombinedOutput(); perr != nil {
-			return nil, fmt.Errorf("sandbox.image_unavailable: %s has no image %s and cannot pull it: %s; pull or build it first (%s pull %s), or name another with image: or --image", rt.Name, image, lastLine(string(pout), perr), rt.Name, image)
+			return nil, pullFailed(rt.Name, image, lastLine(string(pout), perr))
 		}
 		if out, err = inspect(); err != nil {
 			return nil, fmt.Errorf("sandbox.image_unavailable: %s cannot inspect image %s: %s", rt.Name, image, lastLine(string(out), err))
@@ -304,6 +310,18 @@ func imageEnv(ctx context.Context, rt *Runtime, image string) ([]string, error) 
 		return nil, fmt.Errorf("sandbox.image_unavailable: %s's answer about image %s is not a list of variables: %v", rt.Name, image, err)
 	}
 	return env, nil
+}
+
+// pullFailed says what is true when an engine that answers cannot get an
+// image (it is installed; the image is absent; why the pull failed) and
+// the ways on: bring the image over, a mirror, another image, or the
+// sandbox backend with its caveat.
+func pullFailed(engine, image, why string) error {
+	return &errs.Error{Code: "sandbox.image_unavailable", Path: "image",
+		Message: fmt.Sprintf("%s is installed and answers, but image %s is not on this machine and %s pull failed: %s", engine, image, engine, why),
+		Hint: fmt.Sprintf("bring the image here (%[1]s pull %[2]s where a registry answers, %[1]s save -o image.tar %[2]s, then %[1]s load -i image.tar on this machine), "+
+			"or point %[1]s at a registry mirror it can reach (registries.conf), or name an image it has (image: or --image); "+
+			"--backend sandbox runs the task without its image, on this machine's own toolchain, which may not be the image's", engine, image)}
 }
 
 // imagePath is the PATH of an image that sets none (Debian's default).
