@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -163,5 +164,27 @@ func BenchmarkToolList(b *testing.B) {
 			}
 			b.ReportMetric(float64(total), "chars")
 		})
+	}
+}
+
+// A tool this server has but does not list is refused with how to list
+// it, not as an unknown tool.
+func TestUnlistedToolSaysWhichProfileListsIt(t *testing.T) {
+	cs := connectClient(t, Options{})
+	for tool, want := range map[string]string{
+		"browser_wait":     "--tools automation",
+		"browser_evaluate": "--allow-evaluate",
+	} {
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tool, Arguments: map[string]any{"tab_handle": "h"}})
+		if err != nil {
+			t.Fatalf("%s: %v", tool, err)
+		}
+		text := res.Content[0].(*mcp.TextContent).Text
+		if !res.IsError || !strings.Contains(text, "unsupported") || !strings.Contains(text, want) {
+			t.Errorf("%s: %q, want an unsupported error naming %s", tool, text, want)
+		}
+	}
+	if _, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "browser_teleport"}); err == nil {
+		t.Error("a tool tabwright does not have was answered as a tool")
 	}
 }

@@ -130,13 +130,16 @@ func NewWithOptions(m *tabs.Manager, version string, opt Options) (*mcp.Server, 
 	})
 	// The definitions are decoded while the client initializes.
 	go listed()
-	for _, t := range all {
-		if allowed, isGated := gated[t.name]; (isGated && !allowed(opt)) || (!isGated && !set[t.name]) {
-			continue
-		}
-		srv.AddTool(&mcp.Tool{Name: t.name, InputSchema: unlistedSchema}, s.handle(t))
+	listed := func(name string) bool {
+		allowed, isGated := gated[name]
+		return isGated && allowed(opt) || !isGated && set[name]
 	}
-	srv.AddReceivingMiddleware(serveListed(opt.InlineSchemas, s.described()))
+	for _, t := range all {
+		if listed(t.name) {
+			srv.AddTool(&mcp.Tool{Name: t.name, InputSchema: unlistedSchema}, s.handle(t))
+		}
+	}
+	srv.AddReceivingMiddleware(serveListed(opt.InlineSchemas, s.described()), explainUnlisted(unlistedHints(all, listed, opt, known)))
 	if opt.Stop != nil {
 		srv.AddReceivingMiddleware(cancelOn(opt.Stop))
 	}
