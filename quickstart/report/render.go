@@ -82,7 +82,14 @@ func Markdown(s *qsrun.Suite, root string) string {
 			if out == "" {
 				out = "(the check printed nothing)"
 			}
-			fmt.Fprintf(&b, "- Success check exited %d:\n\n```\n%s\n```\n", r.SuccessCheck.ExitCode, strings.ReplaceAll(out, "```", "`\u200b``"))
+			fmt.Fprintf(&b, "- Success check exited %d:\n\n```\n%s\n```\n", r.SuccessCheck.ExitCode, fenced(out))
+		}
+		if f := r.LastFailure; f != nil {
+			out := strings.TrimRight(f.Output, "\n")
+			if out == "" {
+				out = "(it printed nothing)"
+			}
+			fmt.Fprintf(&b, "- The last command that failed exited %d:\n\n```\n$ %s\n%s\n```\n", f.ExitCode, fenced(f.Command), fenced(out))
 		}
 		b.WriteString("\n")
 	}
@@ -98,6 +105,10 @@ func Markdown(s *qsrun.Suite, root string) string {
 	b.WriteString(suitePagesMarkdown(s, root))
 	return b.String()
 }
+
+// fenced is text safe inside a ``` block: a run of three backticks in it
+// would end the block, and what follows would be read as Markdown.
+func fenced(s string) string { return strings.ReplaceAll(s, "```", "`\u200b``") }
 
 // warnedRuns are the runs with warnings, in suite order.
 func warnedRuns(s *qsrun.Suite) []*qsrun.Result {

@@ -49,6 +49,7 @@ func stat(task string, passes, gaps int, extra ...string) *qsrun.Stat {
 			r.SuspectPage = &page
 			r.DocsPagesRead = []string{page}
 			r.SuccessCheck = &qsrun.CheckResult{ExitCode: 1, Output: "check failed: <b>no app.py</b>\n"}
+			r.LastFailure = &qsrun.FailedCommand{Command: "node app.js", ExitCode: 1, Output: "Error: Cannot find package 'commander'\n```\n# forged heading\n"}
 			st.SuspectPages[page]++
 		case qsrun.Passed:
 			r.SuccessCheck = &qsrun.CheckResult{}
@@ -162,7 +163,8 @@ func TestQSReportPages(t *testing.T) {
 		}
 	}
 	md := Markdown(s, "")
-	for _, want := range []string{"| all-good | replay | 100% | 2/2 | none |", "| nothing | replay | no evidence | 0/0 | budget_exhausted=1 |", "- Last docs page read: https://a/", "check failed: <b>no app.py</b>"} {
+	for _, want := range []string{"| all-good | replay | 100% | 2/2 | none |", "| nothing | replay | no evidence | 0/0 | budget_exhausted=1 |", "- Last docs page read: https://a/", "check failed: <b>no app.py</b>",
+		"- The last command that failed exited 1:\n\n```\n$ node app.js\nError: Cannot find package 'commander'\n`\u200b``\n# forged heading\n```"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("markdown missing %q:\n%s", want, md)
 		}
