@@ -5,8 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -14,7 +12,6 @@ import (
 	"github.com/tabwright/tabwright/quickstart/check"
 	"github.com/tabwright/tabwright/quickstart/docs"
 	"github.com/tabwright/tabwright/quickstart/examples"
-	"github.com/tabwright/tabwright/quickstart/report"
 	qsrun "github.com/tabwright/tabwright/quickstart/run"
 	"github.com/tabwright/tabwright/quickstart/sandbox"
 	"github.com/tabwright/tabwright/quickstart/task"
@@ -546,156 +543,4 @@ func qsCheck(ctx context.Context, args []string, stdout, stderr io.Writer) exitC
 	}
 	fmt.Fprintf(stdout, "[FAIL] %s check exited %d (%s)\n", t.Name, r.ExitCode, sb.BackendName())
 	return exitFailed
-}
-
-func qsExamples(stdout io.Writer) exitCode {
-	fmt.Fprintln(stdout, "Example tasks bundled with tabwright, their docs served by the harness on loopback (no network needed):")
-	for _, name := range examples.Names() {
-		t, err := examples.Load(name, "")
-		if err != nil {
-			fmt.Fprintf(stdout, "  %-13s INVALID %v\n", name, err)
-			continue
-		}
-		fmt.Fprintf(stdout, "  %-13s %s  (%s)\n", name, t.Route[0], t.Mode())
-		for _, page := range t.Route[1:] {
-			fmt.Fprintf(stdout, "  %-13s %s\n", "", page)
-		}
-		fmt.Fprintf(stdout, "  %-13s goal: %s\n", "", t.Goal)
-	}
-	fmt.Fprintln(stdout, "\n  "+exampleCommand(sandbox.Probe(context.Background())))
-	return exitOK
-}
-
-// exampleCommand is the command that runs the hello example here: plain
-// where the sandbox backend can enforce, else with --allow-unenforced and
-// why it is needed.
-func exampleCommand(sandboxWorks bool, why string) string {
-	if sandboxWorks {
-		return "tabwright qs run --example hello"
-	}
-	return "tabwright qs run --example hello --allow-unenforced   # the sandbox backend cannot run here: " + why
-}
-
-func qsReport(args []string, stdout, stderr io.Writer) exitCode {
-	fs := newFlags("qs report")
-	fs.SetOutput(stderr)
-	out := fs.String("out", "", "the page to write (default: the results path with .html, or .md with --markdown)")
-	md := fs.Bool("markdown", false, "write Markdown instead of HTML")
-	merge := fs.Bool("merge", false, "join the results directories of qs run --shard into one (--out DIR)")
-	strict := fs.Bool("strict-inconclusive", false, "with --merge: exit 1 instead of 2 when a task produced no evidence")
-	paths, err := parseInterspersed(fs, args)
-	if err != nil {
-		return flagExit(err)
-	}
-	if *merge && len(paths) > 0 {
-		return qsMerge(paths, *out, *strict, stdout, stderr)
-	}
-	if len(paths) != 1 {
-		fmt.Fprintln(stderr, "usage: tabwright qs report RESULTS [--out PATH] [--markdown] | qs report --merge DIR... --out DIR")
-		return exitUsage
-	}
-	s, resultsPath, err := report.Load(paths[0])
-	if err != nil {
-		fmt.Fprintln(stderr, err)
-		return exitUsage
-	}
-	ext := ".html"
-	if *md {
-		ext = ".md"
-	}
-	dest := *out
-	if dest == "" {
-		base := strings.TrimRight(paths[0], "/")
-		dest = strings.TrimSuffix(base, filepath.Ext(base)) + ext
-	}
-	root := pagesRoot(dest, resultsPath)
-	var data []byte
-	if *md {
-		data = []byte(report.Markdown(s, root))
-	} else {
-		data = report.HTML(s, report.Transcripts(resultsPath), root)
-	}
-	if err := qsrun.WriteFileAtomic(dest, data); err != nil {
-		fmt.Fprintf(stderr, "could not write %s: %v\n", dest, err)
-		return exitUsage
-	}
-	fmt.Fprintf(stdout, "wrote %s\n", dest)
-	return exitOK
-}
-
-// pagesRoot is the results directory of resultsPath as a report written at
-// dest links to it: relative when it can be, else absolute.
-func pagesRoot(dest, resultsPath string) string {
-	dir, _ := filepath.Abs(filepath.Dir(resultsPath))
-	from, _ := filepath.Abs(filepath.Dir(dest))
-	if rel, err := filepath.Rel(from, dir); err == nil {
-		return filepath.ToSlash(rel)
-	}
-	return filepath.ToSlash(dir)
-}
-
-func qsDiff(args []string, stdout, stderr io.Writer) exitCode {
-	fs := newFlags("qs diff")
-	fs.SetOutput(stderr)
-	failOn := fs.Bool("fail-on-regression", false, "exit 1 when a task regressed significantly (p < 0.05)")
-	paths, err := parseInterspersed(fs, args)
-	if err != nil {
-		return flagExit(err)
-	}
-	if len(paths) != 2 {
-		fmt.Fprintln(stderr, "usage: tabwright qs diff BEFORE AFTER [--fail-on-regression]")
-		return exitUsage
-	}
-	before, _, err := report.Load(paths[0])
-	if err != nil {
-		fmt.Fprintln(stderr, err)
-		return exitUsage
-	}
-	after, _, err := report.Load(paths[1])
-	if err != nil {
-		fmt.Fprintln(stderr, err)
-		return exitUsage
-	}
-	d := report.Compare(before, after)
-	d.Print(stdout)
-	if *failOn && len(d.Regressions) > 0 {
-		fmt.Fprintf(stderr, "regression: %s\n", strings.Join(d.Regressions, ", "))
-		return exitFailed
-	}
-	return exitOK
-}
-
-func qsInit(args []string, stdout, stderr io.Writer) exitCode {
-	fs := newFlags("qs init")
-	fs.SetOutput(stderr)
-	name := fs.String("name", "", "the task name (default: from the docs host)")
-	out := fs.String("out", "", "the file to write (default: tasks/NAME.yaml)")
-	force := fs.Bool("force", false, "overwrite an existing file")
-	paths, err := parseInterspersed(fs, args)
-	if err != nil {
-		return flagExit(err)
-	}
-	if len(paths) != 1 {
-		fmt.Fprintln(stderr, "usage: tabwright qs init DOCS-URL [--name N] [--out PATH] [--force]")
-		return exitUsage
-	}
-	n, text, err := task.Scaffold(paths[0], *name)
-	if err != nil {
-		fmt.Fprintln(stderr, err)
-		return exitUsage
-	}
-	dest := *out
-	if dest == "" {
-		dest = filepath.Join("tasks", n+".yaml")
-	}
-	if _, err := os.Stat(dest); err == nil && !*force {
-		fmt.Fprintf(stderr, "%s already exists; pass --force to overwrite\n", dest)
-		return exitUsage
-	}
-	if err := qsrun.WriteFileAtomic(dest, []byte(text)); err != nil {
-		fmt.Fprintf(stderr, "could not write %s: %v\n", dest, err)
-		return exitUsage
-	}
-	fmt.Fprintf(stdout, "wrote %s\nNext: write the goal, the replay commands and the success check, then\n  tabwright qs validate %s --check-urls\n", dest, dest)
-	return exitOK
 }
