@@ -114,22 +114,8 @@ func runMCP(ctx context.Context, args []string, stderr io.Writer) error {
 		f.print(os.Stdout, src)
 		return nil
 	}
-	if lo, hi := mcpserver.ActionTimeoutRange(); f.actionTimeout < lo || f.actionTimeout > hi {
-		return errs.Input("--action-timeout", "must be between %v and %v (a step's timeout_ms bounds); got %v", lo, hi, f.actionTimeout)
-	}
-	if f.saveSession != "" && (f.sessionMaxMB < 1 || f.sessionMaxMB > maxSessionMB) {
-		return errs.Input("--save-session-max-mb", "must be between 1 and %d; got %d", maxSessionMB, f.sessionMaxMB)
-	}
-	if err := f.browser.check(); err != nil {
-		return err
-	}
-	opt := tabs.Options{Launch: f.browser.launchOptions(), CDPURL: f.browser.cdpURL, IdleTimeout: idleFor(f.fs, f.idleTimeout, f.browser.headful)}
-	if err := f.page.apply(f.fs, &opt); err != nil {
-		return err
-	}
-	serverOpt := mcpserver.Options{Tools: f.toolsSpec, AllowFileURLs: f.allowFiles, ActionTimeout: f.actionTimeout, InlineSchemas: f.inline, OutputDir: f.outputDir, UploadRoot: f.uploadRoot, Stop: ctx,
-		SaveSession: f.saveSession, SaveSessionMaxBytes: int64(f.sessionMaxMB) << 20}
-	if err := f.state.apply(&opt, &serverOpt); err != nil {
+	opt, serverOpt, err := f.options(ctx)
+	if err != nil {
 		return err
 	}
 	if f.attach {
@@ -152,14 +138,37 @@ func runMCP(ctx context.Context, args []string, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if f.addr == "" {
-		err := srv.Run(ctx, mcpserver.Stdio(os.Stdin, os.Stdout))
-		if ctx.Err() != nil || errors.Is(err, io.EOF) {
-			return nil
-		}
-		return err
+	if f.addr != "" {
+		return serveHTTP(ctx, mcpserver.HTTPHandler(srv, f.sessionIdle), f.addr, stderr)
 	}
-	return serveHTTP(ctx, mcpserver.HTTPHandler(srv, f.sessionIdle), f.addr, stderr)
+	err = srv.Run(ctx, mcpserver.Stdio(os.Stdin, os.Stdout))
+	if ctx.Err() != nil || errors.Is(err, io.EOF) {
+		return nil
+	}
+	return err
+}
+
+// options are the manager's and the server's options the flags ask for,
+// or the first flag that is wrong.
+func (f *mcpFlags) options(ctx context.Context) (tabs.Options, mcpserver.Options, error) {
+	var opt tabs.Options
+	var serverOpt mcpserver.Options
+	if lo, hi := mcpserver.ActionTimeoutRange(); f.actionTimeout < lo || f.actionTimeout > hi {
+		return opt, serverOpt, errs.Input("--action-timeout", "must be between %v and %v (a step's timeout_ms bounds); got %v", lo, hi, f.actionTimeout)
+	}
+	if f.saveSession != "" && (f.sessionMaxMB < 1 || f.sessionMaxMB > maxSessionMB) {
+		return opt, serverOpt, errs.Input("--save-session-max-mb", "must be between 1 and %d; got %d", maxSessionMB, f.sessionMaxMB)
+	}
+	if err := f.browser.check(); err != nil {
+		return opt, serverOpt, err
+	}
+	opt = tabs.Options{Launch: f.browser.launchOptions(), CDPURL: f.browser.cdpURL, IdleTimeout: idleFor(f.fs, f.idleTimeout, f.browser.headful)}
+	if err := f.page.apply(f.fs, &opt); err != nil {
+		return opt, serverOpt, err
+	}
+	serverOpt = mcpserver.Options{Tools: f.toolsSpec, AllowFileURLs: f.allowFiles, ActionTimeout: f.actionTimeout, InlineSchemas: f.inline, OutputDir: f.outputDir, UploadRoot: f.uploadRoot, Stop: ctx,
+		SaveSession: f.saveSession, SaveSessionMaxBytes: int64(f.sessionMaxMB) << 20}
+	return opt, serverOpt, f.state.apply(&opt, &serverOpt)
 }
 
 // maxSessionMB bounds --save-session-max-mb (1 TB), far below where MB

@@ -132,24 +132,11 @@ func (p *profile) connect(ctx context.Context) (*cdp.Conn, int, error) {
 	var version string
 	switch p.kind {
 	case KindManaged:
-		opt := p.m.opt.Launch
-		opt.StartupTab = p.keepsSpare()
-		if p.m.gate != nil {
-			opt.Args = append(slices.Clip(opt.Args), p.m.gate.BrowserArgs()...)
-		}
-		b, err := launch.Start(ctx, opt)
+		b, err := p.startManaged(ctx)
 		if err != nil {
 			return nil, 0, err
 		}
 		managed, conn, version = b, b.Conn, b.Version
-		if err := p.m.startDownloads(ctx, conn); err != nil {
-			b.Close()
-			return nil, 0, err
-		}
-		if err := p.m.setupBrowser(ctx, conn); err != nil {
-			b.Close()
-			return nil, 0, err
-		}
 	default: // a connection to a browser someone else runs: ask its version
 		var c *cdp.Conn
 		var err error
@@ -195,6 +182,29 @@ func (p *profile) connect(ctx context.Context) (*cdp.Conn, int, error) {
 		go p.watchIdle(conn, gen)
 	}
 	return conn, gen, nil
+}
+
+// startManaged starts the managed browser, through the network gate when
+// there is one, and sets it up: downloads, permissions, storage state.
+func (p *profile) startManaged(ctx context.Context) (*launch.Browser, error) {
+	opt := p.m.opt.Launch
+	opt.StartupTab = p.keepsSpare()
+	if p.m.gate != nil {
+		opt.Args = append(slices.Clip(opt.Args), p.m.gate.BrowserArgs()...)
+	}
+	b, err := launch.Start(ctx, opt)
+	if err != nil {
+		return nil, err
+	}
+	if err := p.m.startDownloads(ctx, b.Conn); err != nil {
+		b.Close()
+		return nil, err
+	}
+	if err := p.m.setupBrowser(ctx, b.Conn); err != nil {
+		b.Close()
+		return nil, err
+	}
+	return b, nil
 }
 
 // close stops a managed browser or drops the connection to an attached one
