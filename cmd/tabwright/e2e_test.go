@@ -15,6 +15,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/pprof"
 	"slices"
 	"sort"
 	"strconv"
@@ -215,7 +216,10 @@ func call(t testing.TB, sess *mcp.ClientSession, name string, args map[string]an
 	defer cancel()
 	if cmd, ok := serverOf.Load(sess); ok {
 		dump := time.AfterFunc(stackDumpAfter, func() {
-			fmt.Fprintf(os.Stderr, "%s: %s not answered in %v; the server's goroutines follow\n", t.Name(), name, stackDumpAfter)
+			// Both sides: a server found idle on its stdin (it happened
+			// once, 2026-12-07) points at the client's side of the pipe.
+			fmt.Fprintf(os.Stderr, "%s: %s not answered in %v; the client's goroutines, then the server's, follow\n", t.Name(), name, stackDumpAfter)
+			pprof.Lookup("goroutine").WriteTo(os.Stderr, 2)
 			cmd.(*exec.Cmd).Process.Signal(syscall.SIGQUIT)
 		})
 		defer dump.Stop()
