@@ -9,20 +9,23 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/tabwright/tabwright/internal/procwait"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/tabwright/tabwright/internal/procwait"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/tabwright/tabwright/engine/launch"
 	"github.com/tabwright/tabwright/engine/observe"
 )
 
@@ -440,14 +443,49 @@ func TestLazyBrowserStartsAtTheFirstPage(t *testing.T) {
 		t.Fatalf("--lazy-browser started a browser before any call: children %v", kids)
 	}
 
-	warm := startServer(t, "--warm-browser")
-	deadline := time.Now().Add(30 * time.Second)
-	for len(childrenOf(warm.cmd.Process.Pid)) == 0 {
-		if time.Now().After(deadline) {
-			t.Fatal("--warm-browser: no browser 30 s after the server started")
-		}
-		time.Sleep(20 * time.Millisecond) // a process list has no change notice
+	exe, started := browserStartSignal(t)
+	startServer(t, "--warm-browser", "--executable-path", exe) // no call: the server starts it on its own
+	select {
+	case <-started:
+	case <-time.After(30 * time.Second):
+		t.Fatal("--warm-browser: no browser 30 s after the server started")
 	}
+}
+
+// browserStartSignal is an --executable-path for the managed browser that
+// says, through a FIFO the test reads, that the server started it, then
+// runs the browser in its place.
+func browserStartSignal(t *testing.T) (exe string, started <-chan struct{}) {
+	real, err := launch.Resolve(launch.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "started")
+	if out, err := exec.Command("mkfifo", fifo).CombinedOutput(); err != nil {
+		t.Fatalf("mkfifo: %v %s", err, out)
+	}
+	exe = filepath.Join(dir, "browser")
+	script := fmt.Sprintf("#!/bin/sh\necho started > %q\nexec %q \"$@\"\n", fifo, real)
+	if err := os.WriteFile(exe, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ch := make(chan struct{})
+	go func() {
+		if data, err := os.ReadFile(fifo); err == nil && len(data) > 0 { // opening waits for the script's echo
+			close(ch)
+		}
+	}()
+	t.Cleanup(func() { // a reader still waiting is let go
+		select {
+		case <-ch:
+		default:
+			if w, err := os.OpenFile(fifo, os.O_WRONLY, 0); err == nil {
+				w.Close()
+			}
+		}
+	})
+	return exe, ch
 }
 
 // --idle-timeout closes the browser no call uses; the tab's handle then

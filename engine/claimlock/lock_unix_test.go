@@ -16,3 +16,6 @@ func TestOpenRefusesSharedParent(t *testing.T) {
 		t.Fatal("a world-writable parent was accepted")
 	}
 }
+
+// awaitReleased does nothing: a reaped process's flocks are gone already.
+func awaitReleased(*testing.T, string) {}

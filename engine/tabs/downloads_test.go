@@ -58,30 +58,27 @@ func TestDownloadsAreBounded(t *testing.T) {
 			t.Fatalf("%s: %+v, want error %q", c.link, e, c.err)
 		}
 	}
-	// Chromium removes a cancelled part on its own time, and nothing
-	// announces it: the folder is polled until it holds what was kept.
-	var files []os.DirEntry
-	for end := time.Now().Add(15 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-		files, _ = os.ReadDir(dir)
-		if len(files) == 1 && files[0].Name() == "one.bin" {
-			return
-		}
-		if time.Now().After(end) {
-			t.Fatalf("the folder holds %v, want one.bin alone", files)
-		}
+	// A refused download's entry is logged once its part is removed
+	// (finish), so the folder is as it stays.
+	files, _ := os.ReadDir(dir)
+	if len(files) != 1 || files[0].Name() != "one.bin" {
+		t.Fatalf("the folder holds %v, want one.bin alone", files)
 	}
 }
 
-// waitDownloads waits for the tab's nth download entry and returns it. A
-// poll: the entry is logged by a goroutine after the file is settled on
-// disk, and nothing announces it.
+// waitDownloads waits for the tab's nth download entry and returns it,
+// woken by each entry the tab's log gains.
 func waitDownloads(t *testing.T, tab *Tab, n int) LogEntry {
 	t.Helper()
-	for end := time.Now().Add(15 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+	timeout := time.After(15 * time.Second)
+	for {
+		grew := tab.LogGrew()
 		if p := tab.Logs(LogQuery{Kinds: []string{LogDownload}}); len(p.Entries) >= n {
 			return p.Entries[n-1]
 		}
-		if time.Now().After(end) {
+		select {
+		case <-grew:
+		case <-timeout:
 			t.Fatalf("no download entry %d", n)
 		}
 	}

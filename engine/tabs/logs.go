@@ -93,6 +93,7 @@ type logBuffer struct {
 	pending map[network.RequestID]*inflight
 	read    int64                   // the newest seq a query has gone past: entries up to it may have been seen
 	refusal func(url string) string // why the network gate refused url's place, or ""
+	grew    chan struct{}           // closed by the next add; nil until someone waits
 }
 
 type inflight struct {
@@ -107,8 +108,13 @@ func newLogBuffer(refusal func(url string) string) *logBuffer {
 	return &logBuffer{ring: make([]LogEntry, 0, 64), pending: map[network.RequestID]*inflight{}, refusal: refusal}
 }
 
-// add appends e, evicting the oldest entry when full.
+// add appends e, evicting the oldest entry when full, and wakes whoever
+// waits for the log to grow.
 func (b *logBuffer) add(e LogEntry) {
+	if b.grew != nil {
+		close(b.grew)
+		b.grew = nil
+	}
 	b.seq++
 	e.Seq = b.seq
 	if e.Time == 0 {
@@ -433,6 +439,18 @@ func (q LogQuery) matches(e LogEntry) bool {
 // Logs reads the tab's log. It takes no turn in the tab's queue and sends
 // nothing to the browser, so it answers while the page is hung.
 func (t *Tab) Logs(q LogQuery) LogPage { return t.logs.query(q) }
+
+// LogGrew returns a channel closed when the tab's log next gains an entry.
+// Take it before reading the log, so that no entry falls between.
+func (t *Tab) LogGrew() <-chan struct{} {
+	b := t.logs
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.grew == nil {
+		b.grew = make(chan struct{})
+	}
+	return b.grew
+}
 
 // clipText cuts s at n characters, saying how much was cut.
 func clipText(s string, n int) string {
