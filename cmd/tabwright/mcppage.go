@@ -83,7 +83,7 @@ func (f *pageFlags) apply(fs *flag.FlagSet, opt *tabs.Options) error {
 	for _, path := range f.initScripts {
 		src, err := os.ReadFile(path)
 		if err != nil {
-			return errs.Input("--init-script", "cannot read %s: %v", path, err)
+			return errs.Input("--init-script", "cannot read %s: %v", path, err).WithHint("give the path of a JavaScript file you can read")
 		}
 		opt.Page.InitScripts = append(opt.Page.InitScripts, string(src))
 	}
@@ -176,7 +176,7 @@ var proxySchemes = []string{"http", "https", "socks4", "socks5"}
 // none on its command line).
 func (f *pageFlags) applyNetwork(opt *tabs.Options) error {
 	if f.proxyBypass != "" && f.proxyServer == "" {
-		return errs.Input("--proxy-bypass", "needs --proxy-server")
+		return errs.Input("--proxy-bypass", "needs --proxy-server").WithHint("give the proxy with --proxy-server, or leave --proxy-bypass out")
 	}
 	var upstream *url.URL
 	if f.proxyServer != "" {
@@ -245,10 +245,10 @@ const maxStorageState = 16 << 20
 func readStorageState(path string) (*tabs.StorageState, error) {
 	raw, err := os.ReadFile(path)
 	if err != nil {
-		return nil, errs.Input("--storage-state", "cannot read %s: %v", path, err)
+		return nil, errs.Input("--storage-state", "cannot read %s: %v", path, err).WithHint("give the path of a storage state file you can read (browser_storage_state export writes one)")
 	}
 	if len(raw) > maxStorageState {
-		return nil, errs.Input("--storage-state", "%s is over %d MiB", path, maxStorageState>>20)
+		return nil, errs.Input("--storage-state", "%s is over %d MiB", path, maxStorageState>>20).WithHint("check that --storage-state names a storage state file, not another one")
 	}
 	var st tabs.StorageState
 	if err := checkStorageKeys(raw); err != nil {

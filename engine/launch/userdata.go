@@ -30,7 +30,7 @@ func profileDir(opt Options) (dir string, lock *claimlock.Lock, err error) {
 		dir, err = os.MkdirTemp("", pattern) // a place to prefer, not to fail on
 	}
 	if err != nil {
-		return "", nil, errs.Wrap(errs.BrowserUnavailable, err, "creating the browser profile directory")
+		return "", nil, errs.Wrap(errs.BrowserUnavailable, err, "creating the browser profile directory").WithHint("free space in the temporary folder or point TMPDIR at a writable one")
 	}
 	return dir, nil, nil
 }
@@ -50,10 +50,10 @@ func userProfile(dir string) (string, *claimlock.Lock, error) {
 	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {
-		return "", nil, errs.Input("--user-data-dir", "%q: %v", dir, err)
+		return "", nil, errs.Input("--user-data-dir", "%q: %v", dir, err).WithHint("give the profile folder as an absolute path")
 	}
 	if err := os.MkdirAll(abs, 0o700); err != nil {
-		return "", nil, errs.Input("--user-data-dir", "cannot make %s: %v", abs, err)
+		return "", nil, errs.Input("--user-data-dir", "cannot make %s: %v", abs, err).WithHint("give a folder you can write, or make it first")
 	}
 	inUse := func(pid int) error {
 		return errs.Input("--user-data-dir", "the profile %s is in use by another browser (process %d)", abs, pid).
@@ -64,7 +64,7 @@ func userProfile(dir string) (string, *claimlock.Lock, error) {
 		return "", nil, inUse(held.Holder.PID)
 	}
 	if err != nil {
-		return "", nil, errs.Input("--user-data-dir", "cannot lock %s: %v", abs, err)
+		return "", nil, errs.Input("--user-data-dir", "cannot lock %s: %v", abs, err).WithHint("give a folder you can write on a local disk (network file systems may refuse locks)")
 	}
 	if pid := profileHolder(abs); pid != 0 {
 		lock.Release()

@@ -48,7 +48,7 @@ func Start(opt Options) (*Gate, error) {
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		return nil, errs.Wrap(errs.BrowserUnavailable, err, "starting the network gate")
+		return nil, errs.Wrap(errs.BrowserUnavailable, err, "starting the network gate").WithHint("the gate listens on 127.0.0.1: check that loopback works here, or leave out --allowed-origins, --blocked-origins and the proxy password")
 	}
 	g := &Gate{opt: opt, ln: ln, upstream: up, refused: map[string]string{}}
 	g.forward = &http.Transport{

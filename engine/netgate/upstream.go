@@ -36,7 +36,7 @@ func upstreamDialer(u *url.URL) (dialFunc, error) {
 		}
 		d, err := proxy.SOCKS5("tcp", u.Host, auth, &net.Dialer{})
 		if err != nil {
-			return nil, errs.Input("--proxy-server", "%v", err)
+			return nil, errs.Input("--proxy-server", "%v", err).WithHint("give socks5://user:password@host:port")
 		}
 		cd := d.(proxy.ContextDialer)
 		return func(ctx context.Context, addr string) (net.Conn, error) { return cd.DialContext(ctx, "tcp", addr) }, nil
@@ -109,17 +109,25 @@ func hostWithPort(u *url.URL) string {
 	return net.JoinHostPort(u.Hostname(), "80")
 }
 
+// IsLoopback reports whether host names the loopback: localhost (and its
+// subdomains), 127.0.0.0/8 or ::1, with or without brackets.
+func IsLoopback(host string) bool {
+	h := strings.Trim(strings.ToLower(host), "[].")
+	if h == "localhost" || strings.HasSuffix(h, ".localhost") {
+		return true
+	}
+	ip := net.ParseIP(h)
+	return ip != nil && ip.IsLoopback()
+}
+
 // skipsUpstream reports whether host goes direct: loopback, or a match of
 // the bypass list ("host", ".suffix" or "*.suffix", "<local>" for names
 // without a dot).
 func (g *Gate) skipsUpstream(host string) bool {
+	if IsLoopback(host) {
+		return true
+	}
 	host = strings.ToLower(strings.Trim(host, "[]"))
-	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
-		return true
-	}
-	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
-		return true
-	}
 	for _, b := range g.opt.Bypass {
 		b = strings.ToLower(strings.TrimSpace(b))
 		suffix := strings.TrimPrefix(b, "*")

@@ -101,7 +101,7 @@ func (m *Manager) setupBrowser(ctx context.Context, conn *cdp.Conn) error {
 		calls = append(calls, func() error {
 			_, err := cdproto.Call(ctx, conn.Browser(), browser.SetPermission, browser.SetPermissionParams{Permission: d, Setting: browser.PermissionSettingGranted})
 			if err != nil {
-				return errs.Wrap(errs.BrowserUnavailable, err, "granting "+d.Name+" (--grant-permissions)")
+				return errs.Wrap(errs.BrowserUnavailable, err, "granting "+d.Name+" (--grant-permissions)").WithHint("this browser does not grant %s: leave it out of --grant-permissions", d.Name)
 			}
 			return nil
 		})

@@ -23,7 +23,7 @@ import (
 // and need not be up.
 func loadStorageState(ctx context.Context, conn *cdp.Conn, st *StorageState) error {
 	if _, err := setCookies(ctx, conn.Browser(), st.Cookies); err != nil {
-		return errs.Wrap(errs.BrowserUnavailable, err, "loading the cookies of --storage-state")
+		return errs.Wrap(errs.BrowserUnavailable, err, "loading the cookies of --storage-state").WithHint("check the cookies in the file (name, value, domain), or export the state again")
 	}
 	var origins []OriginStorage
 	for _, o := range st.Origins {
@@ -84,11 +84,11 @@ func writeOrigin(ctx context.Context, sess *cdp.Session, o OriginStorage) error 
 		return err
 	}
 	if nav.ErrorText != "" {
-		return errs.New(errs.NavigationFailed, "opening %s to load its localStorage: %s", o.Origin, nav.ErrorText)
+		return errs.New(errs.NavigationFailed, "opening %s to load its localStorage: %s", o.Origin, nav.ErrorText).WithHint("check the origin in --storage-state, or remove its localStorage entry")
 	}
 	res, err := cdproto.Call(ctx, sess, runtime.Evaluate, runtime.EvaluateParams{Expression: setItemsJS(o.LocalStorage), ReturnByValue: ptr(true)})
 	if err == nil && res.ExceptionDetails != nil {
-		err = errs.New(errs.ScriptError, "writing the localStorage of %s: %s", o.Origin, res.ExceptionDetails.Text)
+		err = errs.New(errs.ScriptError, "writing the localStorage of %s: %s", o.Origin, res.ExceptionDetails.Text).WithHint("the items of that origin may be too large for localStorage: check them in --storage-state")
 	}
 	return err
 }

@@ -120,15 +120,15 @@ func setFromEnv(fs *flag.FlagSet, f *flag.Flag, name, v string) error {
 func readConfig(fs *flag.FlagSet, path string, skip []string) (map[string]json.RawMessage, error) {
 	file, err := os.Open(path)
 	if err != nil {
-		return nil, errs.Input("--config", "cannot read %s: %v", path, err)
+		return nil, errs.Input("--config", "cannot read %s: %v", path, err).WithHint("give the path of a JSON file you can read, or leave --config (and TABWRIGHT_CONFIG) out")
 	}
 	defer file.Close()
 	raw, err := io.ReadAll(io.LimitReader(file, maxConfigBytes+1))
 	if err != nil {
-		return nil, errs.Input("--config", "reading %s: %v", path, err)
+		return nil, errs.Input("--config", "reading %s: %v", path, err).WithHint("give the path of a JSON file you can read")
 	}
 	if len(raw) > maxConfigBytes {
-		return nil, errs.Input("--config", "%s is over %d bytes", path, maxConfigBytes)
+		return nil, errs.Input("--config", "%s is over %d bytes", path, maxConfigBytes).WithHint("a config file holds options only: check that --config names the right file")
 	}
 	var values map[string]json.RawMessage
 	dec := json.NewDecoder(bytes.NewReader(raw))
@@ -141,7 +141,7 @@ func readConfig(fs *flag.FlagSet, path string, skip []string) (map[string]json.R
 			WithHint(`write one JSON object whose keys are flag names, e.g. {"headful": true}`)
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return nil, errs.Input("--config", "%s: text after the JSON object", path)
+		return nil, errs.Input("--config", "%s: text after the JSON object", path).WithHint("write one JSON object: all the options inside one pair of braces")
 	}
 	for key := range values {
 		if fs.Lookup(key) == nil || slices.Contains(skip, key) {

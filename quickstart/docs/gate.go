@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/tabwright/tabwright/engine/errs"
+	"github.com/tabwright/tabwright/engine/netgate"
 	"github.com/tabwright/tabwright/engine/tabs"
 	"github.com/tabwright/tabwright/quickstart/egress"
 )
@@ -197,7 +198,7 @@ func (g *gate) record(typ string, f map[string]any) {
 // one through; any other name never to an address of the harness's own
 // machine, so a docs host's name cannot lead to the machine's services.
 func dialDocs(ctx context.Context, network, addr string) (net.Conn, error) {
-	if host, _, err := net.SplitHostPort(addr); err == nil && egress.IsLoopback(host) {
+	if host, _, err := net.SplitHostPort(addr); err == nil && netgate.IsLoopback(host) {
 		var d net.Dialer
 		return d.DialContext(ctx, network, addr)
 	}

@@ -39,6 +39,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/tabwright/tabwright/engine/netgate"
 )
 
 // Proxy is one attempt's egress proxy.
@@ -101,7 +103,7 @@ func (p *Proxy) dial(ctx context.Context, addr string) (net.Conn, error) {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	if p.Loopback != nil {
-		if host, port := splitHostPort(addr, ""); IsLoopback(host) {
+		if host, port := splitHostPort(addr, ""); netgate.IsLoopback(host) {
 			n, err := strconv.Atoi(port)
 			if err != nil {
 				return nil, fmt.Errorf("no port in %q", addr)
@@ -175,17 +177,6 @@ func isOwnAddress(ip net.IP) bool {
 	return false
 }
 
-// IsLoopback reports whether host names the loopback: localhost (and its
-// subdomains), 127.0.0.0/8 or ::1.
-func IsLoopback(host string) bool {
-	h := strings.Trim(strings.ToLower(host), "[].")
-	if h == "localhost" || strings.HasSuffix(h, ".localhost") {
-		return true
-	}
-	ip := net.ParseIP(h)
-	return ip != nil && ip.IsLoopback()
-}
-
 // decide is the policy's word on host, with loopback set apart. With
 // Loopback set, loopback hosts are the sandbox's and allowed; without it the
 // proxy's loopback is the harness machine's, so a loopback host the policy
@@ -194,12 +185,12 @@ func (p *Proxy) decide(host string) (bool, string) {
 	if p.Decide != nil {
 		return p.Decide(host)
 	}
-	if IsLoopback(host) && p.Loopback != nil {
+	if netgate.IsLoopback(host) && p.Loopback != nil {
 		return true, ReasonSandboxLoopback
 	}
 	ok, reason := p.Policy.Decide(host)
 	ip := net.ParseIP(strings.Trim(host, "[]"))
-	if ok && (IsLoopback(host) || ip != nil && ip.IsUnspecified()) {
+	if ok && (netgate.IsLoopback(host) || ip != nil && ip.IsUnspecified()) {
 		return false, ReasonHostLoopback
 	}
 	if ok && hostLocal(ip) != "" {
