@@ -100,6 +100,9 @@ func (tr *idleSessions) serveNew(sdk http.Handler, w http.ResponseWriter, r *htt
 		http.Error(w, fmt.Sprintf("Service Unavailable: %d sessions are open; end one (DELETE) or wait for idle ones to end", MaxSessions), http.StatusServiceUnavailable)
 		return
 	}
+	if r.Method == http.MethodPost && !negotiateByBody(w, r) {
+		return
+	}
 	cw := &captureID{ResponseWriter: w, tr: tr}
 	sdk.ServeHTTP(cw, r)
 	cw.learn()
@@ -108,9 +111,33 @@ func (tr *idleSessions) serveNew(sdk http.Handler, w http.ResponseWriter, r *htt
 	}
 }
 
-// servePOST serves a client message of a live session; lost reports that
-// the client's connection dropped before its calls were answered.
-func (tr *idleSessions) servePOST(sdk http.Handler, id string, w http.ResponseWriter, r *http.Request) (lost bool) {
+// negotiateByBody makes an initialize POST negotiate its protocol version
+// from its body, as it does on stdio. The Mcp-Protocol-Version header is
+// defined for the requests after initialize; a client that sends a
+// sessionless revision's version there (2026-07-28, which this stateful
+// handler does not serve) on its initialize would otherwise get -32022,
+// where the same initialize on stdio is answered with 2025-11-25. It
+// reports false when the body could not be read (and answered that).
+func negotiateByBody(w http.ResponseWriter, r *http.Request) bool {
+	body, ok := readBody(w, r)
+	if !ok {
+		return false
+	}
+	if msg, err := jsonrpc.DecodeMessage(body); err == nil {
+		if req, isReq := msg.(*jsonrpc.Request); isReq && req.IsCall() && req.Method == "initialize" {
+			r.Header.Del(protocolVersionHeader)
+		}
+	}
+	return true
+}
+
+// protocolVersionHeader names the negotiated revision on each request after
+// initialize (MCP streamable HTTP transport).
+const protocolVersionHeader = "Mcp-Protocol-Version"
+
+// readBody reads a POST's body, bounded as the SDK bounds it, and puts it
+// back for the SDK; a body it cannot read is answered here.
+func readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, mcp.DefaultMaxRequestBodyBytes))
 	if err != nil {
 		var tooBig *http.MaxBytesError
@@ -119,9 +146,19 @@ func (tr *idleSessions) servePOST(sdk http.Handler, id string, w http.ResponseWr
 		} else {
 			http.Error(w, "failed to read body", http.StatusBadRequest)
 		}
-		return false
+		return nil, false
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
+	return body, true
+}
+
+// servePOST serves a client message of a live session; lost reports that
+// the client's connection dropped before its calls were answered.
+func (tr *idleSessions) servePOST(sdk http.Handler, id string, w http.ResponseWriter, r *http.Request) (lost bool) {
+	body, ok := readBody(w, r)
+	if !ok {
+		return false
+	}
 	calls, cancels := readPOST(body)
 	s := tr.session(id)
 	if s == nil {
