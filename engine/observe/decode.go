@@ -64,16 +64,46 @@ const ReservedUndecoded = "undecoded"
 // under "toplevel.<name>"). A section whose entries do not decode into this
 // version's types is kept raw under Reserved["undecoded"] and left empty.
 func Decode(raw []byte) (*Observation, error) {
+	known, unknown, err := splitTopLevel(raw)
+	if err != nil {
+		return nil, err
+	}
+	var version float64
+	if err := json.Unmarshal(known["schemaversion"], &version); err != nil || version < 1 || math.IsInf(version, 0) {
+		return nil, errs.Input("schemaversion", "must be a number >= 1, got %s", clip(string(known["schemaversion"]), 40))
+	}
+	o := &Observation{SchemaVersion: int(min(version, math.MaxInt32))}
+	undecoded := o.decodeFields(known)
+	o.typeReserved()
+	for k, v := range unknown {
+		var val any
+		if json.Unmarshal(v, &val) != nil {
+			continue
+		}
+		if _, taken := o.Reserved[k]; taken {
+			k = "toplevel." + k
+		}
+		o.reserve(k, val)
+	}
+	if undecoded != nil {
+		o.reserve(ReservedUndecoded, undecoded)
+	}
+	return o, nil
+}
+
+// splitTopLevel parses the payload's top level into the schema's named
+// fields (each of its frozen kind, the version 1 ones all present) and the
+// rest.
+func splitTopLevel(raw []byte) (known, unknown map[string]json.RawMessage, err error) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || raw[0] != '{' {
-		return nil, errs.Input("observation", "must be a JSON object")
+		return nil, nil, errs.Input("observation", "must be a JSON object")
 	}
 	var top map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &top); err != nil {
-		return nil, errs.Input("observation", "is not valid JSON: %s", clip(err.Error(), 200))
+		return nil, nil, errs.Input("observation", "is not valid JSON: %s", clip(err.Error(), 200))
 	}
-	known := map[string]json.RawMessage{}
-	unknown := map[string]json.RawMessage{}
+	known, unknown = map[string]json.RawMessage{}, map[string]json.RawMessage{}
 	for k, v := range top {
 		f, ok := frozen[k]
 		if !ok {
@@ -81,22 +111,21 @@ func Decode(raw []byte) (*Observation, error) {
 			continue
 		}
 		if kindOf(v) != f.kind {
-			return nil, errs.Input(k, "must be %s, got %s", f.kind, describe(v)).WithHint("a later schema version may add fields inside reserved, never retype a named one")
+			return nil, nil, errs.Input(k, "must be %s, got %s", f.kind, describe(v)).WithHint("a later schema version may add fields inside reserved, never retype a named one")
 		}
 		known[k] = v
 	}
 	for _, k := range []string{"schemaversion", "url", "title", "textpreview", "textlength", "forms", "interactive", "capturedat"} {
 		if _, ok := known[k]; !ok {
-			return nil, errs.Input(k, "is required and missing").WithHint("a payload may not drop a field of schema version 1")
+			return nil, nil, errs.Input(k, "is required and missing").WithHint("a payload may not drop a field of schema version 1")
 		}
 	}
-	var version float64
-	if err := json.Unmarshal(known["schemaversion"], &version); err != nil || version < 1 || math.IsInf(version, 0) {
-		return nil, errs.Input("schemaversion", "must be a number >= 1, got %s", clip(string(known["schemaversion"]), 40))
-	}
+	return known, unknown, nil
+}
 
-	o := &Observation{SchemaVersion: int(min(version, math.MaxInt32))}
-	var undecoded map[string]json.RawMessage
+// decodeFields fills o from the named fields; it returns those whose inner
+// shape did not decode, raw (nil when all did).
+func (o *Observation) decodeFields(known map[string]json.RawMessage) (undecoded map[string]json.RawMessage) {
 	keep := func(name string) {
 		if undecoded == nil {
 			undecoded = map[string]json.RawMessage{}
@@ -132,27 +161,7 @@ func Decode(raw []byte) (*Observation, error) {
 	if o.Interactive == nil {
 		o.Interactive = []Element{}
 	}
-	o.typeReserved()
-	for k, v := range unknown {
-		if o.Reserved == nil {
-			o.Reserved = map[string]any{}
-		}
-		var val any
-		if json.Unmarshal(v, &val) != nil {
-			continue
-		}
-		if _, taken := o.Reserved[k]; taken {
-			k = "toplevel." + k
-		}
-		o.Reserved[k] = val
-	}
-	if undecoded != nil {
-		if o.Reserved == nil {
-			o.Reserved = map[string]any{}
-		}
-		o.Reserved[ReservedUndecoded] = undecoded
-	}
-	return o, nil
+	return undecoded
 }
 
 // typeReserved gives the reserved entries this package writes their Go

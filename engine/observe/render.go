@@ -166,37 +166,62 @@ func renderCuts(b *strings.Builder, tr *Truncation) {
 // article, list patterns, table shapes, vision and, for diffs and deltas,
 // what changed.
 func renderSections(b *strings.Builder, o *Observation) {
-	if o.A11y != nil && o.A11y.Outline != "" {
-		b.WriteString("a11y:\n")
-		for _, l := range strings.Split(o.A11y.Outline, "\n") {
-			b.WriteString("  " + l + "\n")
-		}
-		if o.A11y.Omitted > 0 {
-			fmt.Fprintf(b, "  … %d more lines\n", o.A11y.Omitted)
-		}
+	renderA11y(b, o.A11y)
+	renderReader(b, o.Reader)
+	renderListPatterns(b, o.ListPattern)
+	renderTableShapes(b, o.TableShape)
+	renderVision(b, o.Vision)
+	if o.Diff != nil && !renderDiff(b, o.Diff, o.Delta) {
+		return // no change: nothing else to say
 	}
-	if r := o.Reader; r != nil {
-		if !r.Found {
-			b.WriteString("reader: no article found\n")
-		} else {
-			fmt.Fprintf(b, "reader %q", r.Title)
-			if r.Byline != "" {
-				fmt.Fprintf(b, " by %s", r.Byline)
-			}
-			fmt.Fprintf(b, " (%d chars):\n%s\n", r.Length, r.Markdown)
-			if r.Truncated {
-				b.WriteString("… markdown cut; raise max_chars\n")
-			}
-		}
+	if o.Digest != "" {
+		fmt.Fprintf(b, "digest %s\n", o.Digest)
 	}
-	for _, l := range o.ListPattern {
+}
+
+func renderA11y(b *strings.Builder, a *A11y) {
+	if a == nil || a.Outline == "" {
+		return
+	}
+	b.WriteString("a11y:\n")
+	for _, l := range strings.Split(a.Outline, "\n") {
+		b.WriteString("  " + l + "\n")
+	}
+	if a.Omitted > 0 {
+		fmt.Fprintf(b, "  … %d more lines\n", a.Omitted)
+	}
+}
+
+func renderReader(b *strings.Builder, r *Reader) {
+	switch {
+	case r == nil:
+		return
+	case !r.Found:
+		b.WriteString("reader: no article found\n")
+		return
+	}
+	fmt.Fprintf(b, "reader %q", r.Title)
+	if r.Byline != "" {
+		fmt.Fprintf(b, " by %s", r.Byline)
+	}
+	fmt.Fprintf(b, " (%d chars):\n%s\n", r.Length, r.Markdown)
+	if r.Truncated {
+		b.WriteString("… markdown cut; raise max_chars\n")
+	}
+}
+
+func renderListPatterns(b *strings.Builder, lists []ListPattern) {
+	for _, l := range lists {
 		fmt.Fprintf(b, "list %s ×%d [%s]", l.Item, l.Count, strings.Join(l.Fields, ", "))
 		if len(l.Samples) > 0 {
 			fmt.Fprintf(b, " e.g. %s", clip(fmt.Sprint(l.Samples[0]), 160))
 		}
 		b.WriteByte('\n')
 	}
-	for _, t := range o.TableShape {
+}
+
+func renderTableShapes(b *strings.Builder, tables []TableShape) {
+	for _, t := range tables {
 		fmt.Fprintf(b, "table %s", t.Selector)
 		if t.Caption != "" {
 			fmt.Fprintf(b, " %q", t.Caption)
@@ -207,45 +232,49 @@ func renderSections(b *strings.Builder, o *Observation) {
 		}
 		b.WriteByte('\n')
 	}
-	if v := o.Vision; v != nil {
-		where := v.Screenshot
-		if where == "" {
-			where = "attached" // HideHost: the image is in the result, no file
-		}
-		fmt.Fprintf(b, "screenshot %s (%d grounded)", where, len(v.Groundings))
-		if v.OCRNote != "" {
-			b.WriteString("; " + v.OCRNote)
-		}
-		b.WriteByte('\n')
-		if v.OCR != "" {
-			fmt.Fprintf(b, "ocr: %s\n", clip(strings.ReplaceAll(v.OCR, "\n", " "), 400))
-		}
+}
+
+func renderVision(b *strings.Builder, v *Vision) {
+	if v == nil {
+		return
 	}
-	if d := o.Diff; d != nil {
-		if o.Delta {
-			b.WriteString("delta since " + d.Base)
-		} else {
-			b.WriteString("diff since " + d.Base)
-		}
-		if d.Empty() {
-			b.WriteString(": no change\n")
-			return
-		}
-		b.WriteString(":\n")
-		for _, kind := range []struct {
-			name string
-			m    map[string][]any
-		}{{"+", d.Added}, {"-", d.Removed}, {"~", d.Changed}} {
-			for _, section := range d.Sections() {
-				if len(kind.m[section]) > 0 {
-					fmt.Fprintf(b, "  %s %s: %d\n", kind.name, section, len(kind.m[section]))
-				}
+	where := v.Screenshot
+	if where == "" {
+		where = "attached" // HideHost: the image is in the result, no file
+	}
+	fmt.Fprintf(b, "screenshot %s (%d grounded)", where, len(v.Groundings))
+	if v.OCRNote != "" {
+		b.WriteString("; " + v.OCRNote)
+	}
+	b.WriteByte('\n')
+	if v.OCR != "" {
+		fmt.Fprintf(b, "ocr: %s\n", clip(strings.ReplaceAll(v.OCR, "\n", " "), 400))
+	}
+}
+
+// renderDiff says what changed since the base; false when nothing did.
+func renderDiff(b *strings.Builder, d *Diff, delta bool) bool {
+	if delta {
+		b.WriteString("delta since " + d.Base)
+	} else {
+		b.WriteString("diff since " + d.Base)
+	}
+	if d.Empty() {
+		b.WriteString(": no change\n")
+		return false
+	}
+	b.WriteString(":\n")
+	for _, kind := range []struct {
+		name string
+		m    map[string][]any
+	}{{"+", d.Added}, {"-", d.Removed}, {"~", d.Changed}} {
+		for _, section := range d.Sections() {
+			if len(kind.m[section]) > 0 {
+				fmt.Fprintf(b, "  %s %s: %d\n", kind.name, section, len(kind.m[section]))
 			}
 		}
 	}
-	if o.Digest != "" {
-		fmt.Fprintf(b, "digest %s\n", o.Digest)
-	}
+	return true
 }
 
 func renderForm(b *strings.Builder, page string, f *Form, shown map[string]bool) {

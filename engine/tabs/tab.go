@@ -262,26 +262,13 @@ func (t *Tab) applyEvent(method string, params jsonv2.Value) bool {
 	case "Page.frameNavigated":
 		return p.onFrameNavigated(params)
 	case "Page.navigatedWithinDocument":
-		var ev page.EventNavigatedWithinDocument
-		if jsonv2.Unmarshal(params, &ev) != nil || ev.FrameID != t.mainFrame {
-			return false
-		}
-		p.url = ev.URL
-		p.sameDocNavs++
+		return p.onSameDocument(params, t.mainFrame)
 	case "Network.responseReceived":
-		var ev network.EventResponseReceived
-		if jsonv2.Unmarshal(params, &ev) != nil || ev.Type != network.ResourceTypeDocument || ev.FrameID != t.mainFrame || ev.Response == nil {
-			return false
-		}
-		p.status[ev.LoaderID] = ev.Response.Status
+		return p.onResponse(params, t.mainFrame)
 	case "Runtime.executionContextCreated", "Runtime.executionContextDestroyed", "Runtime.executionContextsCleared":
 		return p.trackWorld(t.sess, method, params)
 	case "Page.javascriptDialogOpening":
-		var ev page.EventJavascriptDialogOpening
-		if jsonv2.Unmarshal(params, &ev) != nil {
-			return false
-		}
-		p.dialog = &Dialog{Type: string(ev.Type), Message: ev.Message, DefaultPrompt: ev.DefaultPrompt, URL: ev.URL}
+		return p.onDialog(params)
 	case "Inspector.targetCrashed":
 		p.crashed, p.dialog = true, nil
 		p.crashes++
@@ -301,6 +288,38 @@ func (t *Tab) applyEvent(method string, params jsonv2.Value) bool {
 	default:
 		return false
 	}
+	return true
+}
+
+// onSameDocument records a navigation of the main frame within its document
+// (history API, fragment).
+func (p *pageState) onSameDocument(params jsonv2.Value, mainFrame cdproto.FrameID) bool {
+	var ev page.EventNavigatedWithinDocument
+	if jsonv2.Unmarshal(params, &ev) != nil || ev.FrameID != mainFrame {
+		return false
+	}
+	p.url = ev.URL
+	p.sameDocNavs++
+	return true
+}
+
+// onResponse records the HTTP status of a main-frame document.
+func (p *pageState) onResponse(params jsonv2.Value, mainFrame cdproto.FrameID) bool {
+	var ev network.EventResponseReceived
+	if jsonv2.Unmarshal(params, &ev) != nil || ev.Type != network.ResourceTypeDocument || ev.FrameID != mainFrame || ev.Response == nil {
+		return false
+	}
+	p.status[ev.LoaderID] = ev.Response.Status
+	return true
+}
+
+// onDialog records the dialog the page opened.
+func (p *pageState) onDialog(params jsonv2.Value) bool {
+	var ev page.EventJavascriptDialogOpening
+	if jsonv2.Unmarshal(params, &ev) != nil {
+		return false
+	}
+	p.dialog = &Dialog{Type: string(ev.Type), Message: ev.Message, DefaultPrompt: ev.DefaultPrompt, URL: ev.URL}
 	return true
 }
 

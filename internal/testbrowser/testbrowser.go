@@ -59,11 +59,43 @@ func start(path, port string, mode ...string) (*Browser, error) {
 	if os.Geteuid() == 0 {
 		args = append(args, "--no-sandbox")
 	}
-	args = append(args, "about:blank")
-	r, w, err := os.Pipe()
+	b, stderr, err := spawn(path, dir, append(args, "about:blank"))
 	if err != nil {
 		os.RemoveAll(dir)
 		return nil, err
+	}
+	fail := func(format string, args ...any) (*Browser, error) {
+		b.Kill()
+		b.tailMu.Lock()
+		defer b.tailMu.Unlock()
+		return nil, fmt.Errorf(format+"; browser output:\n%s", append(args, strings.Join(b.tail, "\n"))...)
+	}
+	select {
+	case ok := <-b.watchStderr(stderr):
+		if !ok {
+			return fail("the browser exited before opening its DevTools port")
+		}
+	case <-time.After(15 * time.Second):
+		return fail("the browser did not open its DevTools port within 15s")
+	}
+	lines, err := readActivePort(dir)
+	if err != nil {
+		return fail("%v", err)
+	}
+	b.Port = strings.TrimSpace(lines[0])
+	if port != "0" && b.Port != port {
+		return fail("the browser listens on %s, asked for %s", b.Port, port)
+	}
+	b.HTTPURL = "http://127.0.0.1:" + b.Port
+	b.WSURL = "ws://127.0.0.1:" + b.Port + strings.TrimSpace(lines[1])
+	return b, nil
+}
+
+// spawn starts the browser in its own process group, its stderr on a pipe.
+func spawn(path, dir string, args []string) (*Browser, *os.File, error) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, nil, err
 	}
 	cmd := exec.Command(path, args...)
 	cmd.Stderr = w
@@ -71,15 +103,19 @@ func start(path, port string, mode ...string) (*Browser, error) {
 	if err := cmd.Start(); err != nil {
 		r.Close()
 		w.Close()
-		os.RemoveAll(dir)
-		return nil, fmt.Errorf("starting %s: %w", path, err)
+		return nil, nil, fmt.Errorf("starting %s: %w", path, err)
 	}
 	w.Close()
 	b := &Browser{cmd: cmd, dir: dir, stderr: r, exited: make(chan struct{})}
 	go func() { cmd.Wait(); close(b.exited) }()
+	return b, r, nil
+}
 
-	// The browser prints "DevTools listening on ws://…" once it wrote
-	// DevToolsActivePort; its stderr ending first means it died.
+// watchStderr keeps the last lines of the browser's stderr and says on the
+// channel whether it announced its DevTools port: it prints "DevTools
+// listening on ws://…" once it wrote DevToolsActivePort; its stderr ending
+// first means it died.
+func (b *Browser) watchStderr(r *os.File) <-chan bool {
 	listening := make(chan bool, 1)
 	go func() {
 		sc := bufio.NewScanner(r)
@@ -101,25 +137,16 @@ func start(path, port string, mode ...string) (*Browser, error) {
 			listening <- false
 		}
 	}()
-	fail := func(format string, args ...any) (*Browser, error) {
-		b.Kill()
-		b.tailMu.Lock()
-		defer b.tailMu.Unlock()
-		return nil, fmt.Errorf(format+"; browser output:\n%s", append(args, strings.Join(b.tail, "\n"))...)
-	}
-	select {
-	case ok := <-listening:
-		if !ok {
-			return fail("the browser exited before opening its DevTools port")
-		}
-	case <-time.After(15 * time.Second):
-		return fail("the browser did not open its DevTools port within 15s")
-	}
+	return listening
+}
 
-	// DevToolsActivePort: the port on the first line, the browser's
-	// WebSocket path on the second. It is written before the announcement;
-	// the short retry only guards against a browser that reorders the two.
+// readActivePort reads DevToolsActivePort: the port on the first line, the
+// browser's WebSocket path on the second. It is written before the
+// announcement; the short retry only guards against a browser that
+// reorders the two.
+func readActivePort(dir string) ([]string, error) {
 	var data []byte
+	var err error
 	for deadline := time.Now().Add(2 * time.Second); ; time.Sleep(10 * time.Millisecond) {
 		data, err = os.ReadFile(filepath.Join(dir, "DevToolsActivePort"))
 		if err == nil && strings.Contains(string(data), "\n") || time.Now().After(deadline) {
@@ -128,15 +155,9 @@ func start(path, port string, mode ...string) (*Browser, error) {
 	}
 	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
 	if len(lines) < 2 || !strings.HasPrefix(strings.TrimSpace(lines[1]), "/devtools/browser/") {
-		return fail("DevToolsActivePort: %q %v", data, err)
+		return nil, fmt.Errorf("DevToolsActivePort: %q %v", data, err)
 	}
-	b.Port = strings.TrimSpace(lines[0])
-	if port != "0" && b.Port != port {
-		return fail("the browser listens on %s, asked for %s", b.Port, port)
-	}
-	b.HTTPURL = "http://127.0.0.1:" + b.Port
-	b.WSURL = "ws://127.0.0.1:" + b.Port + strings.TrimSpace(lines[1])
-	return b, nil
+	return lines, nil
 }
 
 // Pid is the browser's process id, which is also its process group's.
