@@ -26,9 +26,18 @@ var Core string
 // Observe installs __tabwright.observe({maxChars, maxInteractive}), which
 // returns the page part of an observation: url, title, textpreview,
 // textlength, forms, interactive and, when anything was cut, truncated.
-//
-//go:embed observe.js
-var Observe string
+// Its text and forms sections are scripts of their own (text.js, forms.js),
+// installed before it.
+var Observe = text + "\n;" + forms + "\n;" + observe
+
+var (
+	//go:embed text.js
+	text string
+	//go:embed forms.js
+	forms string
+	//go:embed observe.js
+	observe string
+)
 
 // Program returns one expression that installs core and the given concern
 // scripts (each a no-op when already installed) and then evaluates call,

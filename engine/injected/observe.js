@@ -1,9 +1,9 @@
 // observe.js: the passive observation of one document: its visible text, its
 // forms and its actionable elements, each bounded, each saying when it cut.
-// Needs core.js first. Installs tw.observe(options) once per document.
+// Needs core.js, text.js and forms.js first. Installs tw.observe(options) once per document.
 (() => {
   'use strict';
-  const OBSERVE_VERSION = 13;
+  const OBSERVE_VERSION = 14;
   const tw = globalThis.__tabwright;
   if (tw.observeVersion === OBSERVE_VERSION) return;
   const { dom, norm, cut, rendered } = tw;
@@ -16,408 +16,15 @@
   // selector, role, label and state, and leaves their value to the form.
   let inForms = null;
 
-  const MAX_FORMS = 50;
-  const MAX_FIELDS = 100;
-  const MAX_OPTIONS = 50;
-  // A value is cut at these lengths (a form's, an element's) unless the
-  // observation is scoped, where it is read up to maxChars; a cut value
-  // says its whole length (valuelength), so the reader knows to ask.
-  const MAX_VALUE = 200;
+  // An element's value is cut at this length unless the observation is
+  // scoped, where it is read up to maxChars; a cut value says its whole
+  // length (valuelength), so the reader knows to ask.
   const MAX_ELEMENT_VALUE = 80;
   let valueCap = null; // set per observation: the scope's bound, or null
-
-  // --- text ------------------------------------------------------------------
-  // Elements whose content is never page text: code, embedded documents,
-  // replaced content and the option lists of controls (forms report those).
-  const SKIP_TEXT = new Set([
-    'script', 'style', 'noscript', 'template', 'head', 'select', 'textarea', 'datalist',
-    'svg', 'iframe', 'frame', 'object', 'embed', 'canvas', 'video', 'audio', 'img', 'input',
-  ]);
-
-  const isInline = (d) => d.startsWith('inline') || d === 'contents' || d.startsWith('ruby');
-  const preserves = (cs) => /^(preserve|break-spaces)/.test(cs.whiteSpaceCollapse || '') || cs.whiteSpace.startsWith('pre');
-
-  // Marks in the walked text, none of them white space: a listed element's
-  // own text (its label already says it), table rows folded away, and the
-  // line that says so.
-  const LABEL_ON = '\u0001', LABEL_OFF = '\u0002';
-  const FOLD_ON = '\u0003', FOLD_OFF = '\u0004';
-  const NOTE_ON = '\u0005', NOTE_OFF = '\u0006';
-  // A table of more than TABLE_ROWS_FOLD rows shows its first TABLE_ROWS_KEEP
-  // in the preview and says how to read the rest.
-  const TABLE_ROWS_FOLD = 12;
-  const TABLE_ROWS_KEEP = 3;
-
-  // visibleText walks the rendered (flat) tree in document order and
-  // returns its text the way a reader sees it: one line per block, runs of
-  // white space collapsed, hidden content left out. Optional: said(el), an
-  // element whose text the observation already says (its label), and
-  // foldTable(el), whether a long table's rows may fold. It returns the
-  // text marked (see preview).
-  const visibleText = (root, said, foldTable) => {
-    const out = [];
-    let rowsLeft = Infinity; // rows the table being walked may still show
-    const walk = (node, cs, kids, sight) => {
-      for (const c of kids || tw.flatChildren(node)) {
-        if (c.nodeType === 3) {
-          // Visibility, size and colour are inherited but can be undone by
-          // a descendant, so they are decided per text node, by the style
-          // of its parent.
-          if (tw.sight.unseenText(cs, sight)) continue;
-          out.push(preserves(cs) ? c.data.replace(/[^\S\n]+/g, ' ') : c.data.replace(/\s+/g, ' '));
-          continue;
-        }
-        if (c.nodeType !== 1) continue;
-        const tag = dom.tag(c);
-        if (SKIP_TEXT.has(tag)) continue;
-        if (tag === 'br') { out.push('\n'); continue; }
-        const ccs = getComputedStyle(c);
-        if (tw.unseen(c, ccs) || tw.sight.unseenBox(c, ccs)) continue;
-        const csight = tw.sight.of(c, ccs, sight);
-        const d = ccs.display;
-        const sep = isInline(d) ? '' : d === 'table-cell' ? ' ' : '\n';
-        // A closed <details> shows only its summary.
-        const only = tag === 'details' && !c.open ? [...c.children].filter((k) => dom.tag(k) === 'summary').slice(0, 1) : null;
-        const [on, off] = tag === 'tr' && rowsLeft-- <= 0 ? [FOLD_ON, FOLD_OFF] : said?.(c) ? [LABEL_ON, LABEL_OFF] : ['', ''];
-        out.push(sep, on);
-        if (tag === 'table' && c.rows.length > TABLE_ROWS_FOLD && foldTable?.(c)) walkTable(c, ccs, csight);
-        else walk(c, ccs, only, csight);
-        out.push(off, sep);
-      }
-    };
-    const walkTable = (table, cs, sight) => {
-      const outer = rowsLeft;
-      rowsLeft = TABLE_ROWS_KEEP;
-      walk(table, cs, null, sight);
-      const folded = -rowsLeft;
-      rowsLeft = outer;
-      if (folded > 0) out.push('\n', NOTE_ON, `[${folded} more rows of table ${sel(table)}: scope on it reads them]`, NOTE_OFF, '\n');
-    };
-    const body = root || dom.body();
-    if (!body) return '';
-    walk(body, getComputedStyle(body), null, tw.sight.at(body));
-    return out.join('').replace(/[^\S\n]+/g, ' ').replace(/\s*\n\s*/g, '\n').trim();
-  };
-
-  // seenHTML writes root's rendered (flat) tree as HTML for the reader
-  // view, leaving out what no person sees by the same rules as the text
-  // (the readability pass reads markup, not style): hidden and unseen
-  // boxes, unseen text, light children no slot shows. Content under
-  // aria-hidden that is drawn stays, and loses the attribute, since the
-  // reader drops what it marks. <head> is kept as it is (title, language).
-  // Written by hand, not cloned: a clone would run the page's custom
-  // element constructors.
-  const VOID = new Set(['area', 'base', 'br', 'col', 'embed', 'hr', 'img', 'input', 'link', 'meta', 'source', 'track', 'wbr']);
-  const NOT_DRAWN = new Set(['script', 'style', 'template', 'noscript']);
-  const escText = (t) => t.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/\u00a0/g, '&nbsp;');
-  const escAttr = (t) => t.replace(/&/g, '&amp;').replace(/"/g, '&quot;');
-  const seenHTML = (root) => {
-    const out = [];
-    const open = (el) => {
-      out.push('<', dom.tag(el));
-      for (const a of el.attributes) {
-        if (a.name === 'aria-hidden' || !/^[^\s"'>/=]+$/.test(a.name)) continue;
-        out.push(' ', a.name, '="', escAttr(a.value), '"');
-      }
-      out.push('>');
-    };
-    const walk = (node, cs, sight) => {
-      for (const c of tw.flatChildren(node)) {
-        if (c.nodeType === 3) {
-          if (!tw.sight.unseenText(cs, sight) || !c.data.trim()) out.push(escText(c.data));
-          continue;
-        }
-        if (c.nodeType !== 1) continue;
-        const tag = dom.tag(c);
-        if (tag === 'head') { out.push(c.outerHTML); continue; }
-        if (NOT_DRAWN.has(tag)) continue;
-        const ccs = getComputedStyle(c);
-        if (tw.unseen(c, ccs) || tw.sight.unseenBox(c, ccs)) continue;
-        if (tag === 'slot') { walk(c, ccs, tw.sight.of(c, ccs, sight)); continue; }
-        open(c);
-        if (VOID.has(tag)) continue;
-        if (tag === 'textarea') out.push(escText(c.value));
-        else walk(c, ccs, tw.sight.of(c, ccs, sight));
-        out.push('</', tag, '>');
-      }
-    };
-    if (root === document.documentElement) {
-      open(root);
-      walk(root, getComputedStyle(root), tw.sight.at(root));
-      out.push('</html>');
-    } else {
-      const cs = getComputedStyle(root);
-      open(root);
-      walk(root, cs, tw.sight.at(root));
-      out.push('</', dom.tag(root), '>');
-    }
-    return out.join('');
-  };
-
-  // plainText is marked text without its marks: all the visible text.
-  const plainText = (marked) => marked.replace(/\u0005[^\u0006]*\u0006/g, '').replace(/[\u0001-\u0004\u0006]/g, '').replace(/\n{2,}/g, '\n').trim();
-
-  // preview is the marked text as the preview shows it: folded rows out,
-  // their note in, and a line made only of listed elements' own text left
-  // out (a line that has other text keeps them: "Read the guide today").
-  const preview = (marked) => {
-    const kept = [];
-    let inLabel = false; // a label's text may span lines
-    for (let line of marked.replace(/\u0003[^\u0004]*\u0004/g, '').split('\n')) {
-      if (inLabel) line = LABEL_ON + line;
-      inLabel = line.lastIndexOf(LABEL_ON) > line.lastIndexOf(LABEL_OFF);
-      const other = line.replace(/\u0001[^\u0002]*(\u0002|$)/g, '').replace(/[\u0002-\u0006]/g, '');
-      if (other.trim() === '') continue;
-      kept.push(line.replace(/[\u0001-\u0006]/g, '').trim());
-    }
-    return kept.filter((l) => l !== '').join('\n');
-  };
-
-  // saidBy returns said for visibleText: a listed element whose visible
-  // text its label holds (an icon's one glyph too), and a <label> whose
-  // control is listed.
-  const saidBy = (labels) => (el) => {
-    if (dom.tag(el) === 'label' && el.control) return labels.has(el.control);
-    const label = labels.get(el);
-    if (label === undefined) return false;
-    // Compared without white space: textContent runs blocks together
-    // ("Title(1)site") where the name has a space.
-    const bare = (t) => t.replace(/\s+/g, '');
-    const text = bare(el.textContent || '');
-    return text.length <= 2 || bare(label).includes(text);
-  };
-
-  // --- forms -----------------------------------------------------------------
-  const formGet = (f, prop) => Reflect.get(HTMLFormElement.prototype, prop, f);
-  const BUTTON_TYPES = new Set(['submit', 'reset', 'button', 'image']);
-  const NOT_FIELDS = new Set(['fieldset', 'output', 'object']);
+  // Text and forms have scripts of their own, installed before this one.
+  const { visibleText, seenHTML, plainText, preview, saidBy } = tw.text;
+  const { BUTTON_TYPES, isDisabled, putValue } = tw.forms;
   const isSecret = tw.secret;
-  const isDisabled = (el) => el.matches(':disabled') || dom.attr(el, 'aria-disabled') === 'true';
-  const isRequired = (el) => !!el.required || dom.attr(el, 'aria-required') === 'true';
-
-  const fieldType = (el) => {
-    const tag = dom.tag(el);
-    if (tag === 'select') return el.multiple ? 'select-multiple' : 'select';
-    if (tag === 'input' || tag === 'button') return el.type;
-    return tag; // textarea, or a form-associated custom element
-  };
-
-  // addOptions lists a select's options or a datalist's suggestions on the
-  // field f, bounded. A label equal to its value is not repeated, and only a
-  // multiple select marks its chosen options: a single one says its choice
-  // in the field's value.
-  const addOptions = (f, list, multiple) => {
-    const opts = [];
-    let omitted = 0;
-    for (const o of list) {
-      if (opts.length >= MAX_OPTIONS) { omitted++; continue; }
-      const item = { value: o.value };
-      const label = norm(o.label || o.text);
-      if (label && label !== o.value) item.label = cut(label, 80);
-      if (o.selected && multiple) item.selected = true;
-      if (o.disabled) item.disabled = true;
-      opts.push(item);
-    }
-    f.options = opts;
-    if (omitted) { f.truncated = true; f.omitted = omitted; }
-  };
-
-  // fieldSelector names a control by its name attribute, [name=email], when
-  // that alone is unique, as a form submits it: the shortest stable selector.
-  const fieldSelector = (el, name) => {
-    if (name && name.length <= 100 && dom.root(el) === document) {
-      const s = `[name=${tw.cssString(name)}]`;
-      if (tw.uniqueIn(document, s, el)) return s;
-    }
-    return sel(el);
-  };
-
-  // putValue sets o.value, cut at max (or the scope's bound), and its
-  // whole length when cut.
-  const putValue = (o, value, max) => {
-    const n = valueCap || max;
-    o.value = cut(value, n);
-    if (value.length > n) o.valuelength = value.length;
-  };
-
-  const describeField = (el) => {
-    const tag = dom.tag(el);
-    const f = {};
-    const label = cut(tw.accName(el), 120);
-    if (label) f.label = label;
-    // The contract's forms say each field's label, type and name (a
-    // consumer of forms alone reads them there, text included).
-    const type = fieldType(el);
-    f.type = type;
-    const name = dom.attr(el, 'name');
-    if (name) f.name = name;
-    const selector = fieldSelector(el, name);
-    f.selector = selector;
-    if (rendered(el)) {
-      f.ref = tw.ref(el);
-      inForms?.set(el, selector);
-    }
-    if (tag === 'select') {
-      if (!el.multiple && el.value) putValue(f, el.value, MAX_VALUE);
-      addOptions(f, el.options, el.multiple);
-    } else if (type === 'checkbox') {
-      if (el.checked) f.checked = true;
-      if (dom.has(el, 'value')) f.value = el.value;
-    } else if (!BUTTON_TYPES.has(type) && type !== 'file' && !isSecret(el) && typeof el.value === 'string' && el.value) {
-      putValue(f, el.value, MAX_VALUE);
-    }
-    if (tag === 'input' && el.list) addOptions(f, el.list.options, false);
-    if (isRequired(el)) f.required = true;
-    if (isDisabled(el)) f.disabled = true;
-    if (el.readOnly) f.readonly = true;
-    if (!tw.rendered(el)) f.hidden = true;
-    return f;
-  };
-
-  // A radio group is one field whose options are its radios. Its label comes
-  // from the fieldset or radiogroup that holds just this group.
-  const radioGroup = (first) => {
-    const name = dom.attr(first, 'name') || '';
-    const box = first.closest('fieldset, [role=radiogroup]');
-    const own = box && [...dom.all(box, 'input[type=radio]')].every((r) => (dom.attr(r, 'name') || '') === name);
-    const f = {};
-    const label = own ? cut(tw.accName(box), 120) : '';
-    if (label) f.label = label;
-    f.type = 'radio';
-    if (name) f.name = name;
-    f.selector = sel(own ? box : first);
-    f.options = [];
-    f.radios = 0;
-    f.visible = false;
-    return f;
-  };
-
-  const addRadio = (f, el) => {
-    f.radios++;
-    if (el.checked) f.value = el.value;
-    if (isRequired(el)) f.required = true;
-    if (rendered(el)) f.visible = true;
-    if (f.options.length >= MAX_OPTIONS) { f.truncated = true; f.omitted = (f.omitted || 0) + 1; return; }
-    const o = { value: el.value };
-    const label = cut(tw.accName(el), 80);
-    if (label && label !== el.value) o.label = label;
-    if (isDisabled(el)) o.disabled = true;
-    // A radio's own selector is left out when it is the one anyone would
-    // write from the group's name and the option's value.
-    const own = sel(el);
-    if (own !== `input[name=${tw.cssString(f.name || '')}][value=${tw.cssString(el.value)}]`) o.selector = own;
-    if (rendered(el)) {
-      o.ref = tw.ref(el);
-      inForms?.set(el, own);
-    }
-    f.options.push(o);
-  };
-
-  // fieldsOf describes controls in order, one field per radio group, at most
-  // MAX_FIELDS of them.
-  const fieldsOf = (controls) => {
-    const fields = [];
-    const groups = new Map();
-    let omitted = 0;
-    for (const el of controls) {
-      const tag = dom.tag(el);
-      if (NOT_FIELDS.has(tag) || (tag === 'input' && el.type === 'hidden')) continue;
-      if (tag === 'input' && el.type === 'radio') {
-        const name = dom.attr(el, 'name');
-        const g = name && groups.get(name);
-        if (g) { addRadio(g, el); continue; }
-        if (fields.length >= MAX_FIELDS) { omitted++; continue; }
-        const ng = radioGroup(el);
-        if (name) groups.set(name, ng);
-        addRadio(ng, el);
-        fields.push(ng);
-        continue;
-      }
-      if (fields.length >= MAX_FIELDS) { omitted++; continue; }
-      fields.push(describeField(el));
-    }
-    // Settle the bookkeeping of radio groups into plain field keys.
-    for (const f of fields) {
-      if (f.type !== 'radio') continue;
-      if (!f.visible) f.hidden = true;
-      if (f.options.length && f.options.every((o) => o.disabled)) f.disabled = true;
-      delete f.visible;
-      delete f.radios;
-    }
-    return { fields, omitted };
-  };
-
-  const describeForm = (form) => {
-    const out = { selector: sel(form) };
-    const name = dom.attr(form, 'name') || norm(dom.attr(form, 'aria-label'));
-    if (name) out.name = name;
-    out.action = shortHref(formGet(form, 'action'));
-    const method = (formGet(form, 'method') || 'get').toLowerCase();
-    if (method !== 'get') out.method = method;
-    const { fields, omitted } = fieldsOf(formGet(form, 'elements'));
-    out.fields = fields;
-    if (omitted) { out.truncated = true; out.omitted = omitted; }
-    return out;
-  };
-
-  // commonAncestor of elements in the same tree (never one of the controls
-  // themselves); across trees, the body.
-  const commonAncestor = (els) => {
-    let anc = els.length === 1 ? dom.parent(els[0]) : els[0];
-    for (const el of els.slice(1)) {
-      while (anc && !anc.contains(el)) anc = dom.parent(anc);
-      if (!anc) return dom.body();
-    }
-    return anc || dom.body();
-  };
-
-  // Controls outside any <form> still make forms in practice. Those under an
-  // explicit form-like container (role=form, role=search, <search>, a
-  // fieldset) are grouped by it; the rest make one group whose selector is
-  // their common ancestor. A group is reported only when one of its fields
-  // is drawn, so templates and closed dialogs do not pile up.
-  const orphanGroups = (roots, scope) => {
-    const byBox = new Map();
-    for (const root of roots) {
-      for (const el of dom.all(root, 'input, select, textarea')) {
-        if ((el.form && (!scope || scope.contains(el.form))) || el.type === 'hidden' || (dom.tag(el) === 'input' && BUTTON_TYPES.has(el.type))) continue;
-        const box = el.closest('[role=form], [role=search], search, fieldset') || null;
-        if (!byBox.has(box)) byBox.set(box, []);
-        byBox.get(box).push(el);
-      }
-    }
-    const out = [];
-    for (const [box, els] of byBox) {
-      if (!els.some(rendered)) continue;
-      const container = box || commonAncestor(els);
-      const g = { selector: sel(container), synthetic: true };
-      const name = box ? tw.accName(box) : '';
-      if (name) g.name = cut(name, 80);
-      const { fields, omitted } = fieldsOf(els);
-      g.fields = fields;
-      if (omitted) { g.truncated = true; g.omitted = omitted; }
-      out.push(g);
-    }
-    return out;
-  };
-
-  const formsSection = (roots, scope) => {
-    const forms = [];
-    let omitted = 0;
-    // A scope that is itself a form reads as that form.
-    const own = scope && dom.tag(scope) === 'form' ? [scope] : [];
-    for (const root of roots) {
-      for (const form of [...(root === scope ? own : []), ...dom.all(root, 'form')]) {
-        if (forms.length >= MAX_FORMS) { omitted++; continue; }
-        forms.push(describeForm(form));
-      }
-    }
-    for (const g of orphanGroups(roots, scope)) {
-      if (forms.length >= MAX_FORMS) { omitted++; continue; }
-      forms.push(g);
-    }
-    return { forms, omitted };
-  };
 
   // --- interactive -----------------------------------------------------------
   // What a person sees and can use is listed: semantic controls, and what
@@ -615,7 +222,7 @@
     else if ((tag === 'input' && !BUTTON_TYPES.has(el.type) && el.type !== 'checkbox' && el.type !== 'radio' && el.type !== 'file') || tag === 'textarea') {
       if (!isSecret(el)) value = el.value;
     } else if (editable) value = norm(el.textContent);
-    if (value && !field) putValue(e, value, MAX_ELEMENT_VALUE);
+    if (value && !field) putValue(e, value, MAX_ELEMENT_VALUE, valueCap);
 
     if ((tag === 'a' || tag === 'area') && dom.has(el, 'href')) {
       // A selector like a[href="/item/7"] already says where the link goes.
@@ -884,7 +491,7 @@
     itemsCache = new Map();
     const labels = new Map(); // listed element -> its label, said in forms or interactive
     if (inc.forms) {
-      const { forms, omitted } = formsSection(roots, scope);
+      const { forms, omitted } = tw.forms.section(roots, scope, { sel, valueCap, inForms, shortHref });
       if (omitted) truncated.forms = { shown: forms.length, omitted };
       result.forms = forms;
       for (const f of forms) for (const fd of f.fields) if (fd.ref && fd.label) labels.set(tw.element(fd.ref), fd.label);
@@ -910,7 +517,7 @@
       // After forms and interactive: the preview leaves out what their
       // labels say, and a long table's rows unless the scope is the table.
       const foldTable = (t) => !opt.allText && !(scope && (t === scope || t.contains(scope)));
-      const marked = visibleText(scope, labels.size && !opt.allText ? saidBy(labels) : null, foldTable);
+      const marked = visibleText(scope, labels.size && !opt.allText ? saidBy(labels) : null, foldTable, sel);
       const text = preview(marked);
       if (text.length > maxChars) truncated.textpreview = true;
       result.textpreview = cut(text, maxChars);
