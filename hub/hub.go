@@ -43,6 +43,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/tabwright/tabwright/engine/errs"
+	"github.com/tabwright/tabwright/engine/netgate"
 	"github.com/tabwright/tabwright/engine/tabs"
 )
 
@@ -104,6 +105,11 @@ func Start(opt Options) (*Hub, error) {
 		return nil, errs.Wrap(errs.BrowserUnavailable, err, "the attach hub cannot listen on "+opt.Addr).
 			WithHint("another tabwright may hold the port; stop it, or run `tabwright setup --port N` for another port")
 	}
+	if !netgate.BoundToLoopback(ln) {
+		ln.Close()
+		return nil, errs.Input("addr", "%q resolves to %s, not a loopback address", opt.Addr, ln.Addr()).
+			WithHint("give the hub 127.0.0.1:PORT")
+	}
 	h := &Hub{opt: opt, ln: ln, profiles: map[string]*Profile{}, changed: make(chan struct{})}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/relay", h.accept)
@@ -120,7 +126,7 @@ func CheckLoopback(addr string) error {
 	if err != nil {
 		return errs.Input("addr", "%q is not host:port", addr)
 	}
-	if ip := net.ParseIP(host); ip == nil || !ip.IsLoopback() {
+	if !netgate.IsLoopback(host) {
 		return errs.Input("addr", "%q is not a loopback address", addr).
 			WithHint("the hub hands out control of the user's browser; it listens on 127.0.0.1 only")
 	}
@@ -219,7 +225,7 @@ func (h *Hub) logf(format string, args ...any) {
 // kind of peer in the log ("" for an extension, "client " for a process).
 func (h *Hub) admit(w http.ResponseWriter, r *http.Request, who, protocol string, badOrigin func(string) string) bool {
 	peer, _, _ := net.SplitHostPort(r.RemoteAddr)
-	if ip := net.ParseIP(peer); ip == nil || !ip.IsLoopback() {
+	if !netgate.IsLoopback(peer) {
 		h.logf("refused %s%s: not a loopback peer", who, r.RemoteAddr)
 		http.Error(w, "loopback only", http.StatusForbidden)
 		return false

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/tabwright/tabwright/engine/netgate"
 )
 
 // sessionHeader carries the streamable HTTP session id (MCP transport spec).
@@ -237,19 +237,15 @@ func cancelRequest(session string, call jsonrpc.ID) *http.Request {
 }
 
 // loopbackOrigin reports whether an Origin header names a page served from
-// this machine's loopback (http://localhost:5173, http://127.0.0.1, [::1]).
+// this machine's loopback (http://localhost:5173, http://app.localhost,
+// http://127.0.0.1, [::1]).
 // "null" (sandboxed frames, file: pages) is not one.
 func loopbackOrigin(origin string) bool {
 	u, err := url.Parse(origin)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") {
 		return false
 	}
-	host := u.Hostname()
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
+	return netgate.IsLoopback(u.Hostname())
 }
 
 // idleSessions tracks the sessions the SDK created: which have requests in

@@ -207,7 +207,7 @@ func TestCancelledAnswerIsDropped(t *testing.T) {
 
 func TestOriginCheck(t *testing.T) {
 	for origin, ok := range map[string]bool{
-		"http://localhost:5173": true, "https://127.0.0.1": true, "http://[::1]:8080": true, "http://127.9.9.9": true,
+		"http://localhost:5173": true, "https://127.0.0.1": true, "http://[::1]:8080": true, "http://127.9.9.9": true, "http://app.localhost:3000": true,
 		"null": false, "http://evil.example": false, "file://": false, "http://localhost.evil": false, "ws://localhost": false,
 	} {
 		if got := loopbackOrigin(origin); got != ok {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/tabwright/tabwright/engine/batch"
 	"github.com/tabwright/tabwright/engine/errs"
+	"github.com/tabwright/tabwright/engine/netgate"
 	"github.com/tabwright/tabwright/engine/tabs"
 	"github.com/tabwright/tabwright/internal/options"
 	"github.com/tabwright/tabwright/mcpserver"
@@ -206,13 +207,18 @@ func serveHTTP(ctx context.Context, handler http.Handler, addr string, stderr io
 	if err != nil {
 		return errs.Input("--http", "%q is not host:port", addr)
 	}
-	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+	if !netgate.IsLoopback(host) {
 		return errs.Input("--http", "%q is not a loopback address", addr).
 			WithHint("the server drives a browser; serve it on 127.0.0.1 only")
 	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return errs.Wrap(errs.InvalidInput, err, "listening on "+addr)
+	}
+	if !netgate.BoundToLoopback(ln) {
+		ln.Close()
+		return errs.Input("--http", "%q resolves to %s, not a loopback address", addr, ln.Addr()).
+			WithHint("serve it on 127.0.0.1:PORT")
 	}
 	hs := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, MaxHeaderBytes: mcpserver.MaxHeaderBytes}
 	fmt.Fprintf(stderr, "tabwright: MCP over streamable HTTP at http://%s/\n", ln.Addr())

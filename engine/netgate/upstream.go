@@ -110,7 +110,10 @@ func hostWithPort(u *url.URL) string {
 }
 
 // IsLoopback reports whether host names the loopback: localhost (and its
-// subdomains), 127.0.0.0/8 or ::1, with or without brackets.
+// subdomains, which browsers resolve to it), 127.0.0.0/8 or ::1, with or
+// without brackets. It is the one answer to "is this host on this machine's
+// loopback" for every boundary of ours: listen addresses, peers, origins
+// and proxies.
 func IsLoopback(host string) bool {
 	h := strings.Trim(strings.ToLower(host), "[].")
 	if h == "localhost" || strings.HasSuffix(h, ".localhost") {
@@ -118,6 +121,14 @@ func IsLoopback(host string) bool {
 	}
 	ip := net.ParseIP(h)
 	return ip != nil && ip.IsLoopback()
+}
+
+// BoundToLoopback reports whether ln listens on a loopback address: a name
+// IsLoopback accepts could still resolve elsewhere (a hosts file), so a
+// listener is checked again once bound.
+func BoundToLoopback(ln net.Listener) bool {
+	a, ok := ln.Addr().(*net.TCPAddr)
+	return ok && a.IP.IsLoopback()
 }
 
 // skipsUpstream reports whether host goes direct: loopback, or a match of
