@@ -1,6 +1,7 @@
 package netgate
 
 import (
+	"context"
 	"crypto/tls"
 	"encoding/base64"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/tabwright/tabwright/engine/errs"
@@ -142,4 +144,66 @@ func mustParse(s string) *url.URL {
 		panic(err)
 	}
 	return u
+}
+
+// A caller's rule, dialer and refusal hook: what the rule lets through is
+// reached by the caller's dialer (not the network), and a refusal is told
+// to the hook and, with RefusalPage, answered by a page that says why.
+func TestCallerRuleAndDialer(t *testing.T) {
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, "inside "+r.Host)
+	}))
+	defer site.Close()
+	var mu sync.Mutex // the hooks run on the gate's goroutines
+	var dialed []Target
+	var refused []string
+	g, err := Start(Options{
+		Refuse: func(t Target) string {
+			if t.Host != "app.example" {
+				return "only app.example"
+			}
+			return ""
+		},
+		Dial: func(ctx context.Context, t Target) (net.Conn, error) {
+			mu.Lock()
+			dialed = append(dialed, t)
+			mu.Unlock()
+			return net.Dial("tcp", site.Listener.Addr().String())
+		},
+		OnRefused: func(t Target, rawURL string) {
+			mu.Lock()
+			refused = append(refused, t.Host+" "+rawURL)
+			mu.Unlock()
+		},
+		RefusalPage: true,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	gateURL, _ := url.Parse("http://" + g.ln.Addr().String())
+	client := &http.Client{Transport: &http.Transport{Proxy: http.ProxyURL(gateURL), DisableKeepAlives: true}}
+	get := func(u string) (int, string) {
+		resp, err := client.Get(u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(body)
+	}
+	if code, body := get("http://app.example:3000/"); code != 200 || body != "inside app.example:3000" {
+		t.Errorf("allowed: %d %q", code, body)
+	}
+	if code, body := get("http://docs.example/x"); code != http.StatusForbidden || !strings.Contains(body, "tabwright: only app.example") {
+		t.Errorf("refused: %d %q", code, body)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(dialed) != 1 || dialed[0] != (Target{Host: "app.example", Port: 3000}) {
+		t.Errorf("dialed %v", dialed)
+	}
+	if len(refused) != 1 || refused[0] != "docs.example http://docs.example/x" || g.Refusal("http://docs.example/y") != "only app.example" {
+		t.Errorf("refused %v, remembered %q", refused, g.Refusal("http://docs.example/y"))
+	}
 }
