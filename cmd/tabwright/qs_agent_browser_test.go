@@ -102,7 +102,7 @@ func agentBrowserWebQuickstart(t *testing.T, backend, vendor string) {
 	}
 	var calls, blocked []map[string]any
 	for _, e := range r.Trace.Events() {
-		switch e["type"] {
+		switch trace.TypeOf(e) {
 		case trace.BrowserCall:
 			calls = append(calls, e)
 		case trace.BrowserRefused:

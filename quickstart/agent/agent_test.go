@@ -89,10 +89,10 @@ func run(a agent.Agent, tk *task.Task, b *belt) (agent.Outcome, *trace.Trace) {
 	return a.Run(ctx, &agent.Session{Task: tk, Tools: b, Trace: tr}), tr
 }
 
-func count(tr *trace.Trace, typ string) int {
+func count(tr *trace.Trace, typ trace.Type) int {
 	n := 0
 	for _, e := range tr.Events() {
-		if e["type"] == typ {
+		if trace.TypeOf(e) == typ {
 			n++
 		}
 	}
@@ -146,7 +146,7 @@ func TestRetryAfterThenSuccess(t *testing.T) {
 			t.Fatalf("%+v\n%s", o, tr.JSONL())
 		}
 		for _, e := range tr.Events() {
-			if e["type"] == trace.APIRetry && (e["sleep"] != 0.05 || e["status"] != 429) {
+			if trace.TypeOf(e) == trace.APIRetry && (e["sleep"] != 0.05 || e["status"] != 429) {
 				t.Errorf("retry-after not honoured: %v", e)
 			}
 		}

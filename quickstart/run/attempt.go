@@ -24,7 +24,7 @@ import (
 // CheckResult is the success check's outcome.
 type CheckResult struct {
 	ExitCode int    `json:"exit_code"`
-	Output   string `json:"output"` // the last 2000 characters
+	Output   string `json:"output"` // the last trace.OutputClip characters
 	full     string
 }
 
@@ -201,7 +201,7 @@ func (a *attempt) openSandbox(ctx context.Context) (agent.Outcome, bool) {
 	if backend == sandbox.Container {
 		res.Image = image
 	}
-	record := func(typ string, f map[string]any) { tr.Add(trace.Raw(typ, f)) }
+	record := func(typ string, f map[string]any) { tr.Add(trace.Raw(trace.Type(typ), f)) }
 	if opt.CheckBrowser != nil {
 		a.bridge = NewCheckBridge(t, *opt.CheckBrowser, opt.EgressDial, record)
 		a.closers = append(a.closers, a.bridge.Close)
@@ -426,8 +426,8 @@ func RunCheck(ctx context.Context, t *task.Task, sb *sandbox.Sandbox, bridge *Ch
 		Env: env, KillGroup: true})
 	out := r.Output
 	short := out
-	if rs := []rune(short); len(rs) > 2000 {
-		short = string(rs[len(rs)-2000:])
+	if rs := []rune(short); len(rs) > trace.OutputClip {
+		short = string(rs[len(rs)-trace.OutputClip:])
 	}
 	return &CheckResult{ExitCode: r.ExitCode, Output: short, full: out}
 }

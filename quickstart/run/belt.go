@@ -83,23 +83,23 @@ func (b *belt) Bash(ctx context.Context, command string) trace.Command {
 
 func (b *belt) ReadDocs(ctx context.Context, url string) string {
 	b.tr.Add(trace.DocsCall(url))
-	return b.read(ctx, url, "agent").ToolText(b.t.DocsAllow)
+	return b.read(ctx, url, trace.ByAgent).ToolText(b.t.DocsAllow)
 }
 
 func (b *belt) ReadRoute(ctx context.Context) {
 	for _, page := range b.t.Route {
-		b.read(ctx, page, "harness")
+		b.read(ctx, page, trace.ByHarness)
 	}
 }
 
 // traceRefusals traces each request of page's read that the docs
 // allowlist refused, before the read's own event.
-func (b *belt) traceRefusals(page, by string, r *docs.Read) {
+func (b *belt) traceRefusals(page string, by trace.By, r *docs.Read) {
 	for _, q := range r.Requests {
 		if q.Allowed {
 			continue
 		}
-		ev := map[string]any{"url": page, "by": by, "host": q.Host, "method": q.Method, "reason": q.Reason}
+		ev := map[string]any{"url": page, "by": string(by), "host": q.Host, "method": q.Method, "reason": q.Reason}
 		if q.Path != "" {
 			ev["path"] = q.Path
 		}
@@ -140,11 +140,11 @@ func (b *belt) sessionLog() string {
 }
 
 // read reads one page and records it; by is who asked (agent or harness).
-func (b *belt) read(ctx context.Context, page, by string) *docs.Read {
+func (b *belt) read(ctx context.Context, page string, by trace.By) *docs.Read {
 	var r *docs.Read
 	switch {
 	case !b.t.HostAllowed(page):
-		r = &docs.Read{URL: page, Blocked: "outside_allowlist"}
+		r = &docs.Read{URL: page, Blocked: docs.BlockedOffAllowlist}
 	case b.docs == nil:
 		r = &docs.Read{URL: page, Err: "no browser for read_docs"}
 	default:
@@ -163,10 +163,10 @@ func (b *belt) read(ctx context.Context, page, by string) *docs.Read {
 		b.halt(agent.StopOfflineCacheMiss, fmt.Sprintf("--offline: %s is not in the docs cache; run once without --offline to fill it", page))
 	}
 	switch {
-	case r.Blocked == "affordance_withheld":
+	case r.Blocked == docs.BlockedAffordance:
 		b.tr.Add(trace.Withheld(page, by))
 	case r.Blocked != "":
-		ev := map[string]any{"url": page, "by": by, "reason": r.Blocked}
+		ev := map[string]any{"url": page, "by": string(by), "reason": string(r.Blocked)}
 		if r.ResolvedTo != "" {
 			ev["resolved_to"] = r.ResolvedTo
 		}
@@ -174,7 +174,7 @@ func (b *belt) read(ctx context.Context, page, by string) *docs.Read {
 	case r.Err != "":
 		b.tr.Add(withRequests(trace.ReadError(page, by, r.Err), r))
 	default:
-		ev := map[string]any{"url": page, "by": by, "chars": r.Chars, "original_chars": r.OriginalChars, "truncated": r.Truncated,
+		ev := map[string]any{"url": page, "by": string(by), "chars": r.Chars, "original_chars": r.OriginalChars, "truncated": r.Truncated,
 			"from_cache": r.FromCache, "content_hash": r.ContentHash, "rendered": r.Rendered, "status": r.Status,
 			"page_file": PageFile(r.ContentHash)}
 		if r.ResolvedTo != "" {

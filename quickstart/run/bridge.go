@@ -16,6 +16,7 @@ import (
 	"github.com/tabwright/tabwright/quickstart/egress"
 	"github.com/tabwright/tabwright/quickstart/sandbox"
 	"github.com/tabwright/tabwright/quickstart/task"
+	"github.com/tabwright/tabwright/quickstart/trace"
 )
 
 // SandboxOptions choose and configure an attempt's sandbox.
@@ -190,7 +191,7 @@ func (b *CheckBridge) browser(ctx context.Context) (*tabs.Manager, error) {
 	b.proxy = &egress.Proxy{Policy: b.policy, Dial: b.dial,
 		Loopback: func(ctx context.Context, port int) (net.Conn, error) { return sb.DialInside(port) },
 		OnEvent: func(typ string, f map[string]any) {
-			f["by"] = "check_browser"
+			f["by"] = string(trace.ByCheckBrowser)
 			if b.record != nil {
 				b.record(typ, f)
 			}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/tabwright/tabwright/engine/launch"
+	"github.com/tabwright/tabwright/quickstart/trace"
 )
 
 // hostService stands for what listens on the harness machine's loopback (the
@@ -68,10 +69,10 @@ success:
 	var outs []string
 	var refused int
 	for _, e := range r.Trace.Events() {
-		if e["type"] == "tool_result" {
+		if trace.TypeOf(e) == "tool_result" {
 			outs = append(outs, fmt.Sprint(e["output"]))
 		}
-		if e["type"] == "egress_blocked" && e["host"] == "tabwright-harness.invalid" && e["reason"] == "harness_needs_check_key" {
+		if trace.TypeOf(e) == "egress_blocked" && e["host"] == "tabwright-harness.invalid" && e["reason"] == "harness_needs_check_key" {
 			refused++
 		}
 	}
@@ -180,7 +181,7 @@ success:
 	}
 	var agentRefused bool
 	for _, e := range r.Trace.Events() {
-		if e["type"] == "tool_result" && strings.Contains(fmt.Sprint(e["output"]), "answers only the success check") {
+		if trace.TypeOf(e) == "tool_result" && strings.Contains(fmt.Sprint(e["output"]), "answers only the success check") {
 			agentRefused = true
 		}
 	}

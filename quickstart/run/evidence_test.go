@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/tabwright/tabwright/quickstart/docs"
+	"github.com/tabwright/tabwright/quickstart/trace"
 )
 
 // A docs host that is down: the check passes, but the run is no evidence.
@@ -75,7 +76,7 @@ func TestAffordanceEvents(t *testing.T) {
 	}
 	order := ""
 	for _, e := range first.Trace.Events() {
-		if e["type"] == "docs_read" || e["type"] == "affordances" {
+		if trace.TypeOf(e) == "docs_read" || trace.TypeOf(e) == "affordances" {
 			order += fmt.Sprint(e["type"], " ")
 		}
 	}

@@ -108,13 +108,13 @@ success:
 	}
 	ev := r.Trace.Events()
 	// The harness read the route: a docs_read by the harness, no tool call.
-	if ev[1]["type"] != "docs_read" || ev[1]["by"] != "harness" || ev[2]["type"] != "tool_call" || ev[2]["tool"] != "bash" {
+	if trace.TypeOf(ev[1]) != "docs_read" || ev[1]["by"] != "harness" || trace.TypeOf(ev[2]) != "tool_call" || ev[2]["tool"] != "bash" {
 		t.Errorf("route read: %v / %v", ev[1], ev[2])
 	}
 	if out := ev[5]["output"]; out != "clean\n" {
 		t.Errorf("the check file was visible to the agent: %v", out)
 	}
-	if ev[0]["type"] != "run_start" || ev[len(ev)-1]["type"] != "run_end" || r.Enforced || r.Backend != "local" {
+	if trace.TypeOf(ev[0]) != "run_start" || trace.TypeOf(ev[len(ev)-1]) != "run_end" || r.Enforced || r.Backend != "local" {
 		t.Errorf("trace shape / backend")
 	}
 }
@@ -213,7 +213,7 @@ func TestRedirectOffAllowlistRefused(t *testing.T) {
 	ev := r.Trace.Events()
 	var blocked, followed int
 	for _, e := range ev {
-		switch e["type"] {
+		switch trace.TypeOf(e) {
 		case "docs_read_blocked":
 			blocked++
 		case "docs_redirect_followed":
@@ -332,7 +332,7 @@ func BenchmarkHarnessOverhead(b *testing.B) {
 		total := time.Since(start)
 		var cmds time.Duration
 		for _, e := range r.Trace.Events() {
-			if e["type"] == "tool_result" {
+			if trace.TypeOf(e) == "tool_result" {
 				cmds += time.Duration(e["duration"].(float64) * float64(time.Second))
 			}
 		}

@@ -35,7 +35,7 @@ func eventLine(ev map[string]any, verbose bool) string {
 	if verbose {
 		clip = 1200
 	}
-	switch ev["type"] {
+	switch trace.TypeOf(ev) {
 	case trace.RunStart:
 		enf := "UNENFORCED"
 		if ev["enforced"] == true {
@@ -89,10 +89,10 @@ func eventLine(ev map[string]any, verbose bool) string {
 }
 
 func docsLine(ev map[string]any) string {
-	switch ev["type"] {
+	switch trace.TypeOf(ev) {
 	case trace.DocsRead:
 		by := ""
-		if ev["by"] == "harness" {
+		if trace.ByOf(ev) == trace.ByHarness {
 			by = ", read by the harness"
 		}
 		if ev["from_cache"] == true {
@@ -114,7 +114,7 @@ func docsLine(ev map[string]any) string {
 }
 
 func browserLine(ev map[string]any, verbose bool, clip int) string {
-	switch ev["type"] {
+	switch trace.TypeOf(ev) {
 	case trace.BrowserCall:
 		return fmt.Sprintf("browser %v %s -> %s", ev["tool"], clipText(str(ev["input"]), 200), resultWord(ev)) + imagesShown(ev["images"]) + outputIf(ev, verbose || ev["is_error"] == true, clip)
 	case trace.BrowserRefused:
@@ -143,7 +143,7 @@ func turnLine(ev map[string]any, verbose bool) string {
 	if text := strings.TrimSpace(str(ev["text"])); text != "" {
 		n := 300
 		if verbose {
-			n = 2000
+			n = trace.OutputClip // all the trace kept
 		}
 		line += indent(clipText(text, n))
 	}

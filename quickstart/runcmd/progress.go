@@ -23,7 +23,7 @@ func progressPrinter(stdout io.Writer, multi, verbose bool) func(*task.Task, int
 		if multi {
 			where = fmt.Sprintf("%s#%d ", t.Name, attempt)
 		}
-		if ev["type"] == run.ImageCheckEvent {
+		if trace.TypeOf(ev) == run.ImageCheckEvent {
 			w := run.ImageWarning(ev)
 			mu.Lock()
 			first := !warned[t.Name+"\x00"+w]
@@ -44,7 +44,7 @@ func progressLine(ev map[string]any, verbose bool) string {
 	if line := agentProgressLine(ev, verbose); line != "" {
 		return line
 	}
-	switch ev["type"] {
+	switch trace.TypeOf(ev) {
 	case "run_start":
 		if ev["enforced"] == true {
 			return fmt.Sprintf("started on %v (enforced)", ev["backend"])
@@ -55,7 +55,7 @@ func progressLine(ev map[string]any, verbose bool) string {
 	case "egress_cache_hit", "egress_cache_miss":
 		if verbose {
 			what := "from the registry cache"
-			if ev["type"] == "egress_cache_miss" {
+			if trace.TypeOf(ev) == "egress_cache_miss" {
 				what = "downloaded"
 				if ev["stored"] == true {
 					what += ", now cached"
@@ -93,7 +93,7 @@ func progressLine(ev map[string]any, verbose bool) string {
 // agentProgressLine is the progress line of a model agent's event: retries
 // and the browser always, turns with --verbose; "" for other events.
 func agentProgressLine(ev map[string]any, verbose bool) string {
-	switch ev["type"] {
+	switch trace.TypeOf(ev) {
 	case trace.APIRetry:
 		return fmt.Sprintf("model call failed (%v), retrying in %vs", ev["error"], ev["sleep"])
 	case trace.ThinkingUnsupported:

@@ -10,12 +10,14 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/tabwright/tabwright/quickstart/docs"
 )
 
 // Event is one entry: its type and its fields (ts and type are added when
 // it is recorded).
 type Event struct {
-	Type   string
+	Type   Type
 	Fields map[string]any
 }
 
@@ -54,7 +56,7 @@ func (t *Trace) Add(e Event) {
 		ev[k] = v
 	}
 	ev["ts"] = float64(time.Now().UnixMicro()) / 1e6
-	ev["type"] = e.Type
+	ev["type"] = string(e.Type)
 	t.mu.Lock()
 	t.events = append(t.events, ev)
 	t.count(e)
@@ -71,7 +73,7 @@ func (t *Trace) count(e Event) {
 	f := &t.facts
 	// The check's browser is recorded too, but what it was refused or
 	// failed to reach says nothing of the shell's allowlist or the docs.
-	byCheck := e.Fields["by"] == "check_browser"
+	byCheck := e.Fields["by"] == string(ByCheckBrowser)
 	switch e.Type {
 	case EgressError:
 		if !byCheck {
@@ -91,7 +93,7 @@ func (t *Trace) count(e Event) {
 	case DocsRead:
 		f.DocsReads++
 	case DocsReadBlocked, DocsReadError:
-		if e.Type == DocsReadBlocked && e.Fields["by"] == "agent" && e.Fields["reason"] == "outside_allowlist" {
+		if e.Type == DocsReadBlocked && e.Fields["by"] == string(ByAgent) && e.Fields["reason"] == string(docs.BlockedOffAllowlist) {
 			break // a model guessing a URL off the allowlist says nothing about the docs' hosts
 		}
 		f.DocsFailures++
