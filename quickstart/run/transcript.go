@@ -36,6 +36,20 @@ func eventLine(ev map[string]any, verbose bool) string {
 		clip = 1200
 	}
 	switch trace.TypeOf(ev) {
+	case trace.DocsRead, trace.DocsReadBlocked, trace.AffordanceWithheld, trace.DocsReadError, trace.DocsChanged, trace.AffordanceProbe:
+		return docsLine(ev)
+	case trace.AgentTurn, trace.APIRetry, trace.ThinkingUnsupported, trace.ImagesUnsupported, trace.TokenParamSwitched, trace.AgentFinal:
+		return modelLine(ev, verbose, clip)
+	case trace.BrowserCall, trace.BrowserRefused:
+		return browserLine(ev, verbose, clip)
+	}
+	return runLine(ev, verbose, clip)
+}
+
+// runLine is the line of an event of the run itself: its start and end,
+// setup, the shell's commands and refusals, the check.
+func runLine(ev map[string]any, verbose bool, clip int) string {
+	switch trace.TypeOf(ev) {
 	case trace.RunStart:
 		enf := "UNENFORCED"
 		if ev["enforced"] == true {
@@ -44,13 +58,44 @@ func eventLine(ev map[string]any, verbose bool) string {
 		return fmt.Sprintf("%v on %v (%s), agent %v, attempt %v", ev["task"], ev["backend"], enf, ev["agent"], ev["attempt"])
 	case trace.Setup:
 		return fmt.Sprintf("setup: %v  -> exit %v", ev["command"], ev["exit_code"]) + outputIf(ev, verbose || num(ev["exit_code"]) != 0, clip)
-	case trace.DocsRead, trace.DocsReadBlocked, trace.AffordanceWithheld, trace.DocsReadError, trace.DocsChanged, trace.AffordanceProbe:
-		return docsLine(ev)
 	case trace.EgressBlocked:
 		return fmt.Sprintf("blocked from the shell: %v (%v)", ev["host"], ev["reason"])
 	case trace.DocsRequestBlocked:
 		path, _ := ev["path"].(string)
 		return fmt.Sprintf("read_docs' browser refused %v %v%s for %v (%v)", ev["method"], ev["host"], path, ev["url"], ev["reason"])
+	case trace.ToolCall:
+		return callLine(ev)
+	case trace.ToolResult:
+		return resultLine(ev, verbose, clip)
+	case trace.SuccessCheck:
+		return fmt.Sprintf("success check exited %v", ev["exit_code"]) + outputIf(ev, true, 1200)
+	case trace.RunEnd:
+		d := ""
+		if s := str(ev["detail"]); s != "" {
+			d = ": " + clipText(s, 300)
+		}
+		return fmt.Sprintf("%v (stop reason: %v%s)", ev["classification"], ev["stop_reason"], d)
+	}
+	return ""
+}
+
+// resultLine is a tool's result: a bash command's exit, another tool's
+// word; the output when verbose or when it failed.
+func resultLine(ev map[string]any, verbose bool, clip int) string {
+	if ranBash(ev) {
+		line := fmt.Sprintf("  exit %v", ev["exit_code"])
+		if ev["timed_out"] == true {
+			line += " (timed out)"
+		}
+		return line + outputIf(ev, verbose || num(ev["exit_code"]) != 0, clip)
+	}
+	return "  -> " + resultWord(ev) + outputIf(ev, verbose || ev["is_error"] == true, clip)
+}
+
+// modelLine is the line of a model call's event: a turn, a retry, a
+// fallback the server forced, the agent's closing words.
+func modelLine(ev map[string]any, verbose bool, clip int) string {
+	switch trace.TypeOf(ev) {
 	case trace.AgentTurn:
 		return turnLine(ev, verbose)
 	case trace.APIRetry:
@@ -61,29 +106,8 @@ func eventLine(ev map[string]any, verbose bool) string {
 		return fmt.Sprintf("%v's server refused an image (%v); going on without images", ev["model"], ev["error"])
 	case trace.TokenParamSwitched:
 		return fmt.Sprintf("%v's server refused %v (%v); asking again with %v", ev["model"], ev["refused"], ev["error"], ev["using"])
-	case trace.ToolCall:
-		return callLine(ev)
-	case trace.ToolResult:
-		if ranBash(ev) {
-			line := fmt.Sprintf("  exit %v", ev["exit_code"])
-			if ev["timed_out"] == true {
-				line += " (timed out)"
-			}
-			return line + outputIf(ev, verbose || num(ev["exit_code"]) != 0, clip)
-		}
-		return "  -> " + resultWord(ev) + outputIf(ev, verbose || ev["is_error"] == true, clip)
-	case trace.BrowserCall, trace.BrowserRefused:
-		return browserLine(ev, verbose, clip)
 	case trace.AgentFinal:
 		return "agent says: " + clipText(fmt.Sprint(ev["text"]), clip)
-	case trace.SuccessCheck:
-		return fmt.Sprintf("success check exited %v", ev["exit_code"]) + outputIf(ev, true, 1200)
-	case trace.RunEnd:
-		d := ""
-		if s := str(ev["detail"]); s != "" {
-			d = ": " + clipText(s, 300)
-		}
-		return fmt.Sprintf("%v (stop reason: %v%s)", ev["classification"], ev["stop_reason"], d)
 	}
 	return ""
 }

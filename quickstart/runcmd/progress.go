@@ -40,54 +40,70 @@ func progressPrinter(stdout io.Writer, multi, verbose bool) func(*task.Task, int
 	}
 }
 
+// progressLine is an event's progress line, "" for events that have none.
 func progressLine(ev map[string]any, verbose bool) string {
 	if line := agentProgressLine(ev, verbose); line != "" {
 		return line
 	}
 	switch trace.TypeOf(ev) {
-	case "run_start":
+	case trace.DocsRead, trace.DocsChanged, trace.AffordanceWithheld, trace.DocsReadBlocked, trace.DocsReadError:
+		return docsProgressLine(ev)
+	case trace.EgressCacheHit, trace.EgressCacheMiss:
+		return cacheProgressLine(ev, verbose)
+	case trace.RunStart:
 		if ev["enforced"] == true {
 			return fmt.Sprintf("started on %v (enforced)", ev["backend"])
 		}
 		return fmt.Sprintf("started on %v (unenforced)", ev["backend"])
-	case "egress_blocked":
+	case trace.EgressBlocked:
 		return fmt.Sprintf("blocked from the shell: %v", ev["host"])
-	case "egress_cache_hit", "egress_cache_miss":
-		if verbose {
-			what := "from the registry cache"
-			if trace.TypeOf(ev) == "egress_cache_miss" {
-				what = "downloaded"
-				if ev["stored"] == true {
-					what += ", now cached"
-				}
-			}
-			return fmt.Sprintf("%v (%v bytes) %s", ev["url"], ev["bytes"], what)
-		}
-	case "docs_read":
-		if ev["from_cache"] == true {
-			return fmt.Sprintf("read %v (cached)", ev["url"])
-		}
-		return fmt.Sprintf("read %v", ev["url"])
-	case "docs_changed":
-		return fmt.Sprintf("CHANGED %v since it was cached", ev["url"])
-	case "affordance_withheld":
-		return fmt.Sprintf("BLOCKED %v (withheld)", ev["url"])
-	case "docs_read_blocked":
-		return fmt.Sprintf("BLOCKED %v (%v)", ev["url"], ev["reason"])
-	case "docs_read_error":
-		return fmt.Sprintf("READ ERROR %v: %v", ev["url"], ev["error"])
-	case "tool_call":
-		if c, ok := ev["command"].(string); ok && verbose && ev["tool"] == "bash" {
+	case trace.ToolCall:
+		if c, ok := ev["command"].(string); ok && verbose && ev["tool"] == trace.ToolBash {
 			c = strings.Join(strings.Fields(c), " ")
 			if len(c) > 90 {
 				c = c[:90]
 			}
 			return "$ " + c
 		}
-	case "success_check":
+	case trace.SuccessCheck:
 		return fmt.Sprintf("check exited %v", ev["exit_code"])
 	}
 	return ""
+}
+
+// docsProgressLine is the line of a docs read, refusal or change.
+func docsProgressLine(ev map[string]any) string {
+	switch trace.TypeOf(ev) {
+	case trace.DocsRead:
+		if ev["from_cache"] == true {
+			return fmt.Sprintf("read %v (cached)", ev["url"])
+		}
+		return fmt.Sprintf("read %v", ev["url"])
+	case trace.DocsChanged:
+		return fmt.Sprintf("CHANGED %v since it was cached", ev["url"])
+	case trace.AffordanceWithheld:
+		return fmt.Sprintf("BLOCKED %v (withheld)", ev["url"])
+	case trace.DocsReadBlocked:
+		return fmt.Sprintf("BLOCKED %v (%v)", ev["url"], ev["reason"])
+	case trace.DocsReadError:
+		return fmt.Sprintf("READ ERROR %v: %v", ev["url"], ev["error"])
+	}
+	return ""
+}
+
+// cacheProgressLine is a registry download's line, with --verbose only.
+func cacheProgressLine(ev map[string]any, verbose bool) string {
+	if !verbose {
+		return ""
+	}
+	what := "from the registry cache"
+	if trace.TypeOf(ev) == trace.EgressCacheMiss {
+		what = "downloaded"
+		if ev["stored"] == true {
+			what += ", now cached"
+		}
+	}
+	return fmt.Sprintf("%v (%v bytes) %s", ev["url"], ev["bytes"], what)
 }
 
 // agentProgressLine is the progress line of a model agent's event: retries
