@@ -324,20 +324,20 @@ func allowedPages(t *task.Task) []string {
 	return out
 }
 
-// startEvent is run_start's fields.
-func startEvent(t *task.Task, attempt int, agentName string, res *Result, opt Options) map[string]any {
-	ev := map[string]any{"task": t.Name, "agent": agentName, "backend": res.Backend, "enforced": res.Enforced,
-		"image": res.Image, "attempt": attempt, "source": t.Source, "egress": egressMode(res.Enforced)}
+// startEvent is run_start's facts.
+func startEvent(t *task.Task, attempt int, agentName string, res *Result, opt Options) trace.RunStarted {
+	s := trace.RunStarted{Task: t.Name, Agent: agentName, Backend: res.Backend, Enforced: res.Enforced,
+		Image: res.Image, Attempt: attempt, Source: t.Source, Egress: egressMode(res.Enforced)}
 	if opt.Cache != nil {
-		ev["registry_cache"] = opt.Cache.Dir()
+		s.RegistryCache = opt.Cache.Dir()
 	}
 	if opt.Docs != nil {
-		ev["affordance_policy"] = opt.Docs.AffordancePolicy()
+		s.AffordancePolicy = opt.Docs.AffordancePolicy()
 		if opt.Docs.Cache != nil {
-			ev["docs_cache"] = opt.Docs.Cache.Dir()
+			s.DocsCache = opt.Docs.Cache.Dir()
 		}
 	}
-	return ev
+	return s
 }
 
 // runSetup runs the setup commands in order; the first that fails (or an

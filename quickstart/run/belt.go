@@ -96,41 +96,10 @@ func (b *belt) ReadRoute(ctx context.Context) {
 // allowlist refused, before the read's own event.
 func (b *belt) traceRefusals(page string, by trace.By, r *docs.Read) {
 	for _, q := range r.Requests {
-		if q.Allowed {
-			continue
-		}
-		ev := map[string]any{"url": page, "by": string(by), "host": q.Host, "method": q.Method, "reason": q.Reason}
-		if q.Path != "" {
-			ev["path"] = q.Path
-		}
-		b.tr.Add(trace.RequestBlocked(ev))
-	}
-}
-
-// withRequests adds to a read's event what the browser was allowed to
-// fetch for it (method, host and, for plain HTTP, path), how many requests
-// were refused, and how many are past the record's bound.
-func withRequests(e trace.Event, r *docs.Read) trace.Event {
-	var allowed []string
-	for _, q := range r.Requests {
-		if q.Allowed {
-			s := q.Method + " " + q.Host + q.Path
-			if q.Error != "" {
-				s += " (" + q.Error + ")"
-			}
-			allowed = append(allowed, s)
+		if !q.Allowed {
+			b.tr.Add(trace.RequestRefused(page, by, q))
 		}
 	}
-	if len(allowed) > 0 {
-		e.Fields["browser_requests"] = allowed
-	}
-	if r.RefusedRequests > 0 {
-		e.Fields["refused_requests"] = r.RefusedRequests
-	}
-	if r.RequestsLeftOut > 0 {
-		e.Fields["requests_left_out"] = r.RequestsLeftOut
-	}
-	return e
 }
 
 func (b *belt) sessionLog() string {
@@ -166,26 +135,13 @@ func (b *belt) read(ctx context.Context, page string, by trace.By) *docs.Read {
 	case r.Blocked == docs.BlockedAffordance:
 		b.tr.Add(trace.Withheld(page, by))
 	case r.Blocked != "":
-		ev := map[string]any{"url": page, "by": string(by), "reason": string(r.Blocked)}
-		if r.ResolvedTo != "" {
-			ev["resolved_to"] = r.ResolvedTo
-		}
-		b.tr.Add(withRequests(trace.ReadBlocked(ev), r))
+		b.tr.Add(trace.PageRefused(page, by, r))
 	case r.Err != "":
-		b.tr.Add(withRequests(trace.ReadError(page, by, r.Err), r))
+		b.tr.Add(trace.PageFailed(page, by, r))
 	default:
-		ev := map[string]any{"url": page, "by": string(by), "chars": r.Chars, "original_chars": r.OriginalChars, "truncated": r.Truncated,
-			"from_cache": r.FromCache, "content_hash": r.ContentHash, "rendered": r.Rendered, "status": r.Status,
-			"page_file": PageFile(r.ContentHash)}
+		b.tr.Add(trace.PageRead(page, by, r, PageFile(r.ContentHash)))
 		if r.ResolvedTo != "" {
-			ev["resolved_to"] = r.ResolvedTo
-		}
-		if r.CacheError != "" {
-			ev["cache_error"] = r.CacheError
-		}
-		b.tr.Add(withRequests(trace.Read(ev), r))
-		if r.ResolvedTo != "" {
-			b.tr.Add(trace.Redirect(map[string]any{"requested": page, "resolved_to": r.ResolvedTo, "hops": r.Redirects}))
+			b.tr.Add(trace.PageRedirected(page, r))
 		}
 		if r.Changed {
 			b.tr.Add(trace.Changed(page, r.ContentHash))

@@ -99,8 +99,34 @@ func Secs(d time.Duration) float64 { return math.Round(d.Seconds()*1000) / 1000 
 // decisions arrive this way).
 func Raw(typ Type, fields map[string]any) Event { return Event{typ, fields} }
 
+// RunStarted is run_start's facts.
+type RunStarted struct {
+	Task, Agent, Backend string
+	Enforced             bool
+	Image                string
+	Attempt              int
+	Source               string
+	Egress               string // "enforced" or "advisory"
+	RegistryCache        string // the registry cache's folder; "" for none
+	AffordancePolicy     string // read_docs' affordances; "" without read_docs
+	DocsCache            string // the docs cache's folder; "" for none
+}
+
 // Start is run_start.
-func Start(fields map[string]any) Event { return Event{RunStart, fields} }
+func Start(s RunStarted) Event {
+	f := map[string]any{"task": s.Task, "agent": s.Agent, "backend": s.Backend, "enforced": s.Enforced,
+		"image": s.Image, "attempt": s.Attempt, "source": s.Source, "egress": s.Egress}
+	if s.RegistryCache != "" {
+		f["registry_cache"] = s.RegistryCache
+	}
+	if s.AffordancePolicy != "" {
+		f["affordance_policy"] = s.AffordancePolicy
+	}
+	if s.DocsCache != "" {
+		f["docs_cache"] = s.DocsCache
+	}
+	return Event{RunStart, f}
+}
 
 // Command is what a shell command did, for setup and bash results.
 type Command struct {
@@ -224,20 +250,6 @@ func Retry(turn, attempt, status int, sleep time.Duration, err string) Event {
 // without it.
 func NoThinking(turn int, model string) Event {
 	return Event{ThinkingUnsupported, map[string]any{"turn": turn, "model": model}}
-}
-
-// Docs events: a page read, a redirect, a refusal, an error; "by" says
-// who read (ByAgent or ByHarness).
-func Read(fields map[string]any) Event        { return Event{DocsRead, fields} }
-func Redirect(fields map[string]any) Event    { return Event{DocsRedirect, fields} }
-func ReadBlocked(fields map[string]any) Event { return Event{DocsReadBlocked, fields} }
-
-// RequestBlocked is one request read_docs' browser made while it rendered
-// a page and its gate refused: off the docs allowlist.
-func RequestBlocked(fields map[string]any) Event { return Event{DocsRequestBlocked, fields} }
-
-func ReadError(url string, by By, err string) Event {
-	return Event{DocsReadError, map[string]any{"url": url, "by": string(by), "error": err}}
 }
 
 // Changed: a cached page's content differs from what was cached.
