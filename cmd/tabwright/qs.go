@@ -9,12 +9,12 @@ import (
 	"time"
 
 	"github.com/tabwright/tabwright/quickstart/agent"
-	"github.com/tabwright/tabwright/quickstart/check"
 	"github.com/tabwright/tabwright/quickstart/docs"
 	"github.com/tabwright/tabwright/quickstart/examples"
 	qsrun "github.com/tabwright/tabwright/quickstart/run"
 	"github.com/tabwright/tabwright/quickstart/runcmd"
 	"github.com/tabwright/tabwright/quickstart/sandbox"
+	"github.com/tabwright/tabwright/quickstart/successcheck"
 	"github.com/tabwright/tabwright/quickstart/task"
 )
 
@@ -257,7 +257,7 @@ func qsCheck(ctx context.Context, args []string, stdout, stderr io.Writer) exitC
 		return exitUsage
 	}
 	if *show {
-		fmt.Fprint(stdout, check.Script(t.Name, t.SuccessScript))
+		fmt.Fprint(stdout, successcheck.Script(t.Name, t.SuccessScript))
 		return exitOK
 	}
 	backend, rt := checkBackend(ctx, t)
@@ -278,7 +278,7 @@ func qsCheck(ctx context.Context, args []string, stdout, stderr io.Writer) exitC
 		return exitUsage
 	}
 	defer sb.Close(true)
-	r := qsrun.RunCheck(ctx, t, sb, nil)
+	r := qsrun.RunSuccessCheck(ctx, t, sb, nil)
 	if out := strings.TrimRight(r.Output, "\n "); out != "" {
 		fmt.Fprintln(stdout, out)
 	}

@@ -91,7 +91,7 @@ func (b *browserBridge) Defs() []agent.ToolDef { return b.defs }
 // Call runs one browser tool; a URL off the loopback is refused before it
 // reaches the browser (the gate refuses the rest: links, redirects).
 // Images (a screenshot) go to the model; the trace keeps their sizes.
-func (b *browserBridge) Call(ctx context.Context, name string, input json.RawMessage) agent.Result {
+func (b *browserBridge) Call(ctx context.Context, name string, input json.RawMessage) agent.ToolAnswer {
 	start := time.Now()
 	r := b.call(ctx, name, input)
 	facts := appbrowser.FitImages(&r)
@@ -99,26 +99,26 @@ func (b *browserBridge) Call(ctx context.Context, name string, input json.RawMes
 	return r
 }
 
-func (b *browserBridge) call(ctx context.Context, name string, input json.RawMessage) agent.Result {
+func (b *browserBridge) call(ctx context.Context, name string, input json.RawMessage) agent.ToolAnswer {
 	var args map[string]any
 	if err := json.Unmarshal(input, &args); err != nil {
-		return agent.Result{Text: name + " needs a JSON object of arguments: " + err.Error(), IsError: true}
+		return agent.ToolAnswer{Text: name + " needs a JSON object of arguments: " + err.Error(), IsError: true}
 	}
 	if u, ok := args["url"].(string); ok {
 		if why := b.reach.URLRefusal(u); why != "" {
-			return agent.Result{Text: name + ": " + why, IsError: true}
+			return agent.ToolAnswer{Text: name + ": " + why, IsError: true}
 		}
 	}
 	if _, ok := args["save_path"]; ok {
 		// The browser runs outside the sandbox: a file it wrote would land
 		// on the harness's machine, not in the workspace.
-		return agent.Result{Text: name + ": save_path is not available here; the image is shown to you in this result.", IsError: true}
+		return agent.ToolAnswer{Text: name + ": save_path is not available here; the image is shown to you in this result.", IsError: true}
 	}
 	res, err := b.cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
 	if err != nil {
-		return agent.Result{Text: name + " failed: " + err.Error(), IsError: true}
+		return agent.ToolAnswer{Text: name + " failed: " + err.Error(), IsError: true}
 	}
-	out := agent.Result{IsError: res.IsError}
+	out := agent.ToolAnswer{IsError: res.IsError}
 	var parts []string
 	for _, c := range res.Content {
 		switch c := c.(type) {

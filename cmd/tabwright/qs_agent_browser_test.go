@@ -180,7 +180,7 @@ func TestQSAgentBrowserImageLimits(t *testing.T) {
 		return b.Bytes()
 	}
 	small := enc(10, 10)
-	r := agent.Result{Text: "shot", Images: []agent.Image{
+	r := agent.ToolAnswer{Text: "shot", Images: []agent.Image{
 		{MediaType: "image/png", Data: small},
 		{MediaType: "image/png", Data: enc(agent.MaxImageSide+1, 1)},
 		{MediaType: "image/png", Data: append(enc(10, 10), make([]byte, agent.MaxImageBytes)...)},

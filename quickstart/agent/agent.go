@@ -129,12 +129,12 @@ type ToolDef struct {
 type ExtraTools interface {
 	Defs() []ToolDef
 	// Call runs one; its result is what the model sees.
-	Call(ctx context.Context, name string, input json.RawMessage) Result
+	Call(ctx context.Context, name string, input json.RawMessage) ToolAnswer
 }
 
-// Result is what an extra tool answered: text, and any images (a
+// ToolAnswer is what an extra tool answered: text, and any images (a
 // screenshot) the model is shown beside it.
-type Result struct {
+type ToolAnswer struct {
 	Text    string
 	IsError bool
 	Images  []Image

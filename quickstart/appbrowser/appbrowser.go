@@ -91,7 +91,7 @@ func Options(reach Reach, sb *sandbox.Sandbox, tr *trace.Trace) tabs.Options {
 // FitImages keeps the images the model's API takes and says in r's text
 // why any other is not shown; it returns the sizes of those kept, for the
 // trace.
-func FitImages(r *agent.Result) []trace.Image {
+func FitImages(r *agent.ToolAnswer) []trace.Image {
 	var kept []agent.Image
 	var facts []trace.Image
 	for _, im := range r.Images {

@@ -99,7 +99,7 @@ func JUnit(s *qsrun.Suite) []byte {
 	return append(append([]byte(xml.Header), b...), '\n')
 }
 
-func stopText(r *qsrun.Result) string {
+func stopText(r *qsrun.AttemptResult) string {
 	if r.Detail != "" {
 		return r.StopReason + " (" + r.Detail + ")"
 	}

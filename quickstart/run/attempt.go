@@ -13,44 +13,44 @@ import (
 
 	"github.com/tabwright/tabwright/engine/launch"
 	"github.com/tabwright/tabwright/quickstart/agent"
-	"github.com/tabwright/tabwright/quickstart/check"
 	"github.com/tabwright/tabwright/quickstart/docs"
 	"github.com/tabwright/tabwright/quickstart/egress"
 	"github.com/tabwright/tabwright/quickstart/sandbox"
+	"github.com/tabwright/tabwright/quickstart/successcheck"
 	"github.com/tabwright/tabwright/quickstart/task"
 	"github.com/tabwright/tabwright/quickstart/trace"
 )
 
-// CheckResult is the success check's outcome.
-type CheckResult struct {
+// SuccessCheckResult is the success check's outcome.
+type SuccessCheckResult struct {
 	ExitCode int    `json:"exit_code"`
 	Output   string `json:"output"` // the last trace.OutputClip characters
 	full     string
 }
 
-// Result is one attempt, as results.json carries it (schema 2.0 fields,
+// AttemptResult is one attempt, as results.json carries it (schema 2.0 fields,
 // plus detail, docs_reads and sandbox).
-type Result struct {
-	Task               string       `json:"task"`
-	Attempt            int          `json:"attempt"`
-	Agent              string       `json:"agent"`
-	ModelReported      string       `json:"model_reported"`
-	Classification     string       `json:"classification"`
-	Passed             bool         `json:"passed"`
-	Evidential         bool         `json:"evidential"`
-	StopReason         string       `json:"stop_reason"`
-	Detail             string       `json:"detail"`
-	Turns              int          `json:"turns"`
-	DurationSeconds    float64      `json:"duration_seconds"`
-	Backend            string       `json:"backend"`
-	Enforced           bool         `json:"enforced"`
-	Image              string       `json:"image"`
-	DocsPagesRead      []string     `json:"docs_pages_read"`
-	DocsReads          []*docs.Read `json:"docs_reads"`
-	SuspectPage        *string      `json:"suspect_page"`
-	DocsBypassAttempts int          `json:"docs_bypass_attempts"`
-	SuccessCheck       *CheckResult `json:"success_check"`
-	Tokens             Tokens       `json:"tokens"`
+type AttemptResult struct {
+	Task               string              `json:"task"`
+	Attempt            int                 `json:"attempt"`
+	Agent              string              `json:"agent"`
+	ModelReported      string              `json:"model_reported"`
+	Classification     string              `json:"classification"`
+	Passed             bool                `json:"passed"`
+	Evidential         bool                `json:"evidential"`
+	StopReason         string              `json:"stop_reason"`
+	Detail             string              `json:"detail"`
+	Turns              int                 `json:"turns"`
+	DurationSeconds    float64             `json:"duration_seconds"`
+	Backend            string              `json:"backend"`
+	Enforced           bool                `json:"enforced"`
+	Image              string              `json:"image"`
+	DocsPagesRead      []string            `json:"docs_pages_read"`
+	DocsReads          []*docs.Read        `json:"docs_reads"`
+	SuspectPage        *string             `json:"suspect_page"`
+	DocsBypassAttempts int                 `json:"docs_bypass_attempts"`
+	SuccessCheck       *SuccessCheckResult `json:"success_check"`
+	Tokens             Tokens              `json:"tokens"`
 	// EstimatedCost is the run's tokens priced by the price book (null
 	// without a book or a price for its model).
 	EstimatedCost *float64 `json:"estimated_cost_usd"`
@@ -73,9 +73,9 @@ type Result struct {
 type Options struct {
 	Docs        *docs.Reader // read_docs; nil refuses every read as an error
 	KeepSandbox bool
-	// CheckBrowser is the Chromium qs_browser_expect starts for each check
-	// (see CheckBridge); nil: the check has no browser.
-	CheckBrowser *launch.Options
+	// ExpectBrowser is the Chromium qs_browser_expect starts for each check
+	// (see ExpectBridge); nil: the check has no browser.
+	ExpectBrowser *launch.Options
 	// OnEvent sees every trace event as it happens (progress lines).
 	OnEvent func(t *task.Task, attempt int, ev map[string]any, elapsed time.Duration)
 	// Backend is sandbox.Isolated or sandbox.Container (enforced) or
@@ -119,7 +119,7 @@ type Options struct {
 // sequence of phases: open the sandbox, run setup, start the agent's extra
 // tools, run the agent, then (when the run is scored) the success check.
 // A phase that ends the attempt returns its outcome; the rest do not run.
-func Attempt(ctx context.Context, t *task.Task, attempt int, opt Options) *Result {
+func Attempt(ctx context.Context, t *task.Task, attempt int, opt Options) *AttemptResult {
 	a := newAttempt(ctx, t, attempt, opt)
 	defer a.close()
 	return a.res.finish(a.phases(ctx), a.start)
@@ -132,10 +132,10 @@ type attempt struct {
 	n       int
 	opt     Options
 	ag      agent.Agent
-	res     *Result
+	res     *AttemptResult
 	tr      *trace.Trace
 	start   time.Time
-	bridge  *CheckBridge
+	bridge  *ExpectBridge
 	sb      *sandbox.Sandbox
 	bt      *belt
 	closers []func()
@@ -169,7 +169,7 @@ func newAttempt(ctx context.Context, t *task.Task, n int, opt Options) *attempt 
 	if a.ag == nil {
 		a.ag = agent.Replay{}
 	}
-	a.res = &Result{Task: t.Name, Attempt: n, Agent: a.ag.Name(), Backend: sandbox.Local, Enforced: false,
+	a.res = &AttemptResult{Task: t.Name, Attempt: n, Agent: a.ag.Name(), Backend: sandbox.Local, Enforced: false,
 		Image: t.Image, DocsPagesRead: []string{}, DocsReads: []*docs.Read{}, Source: t.Source}
 	a.res.Trace = trace.New(func(ev map[string]any, el time.Duration) {
 		if opt.OnEvent != nil {
@@ -202,8 +202,8 @@ func (a *attempt) openSandbox(ctx context.Context) (agent.Outcome, bool) {
 		res.Image = image
 	}
 	record := func(typ string, f map[string]any) { tr.Add(trace.Raw(trace.Type(typ), f)) }
-	if opt.CheckBrowser != nil {
-		a.bridge = NewCheckBridge(t, *opt.CheckBrowser, opt.EgressDial, record)
+	if opt.ExpectBrowser != nil {
+		a.bridge = NewExpectBridge(t, *opt.ExpectBrowser, opt.EgressDial, record)
 		a.closers = append(a.closers, a.bridge.Close)
 	}
 	sb, err := NewSandbox(t, SandboxOptions{Backend: backend, Runtime: opt.Runtime, Image: image, Bridge: a.bridge, EgressDial: opt.EgressDial,
@@ -220,7 +220,7 @@ func (a *attempt) openSandbox(ctx context.Context) (agent.Outcome, bool) {
 	})
 	tr.Add(trace.Start(startEvent(t, a.n, a.ag.Name(), res, opt)))
 	if t.Image != "" && backend != sandbox.Container {
-		tr.Add(checkImage(ctx, t.Image, sb).event(res.Backend))
+		tr.Add(compareImageToolchain(ctx, t.Image, sb).event(res.Backend))
 	}
 	b := t.Budgets
 	a.bt = &belt{t: t, sb: sb, tr: tr, res: res, docs: opt.Docs,
@@ -283,11 +283,11 @@ func (a *attempt) settle(ctx context.Context, o agent.Outcome) agent.Outcome {
 // printed, after the agent stopped, so it could never read it) and runs
 // the success check, whose exit decides the verdict.
 func (a *attempt) runSuccessCheck(ctx context.Context, o agent.Outcome) agent.Outcome {
-	sessionLog := filepath.Join(a.sb.Workspace, check.SessionLogName)
+	sessionLog := filepath.Join(a.sb.Workspace, successcheck.SessionLogName)
 	if err := os.WriteFile(sessionLog, []byte(a.bt.sessionLog()), 0o644); err != nil {
 		a.tr.Add(trace.LogError(err))
 	}
-	a.res.SuccessCheck = RunCheck(ctx, a.t, a.sb, a.bridge)
+	a.res.SuccessCheck = RunSuccessCheck(ctx, a.t, a.sb, a.bridge)
 	a.tr.Add(trace.Check(a.res.SuccessCheck.ExitCode, a.res.SuccessCheck.full))
 	if ctx.Err() != nil {
 		o.StopReason, o.Failure, o.Detail = agent.StopError, agent.FailureHarness, "interrupted"
@@ -325,7 +325,7 @@ func allowedPages(t *task.Task) []string {
 }
 
 // startEvent is run_start's facts.
-func startEvent(t *task.Task, attempt int, agentName string, res *Result, opt Options) trace.RunStarted {
+func startEvent(t *task.Task, attempt int, agentName string, res *AttemptResult, opt Options) trace.RunStarted {
 	s := trace.RunStarted{Task: t.Name, Agent: agentName, Backend: res.Backend, Enforced: res.Enforced,
 		Image: res.Image, Attempt: attempt, Source: t.Source, Egress: egressMode(res.Enforced)}
 	if opt.Cache != nil {
@@ -375,7 +375,7 @@ func harnessError(detail string) agent.Outcome {
 }
 
 // finish classifies the attempt and closes its trace.
-func (res *Result) finish(o agent.Outcome, start time.Time) *Result {
+func (res *AttemptResult) finish(o agent.Outcome, start time.Time) *AttemptResult {
 	res.StopReason, res.Detail, res.Turns = o.StopReason, o.Detail, o.Turns
 	var passed *bool
 	if res.SuccessCheck != nil {
@@ -407,21 +407,21 @@ func (res *Result) finish(o agent.Outcome, start time.Time) *Result {
 	return res
 }
 
-// RunCheck runs t's check in sb's workspace; the check's process group
+// RunSuccessCheck runs t's check in sb's workspace; the check's process group
 // (servers included) is killed when it ends. With a bridge (the one sb's
 // proxy answers for), the check alone holds a fresh key to the browser.
-func RunCheck(ctx context.Context, t *task.Task, sb *sandbox.Sandbox, bridge *CheckBridge) *CheckResult {
-	env := []string{"QS_SESSION_LOG=" + filepath.Join(sb.Workspace, check.SessionLogName)}
+func RunSuccessCheck(ctx context.Context, t *task.Task, sb *sandbox.Sandbox, bridge *ExpectBridge) *SuccessCheckResult {
+	env := []string{"QS_SESSION_LOG=" + filepath.Join(sb.Workspace, successcheck.SessionLogName)}
 	if !sb.Enforced() {
 		// In the sandbox the port is chosen inside, where the server runs.
-		env = append(env, "QS_PORT="+strconv.Itoa(check.Port(t.Name)))
+		env = append(env, "QS_PORT="+strconv.Itoa(successcheck.Port(t.Name)))
 	}
 	if bridge != nil {
 		key, disarm := bridge.arm()
 		defer disarm()
 		env = append(env, "QS_BROWSER_ENDPOINT=http://"+egress.HarnessHost+"/expect", "QS_BROWSER_KEY="+key)
 	}
-	r := sb.Run(ctx, check.Script(t.Name, t.SuccessScript), sandbox.Options{
+	r := sb.Run(ctx, successcheck.Script(t.Name, t.SuccessScript), sandbox.Options{
 		Timeout: time.Duration(t.Budgets.MaxCommandSeconds) * time.Second, MaxChars: t.Budgets.MaxOutputChars,
 		Env: env, KillGroup: true})
 	out := r.Output
@@ -429,5 +429,5 @@ func RunCheck(ctx context.Context, t *task.Task, sb *sandbox.Sandbox, bridge *Ch
 	if rs := []rune(short); len(rs) > trace.OutputClip {
 		short = string(rs[len(rs)-trace.OutputClip:])
 	}
-	return &CheckResult{ExitCode: r.ExitCode, Output: short, full: out}
+	return &SuccessCheckResult{ExitCode: r.ExitCode, Output: short, full: out}
 }

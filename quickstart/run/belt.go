@@ -20,7 +20,7 @@ type belt struct {
 	t     *task.Task
 	sb    *sandbox.Sandbox
 	tr    *trace.Trace
-	res   *Result
+	res   *AttemptResult
 	docs  *docs.Reader
 	cmd   sandbox.Options
 	extra agent.ExtraTools

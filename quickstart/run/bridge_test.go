@@ -28,7 +28,7 @@ func hostService(t *testing.T) (*httptest.Server, *atomic.Int32) {
 	return srv, &hits
 }
 
-func checkBrowserEvents(r *Result) []string {
+func checkBrowserEvents(r *AttemptResult) []string {
 	var out []string
 	for _, e := range r.Trace.Events() {
 		if e["by"] == "check_browser" {
@@ -46,7 +46,7 @@ func TestIsolatedBridgeRefusesTheAgent(t *testing.T) {
 	t.Parallel()
 	host, hits := hostService(t)
 	o := isolatedOpts(t)
-	o.CheckBrowser = &launch.Options{}
+	o.ExpectBrowser = &launch.Options{}
 	tk := newTask(t, strings.Replace(head, "NAME", "bridge-agent", 1)+`replay:
   - |
     cat > redir.py <<'PY'
@@ -105,7 +105,7 @@ func TestIsolatedCheckBrowserObeysThePolicy(t *testing.T) {
 	t.Parallel()
 	host, hits := hostService(t)
 	o := isolatedOpts(t)
-	o.CheckBrowser = &launch.Options{}
+	o.ExpectBrowser = &launch.Options{}
 	tk := newTask(t, strings.Replace(head, "NAME", "bridge-policy", 1)+`  allow: [docs.test]
 network: {allow: [registry.test]}
 replay:
@@ -166,7 +166,7 @@ success:
 func TestLocalCheckBrowserWithKey(t *testing.T) {
 	t.Parallel()
 	o := opts()
-	o.CheckBrowser = &launch.Options{}
+	o.ExpectBrowser = &launch.Options{}
 	tk := newTask(t, strings.Replace(head, "NAME", "local-web", 1)+`replay:
   - mkdir site && printf '<title>t</title><div id=app></div><script>app.textContent="Rendered "+(1+1)</script>' > site/index.html
   - curl -sS "http://tabwright-harness.invalid/expect?url=http://127.0.0.1:1/&text=x"

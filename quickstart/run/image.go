@@ -94,8 +94,8 @@ func versionMatches(want, have string) bool {
 	return true
 }
 
-// checkImage compares t's image with the toolchain sb's commands get.
-func checkImage(ctx context.Context, image string, sb *sandbox.Sandbox) imageCheck {
+// compareImageToolchain compares t's image with the toolchain sb's commands get.
+func compareImageToolchain(ctx context.Context, image string, sb *sandbox.Sandbox) imageCheck {
 	c := imageCheck{Image: image}
 	name, tag := parseImage(image)
 	tc, ok := imageToolchains[name]

@@ -93,7 +93,7 @@ success:
 func TestIsolatedServeAndBrowserExpect(t *testing.T) {
 	t.Parallel()
 	o := isolatedOpts(t)
-	o.CheckBrowser = &launch.Options{}
+	o.ExpectBrowser = &launch.Options{}
 	tk := newTask(t, strings.Replace(head, "NAME", "iso-web", 1)+`replay:
   - mkdir site && printf '<title>t</title><div id=app></div><script>app.textContent="Rendered "+(1+1)</script>' > site/index.html
 success:

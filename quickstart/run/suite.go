@@ -17,19 +17,19 @@ import (
 
 // Stat groups the attempts of one task by one agent.
 type Stat struct {
-	Task           string         `json:"task"`
-	Agent          string         `json:"agent"`
-	Attempts       int            `json:"attempts"`
-	Passes         int            `json:"passes"`
-	EvidentialRuns int            `json:"evidential_runs"`
-	PassRate       *float64       `json:"pass_rate"`
-	Discarded      map[string]int `json:"discarded"`
-	Skipped        int            `json:"skipped"`
-	ModelsReported []string       `json:"models_reported"`
-	SuspectPages   map[string]int `json:"suspect_pages"`
-	Tokens         Tokens         `json:"tokens"`
-	EstimatedCost  *float64       `json:"estimated_cost_usd"`
-	Runs           []*Result      `json:"runs"`
+	Task           string           `json:"task"`
+	Agent          string           `json:"agent"`
+	Attempts       int              `json:"attempts"`
+	Passes         int              `json:"passes"`
+	EvidentialRuns int              `json:"evidential_runs"`
+	PassRate       *float64         `json:"pass_rate"`
+	Discarded      map[string]int   `json:"discarded"`
+	Skipped        int              `json:"skipped"`
+	ModelsReported []string         `json:"models_reported"`
+	SuspectPages   map[string]int   `json:"suspect_pages"`
+	Tokens         Tokens           `json:"tokens"`
+	EstimatedCost  *float64         `json:"estimated_cost_usd"`
+	Runs           []*AttemptResult `json:"runs"`
 }
 
 // Suite is results.json (schema 2.0 fields, plus tool and exit_rule).
@@ -83,7 +83,7 @@ type SuiteOptions struct {
 
 // RunSuite runs every task repeat times on workers goroutines; results keep
 // submission order. An interrupted suite keeps the attempts that finished.
-func RunSuite(ctx context.Context, tasks []*task.Task, opt SuiteOptions, onRun func(*Result)) *Suite {
+func RunSuite(ctx context.Context, tasks []*task.Task, opt SuiteOptions, onRun func(*AttemptResult)) *Suite {
 	start := time.Now()
 	if opt.Repeat < 1 {
 		opt.Repeat = 1
@@ -126,7 +126,7 @@ type job struct {
 type scheduler struct {
 	opt     SuiteOptions
 	jobs    []job
-	results []*Result
+	results []*AttemptResult
 	done    []chan struct{}
 	// A worker says it is free (ready) before it is given a job (next);
 	// stop ends the workers waiting to say so.
@@ -146,7 +146,7 @@ func newScheduler(tasks []*task.Task, opt SuiteOptions) *scheduler {
 			sc.jobs = append(sc.jobs, job{t, a})
 		}
 	}
-	sc.results = make([]*Result, len(sc.jobs))
+	sc.results = make([]*AttemptResult, len(sc.jobs))
 	sc.done = make([]chan struct{}, len(sc.jobs))
 	for i := range sc.done {
 		sc.done[i] = make(chan struct{})
@@ -174,7 +174,7 @@ func (sc *scheduler) work(ctx context.Context) {
 }
 
 // attempt runs j, prices it and counts its cost.
-func (sc *scheduler) attempt(ctx context.Context, j job) *Result {
+func (sc *scheduler) attempt(ctx context.Context, j job) *AttemptResult {
 	r := Attempt(ctx, j.t, j.attempt, sc.opt.Options)
 	sc.opt.Prices.price(r)
 	if r.EstimatedCost != nil {
@@ -211,8 +211,8 @@ func (sc *scheduler) overBudget() bool {
 
 // collect waits for the jobs in submission order and keeps those that ran
 // to an end (not cut short by an interruption), telling onRun of each.
-func (sc *scheduler) collect(ctx context.Context, onRun func(*Result)) []*Result {
-	var kept []*Result
+func (sc *scheduler) collect(ctx context.Context, onRun func(*AttemptResult)) []*AttemptResult {
+	var kept []*AttemptResult
 	for i := range sc.jobs {
 		<-sc.done[i]
 		r := sc.results[i]
@@ -228,7 +228,7 @@ func (sc *scheduler) collect(ctx context.Context, onRun func(*Result)) []*Result
 }
 
 // Summarise groups runs by (task, agent) in order of first appearance.
-func Summarise(runs []*Result) *Suite {
+func Summarise(runs []*AttemptResult) *Suite {
 	host, _ := os.Hostname()
 	s := &Suite{SchemaVersion: "2.0", Tool: "tabwright", GeneratedAt: time.Now().UTC().Format("2006-01-02T15:04:05Z"),
 		Environment: Env{Go: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH, Hostname: host, Backend: "local"},
@@ -278,7 +278,7 @@ func Summarise(runs []*Result) *Suite {
 // account adds r's tokens, model and cost to its stat and the totals.
 // A stat's cost sums its priced runs (null when none was priced); models
 // whose runs used tokens but had no price are listed.
-func account(s *Suite, st *Stat, r *Result) {
+func account(s *Suite, st *Stat, r *AttemptResult) {
 	st.Tokens.Add(r.Tokens)
 	s.Totals.Tokens.Add(r.Tokens)
 	if m := r.ModelReported; m != "" && !contains(st.ModelsReported, m) {
@@ -380,7 +380,7 @@ func (s *Suite) WriteFiles(dir string) error {
 }
 
 // WriteRunFiles writes one run's files into dir.
-func WriteRunFiles(dir string, r *Result) error {
+func WriteRunFiles(dir string, r *AttemptResult) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}

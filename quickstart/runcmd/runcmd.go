@@ -164,7 +164,7 @@ func (c *command) prepare(ctx context.Context) run.ExitCode {
 func (c *command) runSuite(ctx context.Context) run.ExitCode {
 	cfg := c.cfg
 	printRunHeader(c.stdout, cfg.Agent.Name(), cfg.Book, cfg.Verbose)
-	suite := run.RunSuite(ctx, c.tasks, c.suiteOptions(), func(r *run.Result) { run.PrintRun(c.stdout, r) })
+	suite := run.RunSuite(ctx, c.tasks, c.suiteOptions(), func(r *run.AttemptResult) { run.PrintRun(c.stdout, r) })
 	run.PrintSummary(c.stdout, suite, len(c.tasks))
 	suite.Shard = c.shard
 	code := runExit(suite, cfg.Strict, c.shard != nil && len(c.tasks) == 0, c.invalid, cfg.CapFlag, c.stderr)
@@ -181,7 +181,7 @@ func (c *command) runSuite(ctx context.Context) run.ExitCode {
 func (c *command) suiteOptions() run.SuiteOptions {
 	cfg := c.cfg
 	opt := run.SuiteOptions{Repeat: cfg.Repeat, Workers: cfg.Workers, Version: cfg.Version, Prices: cfg.Book.Prices, MaxCostUSD: cfg.MaxCostUSD, Options: run.Options{
-		Docs: c.reader, KeepSandbox: cfg.KeepSandbox, CheckBrowser: &launch.Options{}, Backend: c.backend, Runtime: c.runtime, Cache: c.cache, Agent: cfg.Agent,
+		Docs: c.reader, KeepSandbox: cfg.KeepSandbox, ExpectBrowser: &launch.Options{}, Backend: c.backend, Runtime: c.runtime, Cache: c.cache, Agent: cfg.Agent,
 		ProbeAffordances: cfg.Docs.Probe, WorkspaceBytes: cfg.WorkspaceBytes, AgentTools: cfg.AgentTools,
 	}}
 	if !cfg.Quiet {
