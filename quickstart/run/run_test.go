@@ -15,6 +15,7 @@ import (
 	"github.com/tabwright/tabwright/internal/procwait"
 	"github.com/tabwright/tabwright/quickstart/agent"
 	"github.com/tabwright/tabwright/quickstart/docs"
+	"github.com/tabwright/tabwright/quickstart/egress"
 	"github.com/tabwright/tabwright/quickstart/task"
 	"github.com/tabwright/tabwright/quickstart/trace"
 )
@@ -310,8 +311,8 @@ func TestClassifyOrder(t *testing.T) {
 	}
 	// The facts are counted from the typed events as they are recorded.
 	tr := trace.New(nil)
-	tr.Add(trace.Raw(trace.EgressBlocked, map[string]any{"host": "x", "reason": trace.ReasonNotAllowlisted}))
-	tr.Add(trace.Raw(trace.EgressBlocked, map[string]any{"host": "y", "reason": trace.ReasonDocsHost}))
+	tr.Add(trace.Raw(trace.EgressBlocked, map[string]any{"host": "x", "reason": egress.ReasonNotListed}))
+	tr.Add(trace.Raw(trace.EgressBlocked, map[string]any{"host": "y", "reason": egress.ReasonDocsHost}))
 	if f := tr.Facts(); f.EgressBlocked != 2 || f.NotAllowlisted != 1 || f.DocsHostRefusals != 1 {
 		t.Errorf("facts %+v", f)
 	}

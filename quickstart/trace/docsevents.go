@@ -45,7 +45,7 @@ func PageFailed(page string, by By, r *docs.Read) Event {
 // made while it rendered page, which its gate refused (off the docs
 // allowlist).
 func RequestRefused(page string, by By, q docs.Request) Event {
-	f := map[string]any{"url": page, "by": string(by), "host": q.Host, "method": q.Method, "reason": q.Reason}
+	f := map[string]any{"url": page, "by": string(by), "host": q.Host, "method": q.Method, "reason": string(q.Reason)}
 	if q.Path != "" {
 		f["path"] = q.Path
 	}

@@ -3,8 +3,6 @@ package trace
 import (
 	"math"
 	"time"
-
-	"github.com/tabwright/tabwright/quickstart/egress"
 )
 
 // Type names an event kind, the "type" of its JSON. Readers accept types
@@ -79,12 +77,6 @@ func ByOf(ev map[string]any) By {
 // OutputClip is how many characters of a tool's output, a model's text or
 // the success check's output an event (and a result) keeps.
 const OutputClip = 2000
-
-// The proxy's refusal reasons that classification weighs.
-const (
-	ReasonNotAllowlisted = egress.ReasonNotListed
-	ReasonDocsHost       = egress.ReasonDocsHost
-)
 
 // Tool names the harness owns.
 const (
