@@ -101,9 +101,9 @@ func JUnit(s *qsrun.Suite) []byte {
 
 func stopText(r *qsrun.AttemptResult) string {
 	if r.Detail != "" {
-		return r.StopReason + " (" + r.Detail + ")"
+		return string(r.StopReason) + " (" + r.Detail + ")"
 	}
-	return r.StopReason
+	return string(r.StopReason)
 }
 
 func lastChars(s string, n int) string {

@@ -38,7 +38,7 @@ type AttemptResult struct {
 	Classification     string              `json:"classification"`
 	Passed             bool                `json:"passed"`
 	Evidential         bool                `json:"evidential"`
-	StopReason         string              `json:"stop_reason"`
+	StopReason         agent.StopReason    `json:"stop_reason"`
 	Detail             string              `json:"detail"`
 	Turns              int                 `json:"turns"`
 	DurationSeconds    float64             `json:"duration_seconds"`
@@ -353,7 +353,7 @@ func runSetup(ctx context.Context, t *task.Task, sb *sandbox.Sandbox, tr *trace.
 			return agent.Outcome{StopReason: agent.StopWorkspaceFull, Detail: "setup command filled the workspace: " + c}, true
 		}
 		if r.Bound != "" {
-			return agent.Outcome{StopReason: r.Bound, Detail: boundDetail("setup command " + c)}, true
+			return agent.Outcome{StopReason: agent.StopReason(r.Bound), Detail: boundDetail("setup command " + c)}, true
 		}
 		if r.ExitCode != 0 {
 			return harnessError("setup command failed: " + c), true
@@ -403,7 +403,7 @@ func (res *AttemptResult) finish(o agent.Outcome, start time.Time) *AttemptResul
 	}
 	res.Duration = time.Since(start)
 	res.DurationSeconds = math.Round(res.Duration.Seconds()*100) / 100
-	res.Trace.Add(trace.End(o.StopReason, res.Detail, res.Classification, res.Passed))
+	res.Trace.Add(trace.End(string(o.StopReason), res.Detail, res.Classification, res.Passed))
 	return res
 }
 

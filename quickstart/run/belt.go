@@ -39,7 +39,7 @@ type belt struct {
 var errHalted = errors.New("the harness stopped the attempt")
 
 // halt stops the agent with reason and detail (the first halt wins).
-func (b *belt) halt(reason, detail string) {
+func (b *belt) halt(reason agent.StopReason, detail string) {
 	b.mu.Lock()
 	if b.halted == nil {
 		b.halted = &agent.Outcome{StopReason: reason, Detail: detail}
@@ -68,7 +68,7 @@ func (b *belt) Bash(ctx context.Context, command string) trace.Command {
 		b.halt(agent.StopWorkspaceFull, fmt.Sprintf("the workspace's %s bound was reached by: %s", sandbox.HumanBytes(b.sb.WorkspaceBound()), command))
 	}
 	if r.Bound != "" {
-		b.halt(r.Bound, boundDetail(command))
+		b.halt(agent.StopReason(r.Bound), boundDetail(command))
 	}
 	if r.ExitCode == 0 && r.Output != "" {
 		b.mu.Lock()

@@ -34,7 +34,7 @@ const (
 // scored reports whether a run that stopped so gets its check run and can
 // be evidence: not when skipped, refused, in error, or offline without the
 // pages it asked for.
-func scored(stop string) bool {
+func scored(stop agent.StopReason) bool {
 	switch stop {
 	case StopSkipped, StopError, StopRefusal, StopOfflineMiss:
 		return false
@@ -55,7 +55,7 @@ type Tokens = agent.Tokens
 // (such runs are not scored at all); whose fault an error was is a typed
 // fact the agent reported, never a match on its message; and the egress
 // facts are all in the trace before this is called.
-func Classify(stop string, failure agent.Failure, checkPassed *bool, f trace.Facts) string {
+func Classify(stop agent.StopReason, failure agent.Failure, checkPassed *bool, f trace.Facts) string {
 	if stop == StopSkipped {
 		return Skipped
 	}

@@ -11,7 +11,7 @@ import (
 func PrintRun(w io.Writer, r *AttemptResult) {
 	fmt.Fprintf(w, "[%s] %s (%s)\n", Label(r.Classification), r.Task, r.Agent)
 	fmt.Fprintf(w, "  classification: %s\n", r.Classification)
-	stop := r.StopReason
+	stop := string(r.StopReason)
 	if r.Detail != "" {
 		stop += " (" + r.Detail + ")"
 	}

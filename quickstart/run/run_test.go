@@ -284,7 +284,7 @@ func TestClassifyOrder(t *testing.T) {
 	no := false
 	infra, harness := agent.FailureInfra, agent.FailureHarness
 	cases := []struct {
-		stop    string
+		stop    agent.StopReason
 		failure agent.Failure
 		pass    *bool
 		facts   trace.Facts
