@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -173,7 +174,31 @@ func (g *Gate) relay(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	w.WriteHeader(resp.StatusCode)
-	io.Copy(w, resp.Body)
+	copyBody(w, resp)
+}
+
+// copyBody copies a response to the page. A streamed one (no length, or
+// server-sent events) is flushed as it comes, as httputil.ReverseProxy
+// does, so a dev server's live updates reach the page as they are sent.
+func copyBody(w http.ResponseWriter, resp *http.Response) {
+	if resp.ContentLength != -1 && !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		io.Copy(w, resp.Body)
+		return
+	}
+	rc := http.NewResponseController(w)
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := resp.Body.Read(buf)
+		if n > 0 {
+			if _, werr := w.Write(buf[:n]); werr != nil {
+				return
+			}
+			rc.Flush()
+		}
+		if err != nil {
+			return
+		}
+	}
 }
 
 // tunnel checks a CONNECT target, then joins the two connections.

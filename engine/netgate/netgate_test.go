@@ -1,6 +1,7 @@
 package netgate
 
 import (
+	"bufio"
 	"context"
 	"crypto/tls"
 	"encoding/base64"
@@ -13,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/tabwright/tabwright/engine/errs"
 )
@@ -205,5 +207,38 @@ func TestCallerRuleAndDialer(t *testing.T) {
 	}
 	if len(refused) != 1 || refused[0] != "docs.example http://docs.example/x" || g.Refusal("http://docs.example/y") != "only app.example" {
 		t.Errorf("refused %v, remembered %q", refused, g.Refusal("http://docs.example/y"))
+	}
+}
+
+// A streamed response (server-sent events) reaches the page as it is sent:
+// the site holds its stream open until the client has read the first
+// event, which it could not if the gate waited for the end.
+func TestStreamedResponseIsFlushed(t *testing.T) {
+	read := make(chan struct{})
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		fmt.Fprint(w, "data: one\n\n")
+		http.NewResponseController(w).Flush()
+		<-read
+		fmt.Fprint(w, "data: two\n\n")
+	}))
+	defer site.Close()
+	g, err := Start(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	gateURL, _ := url.Parse("http://" + g.ln.Addr().String())
+	client := &http.Client{Timeout: 20 * time.Second, Transport: &http.Transport{Proxy: http.ProxyURL(gateURL)}}
+	resp, err := client.Get(site.URL)
+	if err != nil {
+		close(read)
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	line, err := bufio.NewReader(resp.Body).ReadString('\n')
+	close(read)
+	if err != nil || line != "data: one\n" {
+		t.Fatalf("first event: %q, %v", line, err)
 	}
 }
