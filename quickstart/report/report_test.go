@@ -38,9 +38,9 @@ func TestQSFisherMatchesR(t *testing.T) {
 	}
 }
 
-func stat(task string, passes, gaps int, extra ...string) *qsrun.Stat {
+func stat(task string, passes, gaps int, extra ...qsrun.Classification) *qsrun.Stat {
 	st := &qsrun.Stat{Task: task, Agent: "replay", Discarded: map[string]int{}, SuspectPages: map[string]int{}, ModelsReported: []string{}}
-	add := func(cls string) {
+	add := func(cls qsrun.Classification) {
 		st.Attempts++
 		r := &qsrun.AttemptResult{Task: task, Attempt: st.Attempts, Agent: "replay", Classification: cls, StopReason: "completed", Passed: cls == qsrun.Passed, Evidential: qsrun.Evidential(cls)}
 		switch cls {
@@ -57,7 +57,7 @@ func stat(task string, passes, gaps int, extra ...string) *qsrun.Stat {
 			st.Skipped++
 		default:
 			r.Detail = "API error 429: rate limit"
-			st.Discarded[cls]++
+			st.Discarded[string(cls)]++
 		}
 		st.Runs = append(st.Runs, r)
 	}

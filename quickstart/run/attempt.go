@@ -35,7 +35,7 @@ type AttemptResult struct {
 	Attempt            int                 `json:"attempt"`
 	Agent              string              `json:"agent"`
 	ModelReported      string              `json:"model_reported"`
-	Classification     string              `json:"classification"`
+	Classification     Classification      `json:"classification"`
 	Passed             bool                `json:"passed"`
 	Evidential         bool                `json:"evidential"`
 	StopReason         agent.StopReason    `json:"stop_reason"`
@@ -403,7 +403,7 @@ func (res *AttemptResult) finish(o agent.Outcome, start time.Time) *AttemptResul
 	}
 	res.Duration = time.Since(start)
 	res.DurationSeconds = math.Round(res.Duration.Seconds()*100) / 100
-	res.Trace.Add(trace.End(string(o.StopReason), res.Detail, res.Classification, res.Passed))
+	res.Trace.Add(trace.End(string(o.StopReason), res.Detail, string(res.Classification), res.Passed))
 	return res
 }
 

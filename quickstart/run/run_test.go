@@ -250,7 +250,7 @@ func TestSkippedAndSuite(t *testing.T) {
 		}
 	}
 	s = RunSuite(context.Background(), []*task.Task{pass, noev}, SuiteOptions{Options: opts(), Workers: 2}, nil)
-	if s.Exit(false) != 2 || s.Exit(true) != 1 || s.Tasks[1].PassRate != nil || s.Tasks[1].Discarded[HarnessError] != 1 {
+	if s.Exit(false) != 2 || s.Exit(true) != 1 || s.Tasks[1].PassRate != nil || s.Tasks[1].Discarded[string(HarnessError)] != 1 {
 		t.Errorf("pass + no evidence: exit %d, %+v", s.Exit(false), s.Tasks[1])
 	}
 	s = RunSuite(context.Background(), []*task.Task{pass, fail, noev}, SuiteOptions{Options: opts(), Repeat: 2, Workers: 4}, nil)
@@ -288,7 +288,7 @@ func TestClassifyOrder(t *testing.T) {
 		failure agent.Failure
 		pass    *bool
 		facts   trace.Facts
-		want    string
+		want    Classification
 	}{
 		{StopSkipped, "", &yes, trace.Facts{}, Skipped},
 		{StopCompleted, "", &yes, trace.Facts{}, Passed},

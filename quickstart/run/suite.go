@@ -256,7 +256,7 @@ func Summarise(runs []*AttemptResult) *Suite {
 				st.Passes++
 			}
 		default:
-			st.Discarded[r.Classification]++
+			st.Discarded[string(r.Classification)]++
 		}
 		if r.SuspectPage != nil {
 			st.SuspectPages[*r.SuspectPage]++
