@@ -107,16 +107,14 @@ func (c *command) startDocs(ctx context.Context) run.ExitCode {
 		fmt.Fprintf(c.stderr, "read_docs needs a browser: %v\n", err)
 		return run.ExitUsage
 	}
-	c.reader = c.cfg.Docs.reader(b)
+	r := c.cfg.Docs.reader(b)
+	c.reader = r
 	warmCtx, stopWarm := context.WithCancel(ctx) // a usage error below does not wait for the browser
 	warmed := make(chan struct{})
-	// The goroutine gets its own copy: openCaches may leave c.reader nil,
-	// and a read of the shared field would race with it.
-	go func(r *docs.Reader) {
+	go func() {
 		defer close(warmed)
 		r.Warm(warmCtx, nil, nil)
-	}(c.reader)
-	r := c.reader
+	}()
 	c.closers = append(c.closers, func() {
 		stopWarm()
 		<-warmed
