@@ -8,12 +8,13 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tabwright/tabwright/engine/launch"
-	"github.com/tabwright/tabwright/quickstart/check"
+	"github.com/tabwright/tabwright/quickstart/agent"
 	"github.com/tabwright/tabwright/quickstart/docs"
 	"github.com/tabwright/tabwright/quickstart/examples"
 	qsrun "github.com/tabwright/tabwright/quickstart/run"
+	"github.com/tabwright/tabwright/quickstart/runcmd"
 	"github.com/tabwright/tabwright/quickstart/sandbox"
+	"github.com/tabwright/tabwright/quickstart/successcheck"
 	"github.com/tabwright/tabwright/quickstart/task"
 )
 
@@ -111,66 +112,6 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
-// loadTasks resolves paths (or discovers tasks), loads the config, and
-// loads every task; invalid ones are printed. With example (a comma list of
-// bundled examples) the paths must be empty, and the examples' docs are at
-// docsURL.
-func loadTasks(paths []string, example, docsURL string, stdout, stderr io.Writer) (tasks []*task.Task, invalid int, code exitCode) {
-	if example != "" {
-		if len(paths) > 0 {
-			fmt.Fprintln(stderr, "give either --example or task files, not both")
-			return nil, 0, exitUsage
-		}
-		for _, name := range strings.Split(example, ",") {
-			t, err := examples.Load(strings.TrimSpace(name), docsURL)
-			if err != nil {
-				fmt.Fprintln(stderr, exampleError(strings.TrimSpace(name), err))
-				return nil, 0, exitUsage
-			}
-			tasks = append(tasks, t)
-		}
-		return tasks, 0, 0
-	}
-	cfg, err := task.FindConfig(".")
-	if err != nil {
-		fmt.Fprintf(stderr, "config: %v\n", err)
-		return nil, 0, exitUsage
-	}
-	if len(paths) == 0 {
-		paths = task.Discover(".")
-		if len(paths) == 0 {
-			fmt.Fprintln(stderr, "no task files given, and none found in tasks/ or the current directory.")
-			fmt.Fprintf(stderr, "Write one with `tabwright qs init DOCS-URL`, or try `%s`.\n", exampleCommand(sandbox.Probe(context.Background())))
-			return nil, 0, exitUsage
-		}
-	} else {
-		var warns []string
-		paths, warns = task.Resolve(paths)
-		for _, w := range warns {
-			fmt.Fprintf(stderr, "warning  %s\n", w)
-		}
-		if len(paths) == 0 {
-			return nil, 0, exitUsage
-		}
-	}
-	var defaults map[string]any
-	if cfg != nil {
-		defaults = cfg.Tasks
-	}
-	for _, p := range paths {
-		t, err := task.Load(p, defaults)
-		if err != nil {
-			for _, line := range strings.Split(err.Error(), "\n") {
-				fmt.Fprintf(stdout, "INVALID  %s\n", line)
-			}
-			invalid++
-			continue
-		}
-		tasks = append(tasks, t)
-	}
-	return tasks, invalid, 0
-}
-
 func qsValidate(ctx context.Context, args []string, stdout, stderr io.Writer) exitCode {
 	fs := newFlags("qs validate")
 	fs.SetOutput(stderr)
@@ -186,7 +127,7 @@ func qsValidate(ctx context.Context, args []string, stdout, stderr io.Writer) ex
 		defer srv.Close()
 		docsURL = srv.URL
 	}
-	tasks, invalid, code := loadTasks(paths, *example, docsURL, stdout, stderr)
+	tasks, invalid, code := runcmd.LoadTasks(paths, *example, docsURL, stdout, stderr)
 	if code != 0 {
 		return code
 	}
@@ -255,218 +196,22 @@ func qsRun(ctx context.Context, args []string, stdout, stderr io.Writer) exitCod
 	if !ok {
 		return exitUsage
 	}
-	// read_docs' browser starts now, while the tasks load and the backend
-	// is chosen, rather than at the first read.
-	b, release, err := docsBrowser()
-	if err != nil {
-		fmt.Fprintf(stderr, "read_docs needs a browser: %v\n", err)
-		return exitUsage
+	return runcmd.Run(ctx, f.config(ag, book), stdout, stderr)
+}
+
+// config is what qs run was asked to do, for runcmd.Run.
+func (f *runFlags) config(ag agent.Agent, book qsrun.Book) runcmd.Config {
+	cfg := runcmd.Config{
+		Paths: f.paths, Example: f.example, Image: f.compat.image, Shard: f.ci.shard, GitHubSummary: f.ci.githubSummary,
+		Backend: f.backend, AllowUnenforced: f.allow, WorkspaceBytes: f.workspaceBytes, KeepSandbox: f.keep,
+		Repeat: f.repeat, Workers: f.workers, Out: f.out, JUnit: f.junit, Quiet: f.quiet, Verbose: f.verbose, Strict: f.strict,
+		Agent: ag, Book: book, MaxCostUSD: *f.agent.maxCost, CapFlag: f.agent.capFlag,
+		Docs: f.docs.config(), Version: version, DocsBrowser: docsBrowser,
 	}
-	reader := f.docs.reader(b)
-	warmCtx, stopWarm := context.WithCancel(ctx) // a usage error below does not wait for the browser
-	warmed := make(chan struct{})
-	// The goroutine gets its own copy: open below reassigns reader (nil on
-	// a bad cache dir), and a read of the shared variable raced with it.
-	go func(r *docs.Reader) {
-		defer close(warmed)
-		r.Warm(warmCtx, nil, nil)
-	}(reader)
-	defer func(r *docs.Reader) {
-		stopWarm()
-		<-warmed
-		r.Close()
-		release()
-	}(reader)
-	docsURL := ""
-	if f.example != "" {
-		srv := examples.Server()
-		defer srv.Close()
-		docsURL = srv.URL
-	}
-	tasks, invalid, code := loadTasks(f.paths, f.example, docsURL, stdout, stderr)
-	if code != 0 {
-		return code
-	}
-	f.compat.applyImage(tasks)
-	tasks, shard, code := f.ci.selectShard(tasks, stdout, stderr)
-	if code != 0 || len(tasks) == 0 && shard == nil {
-		return exitUsage
-	}
-	chosen, runtime, code := chooseBackends(ctx, f.backend, f.allow, anyImage(tasks), stdout, stderr)
-	if code != 0 {
-		return code
-	}
-	reader, cache, code := f.docs.open(reader, chosen, stdout, stderr)
-	if code != 0 {
-		return code
-	}
-	printRunHeader(stdout, ag.Name(), book, f.verbose)
-	multi := len(tasks) > 1 || f.workers > 1
-	opt := qsrun.SuiteOptions{Repeat: f.repeat, Workers: f.workers, Version: version, Prices: book.Prices, MaxCostUSD: *f.agent.maxCost, Options: qsrun.Options{
-		Docs: reader, KeepSandbox: f.keep, CheckBrowser: &launch.Options{}, Backend: chosen, Runtime: runtime, Cache: cache, Agent: ag,
-		ProbeAffordances: f.docs.probe, WorkspaceBytes: f.workspaceBytes,
-	}}
 	if *f.agent.tools == "+browser" {
-		opt.AgentTools = browserTools(version)
+		cfg.AgentTools = browserTools(version)
 	}
-	if !f.quiet {
-		opt.OnEvent = progressPrinter(stdout, multi, f.verbose)
-	}
-	suite := qsrun.RunSuite(ctx, tasks, opt, func(r *qsrun.Result) { qsrun.PrintRun(stdout, r) })
-	qsrun.PrintSummary(stdout, suite, len(tasks))
-	suite.Shard = shard
-	code = runExit(suite, f.strict, shard != nil && len(tasks) == 0, invalid, f.agent.capFlag, stderr)
-	if c := f.ci.after(suite, stdout, stderr); c != exitOK {
-		code = c
-	}
-	// The results are written last, once the code the process exits with
-	// is known, so results.json says that code.
-	suite.ExitCode = code
-	if c := writeResults(suite, f.out, f.junit, stdout, stderr); c != exitOK {
-		return c
-	}
-	return code
-}
-
-// printRunHeader says which agent and model the runs use (a model is part
-// of what a result means), and with verbose which prices estimate cost.
-func printRunHeader(stdout io.Writer, agentName string, book qsrun.Book, verbose bool) {
-	if vendor, model, ok := strings.Cut(agentName, ":"); ok {
-		fmt.Fprintf(stdout, "agent: %s, model %s\n", vendor, model)
-	} else {
-		fmt.Fprintf(stdout, "agent: %s (no model)\n", agentName)
-	}
-	if !verbose {
-		return
-	}
-	if book.Prices == nil {
-		fmt.Fprintln(stdout, "price book: none (token counts only)")
-		return
-	}
-	fmt.Fprintf(stdout, "price book: %s\n", book)
-}
-
-// anyImage reports whether a task names an image.
-func anyImage(tasks []*task.Task) bool {
-	for _, t := range tasks {
-		if t.Image != "" {
-			return true
-		}
-	}
-	return false
-}
-
-// chooseBackends resolves --backend for the tasks that name no image, and
-// the container engine for those that do: container runs every task in a
-// container (the engine must answer); auto runs a task with image: in its
-// image when an engine answers, and says so when none does (those tasks
-// then run on the host's toolchain, with a warning per run).
-func chooseBackends(ctx context.Context, want string, allow, images bool, stdout, stderr io.Writer) (string, *sandbox.Runtime, exitCode) {
-	if want != sandbox.Container && (want != "auto" || !images) {
-		chosen, code := chooseBackend(ctx, want, allow, stdout, stderr)
-		return chosen, nil, code
-	}
-	rt, why := sandbox.FindRuntime(ctx)
-	if want == sandbox.Container {
-		if rt == nil {
-			fmt.Fprintf(stderr, "qs.no_container_runtime: the container backend cannot run here: %s\n", why)
-			return "", nil, exitUsage
-		}
-		fmt.Fprintf(stdout, "backend: container (enforced: %s %s, no network but the harness's egress proxy; tasks without image: run in %s)\n", rt.Name, rt.Version, sandbox.DefaultImage)
-		return sandbox.Container, rt, 0
-	}
-	chosen, code := chooseBackend(ctx, want, allow, stdout, stderr)
-	if code != 0 {
-		return "", nil, code
-	}
-	if rt == nil {
-		fmt.Fprintf(stdout, "warning  tasks with image: run on the %s backend's toolchain, not in their image: no container runtime answers (%s)\n", chosen, why)
-		return chosen, nil, 0
-	}
-	fmt.Fprintf(stdout, "backend: container for tasks with image: (enforced: %s %s, no network but the harness's egress proxy)\n", rt.Name, rt.Version)
-	return chosen, rt, 0
-}
-
-// chooseBackend resolves --backend: auto is the sandbox when this machine
-// can enforce (Probe), else local; local needs --allow-unenforced. It says
-// which backend runs and whether it is enforced.
-func chooseBackend(ctx context.Context, want string, allow bool, stdout, stderr io.Writer) (string, exitCode) {
-	ok, why := false, ""
-	if want != sandbox.Local {
-		ok, why = sandbox.Probe(ctx)
-	}
-	switch {
-	case ok:
-		fmt.Fprintln(stdout, "backend: sandbox (enforced: bubblewrap namespaces; the shell's only way out is the harness's egress proxy)")
-		return sandbox.Isolated, 0
-	case want == sandbox.Isolated:
-		fmt.Fprintf(stderr, "the sandbox backend cannot run here: %s\n", why)
-		return "", exitUsage
-	case !allow:
-		if why != "" {
-			fmt.Fprintf(stderr, "no enforced backend on this machine: %s\n", why)
-		}
-		fmt.Fprintln(stderr, "REFUSING: the local backend enforces no network policy, so the docs allowlist and the page-read record cannot be guaranteed.")
-		fmt.Fprintln(stderr, "Pass --allow-unenforced if you wrote the tasks and the project under test yourself.")
-		return "", exitUsage
-	}
-	if why != "" {
-		fmt.Fprintf(stdout, "backend: local (UNENFORCED; the sandbox cannot run here: %s)\n", why)
-	} else {
-		fmt.Fprintln(stdout, "backend: local (UNENFORCED)")
-	}
-	fmt.Fprintln(stdout, "  "+qsrun.AdvisoryNote)
-	return sandbox.Local, 0
-}
-
-func progressLine(ev map[string]any, verbose bool) string {
-	if line := agentProgressLine(ev, verbose); line != "" {
-		return line
-	}
-	switch ev["type"] {
-	case "run_start":
-		if ev["enforced"] == true {
-			return fmt.Sprintf("started on %v (enforced)", ev["backend"])
-		}
-		return fmt.Sprintf("started on %v (unenforced)", ev["backend"])
-	case "egress_blocked":
-		return fmt.Sprintf("blocked from the shell: %v", ev["host"])
-	case "egress_cache_hit", "egress_cache_miss":
-		if verbose {
-			what := "from the registry cache"
-			if ev["type"] == "egress_cache_miss" {
-				what = "downloaded"
-				if ev["stored"] == true {
-					what += ", now cached"
-				}
-			}
-			return fmt.Sprintf("%v (%v bytes) %s", ev["url"], ev["bytes"], what)
-		}
-	case "docs_read":
-		if ev["from_cache"] == true {
-			return fmt.Sprintf("read %v (cached)", ev["url"])
-		}
-		return fmt.Sprintf("read %v", ev["url"])
-	case "docs_changed":
-		return fmt.Sprintf("CHANGED %v since it was cached", ev["url"])
-	case "affordance_withheld":
-		return fmt.Sprintf("BLOCKED %v (withheld)", ev["url"])
-	case "docs_read_blocked":
-		return fmt.Sprintf("BLOCKED %v (%v)", ev["url"], ev["reason"])
-	case "docs_read_error":
-		return fmt.Sprintf("READ ERROR %v: %v", ev["url"], ev["error"])
-	case "tool_call":
-		if c, ok := ev["command"].(string); ok && verbose && ev["tool"] == "bash" {
-			c = strings.Join(strings.Fields(c), " ")
-			if len(c) > 90 {
-				c = c[:90]
-			}
-			return "$ " + c
-		}
-	case "success_check":
-		return fmt.Sprintf("check exited %v", ev["exit_code"])
-	}
-	return ""
+	return cfg
 }
 
 // checkBackend is where qs check runs t's check: in t's image when it
@@ -512,7 +257,7 @@ func qsCheck(ctx context.Context, args []string, stdout, stderr io.Writer) exitC
 		return exitUsage
 	}
 	if *show {
-		fmt.Fprint(stdout, check.Script(t.Name, t.SuccessScript))
+		fmt.Fprint(stdout, successcheck.Script(t.Name, t.SuccessScript))
 		return exitOK
 	}
 	backend, rt := checkBackend(ctx, t)
@@ -533,7 +278,7 @@ func qsCheck(ctx context.Context, args []string, stdout, stderr io.Writer) exitC
 		return exitUsage
 	}
 	defer sb.Close(true)
-	r := qsrun.RunCheck(ctx, t, sb, nil)
+	r := qsrun.RunSuccessCheck(ctx, t, sb, nil)
 	if out := strings.TrimRight(r.Output, "\n "); out != "" {
 		fmt.Fprintln(stdout, out)
 	}

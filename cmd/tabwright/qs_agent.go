@@ -9,7 +9,6 @@ import (
 	"github.com/tabwright/tabwright/engine/errs"
 	"github.com/tabwright/tabwright/quickstart/agent"
 	qsrun "github.com/tabwright/tabwright/quickstart/run"
-	"github.com/tabwright/tabwright/quickstart/trace"
 )
 
 // agentFlags are qs run's flags that choose the agent and what it may cost.
@@ -106,53 +105,4 @@ func (f *agentFlags) checkCap(agentName string, book qsrun.Book, stdout io.Write
 	return &errs.Error{Code: "qs.max_cost", Path: f.capFlag,
 		Message: fmt.Sprintf("%s %g cannot be kept: %s has no price for %s, so its runs would count as free", f.capFlag, cap, from, model),
 		Hint:    fmt.Sprintf(`give its rates in a price book, --prices FILE (or QUICKSTARTED_PRICES=FILE), with {"%s": {"input": USD, "output": USD, "cache_write": USD, "cache_read": USD}} per million tokens`, model)}
-}
-
-// agentProgressLine is the progress line of a model agent's event: retries
-// and the browser always, turns with --verbose; "" for other events.
-func agentProgressLine(ev map[string]any, verbose bool) string {
-	switch ev["type"] {
-	case trace.APIRetry:
-		return fmt.Sprintf("model call failed (%v), retrying in %vs", ev["error"], ev["sleep"])
-	case trace.ThinkingUnsupported:
-		return fmt.Sprintf("%v refused adaptive thinking; asking without it", ev["model"])
-	case trace.ImagesUnsupported:
-		return fmt.Sprintf("%v's server refused an image; going on without images", ev["model"])
-	case trace.TokenParamSwitched:
-		return fmt.Sprintf("%v's server refused %v; asking with %v", ev["model"], ev["refused"], ev["using"])
-	case trace.BrowserCall:
-		if ev["is_error"] == true {
-			return fmt.Sprintf("browser %v failed", ev["tool"])
-		}
-		return fmt.Sprintf("browser %v", ev["tool"])
-	case trace.BrowserRefused:
-		return fmt.Sprintf("browser blocked from %v", ev["host"])
-	case trace.AgentTurn:
-		return turnProgress(ev, verbose)
-	}
-	return ""
-}
-
-// turnProgress is one line per model turn: the tools it called (or that it
-// answered in words), how long the call took and the tokens it used; with
-// verbose also the model and its stop reason.
-func turnProgress(ev map[string]any, verbose bool) string {
-	var tools []string
-	switch calls := ev["tool_calls"].(type) {
-	case []string: // as traced
-		tools = calls
-	case []any: // as read back from trace.jsonl
-		for _, c := range calls {
-			tools = append(tools, fmt.Sprint(c))
-		}
-	}
-	did := "answered, no tool"
-	if len(tools) > 0 {
-		did = strings.Join(tools, ", ")
-	}
-	line := fmt.Sprintf("turn %v: %s (%vs, %v in / %v out tokens)", ev["turn"], did, ev["duration"], ev["input_tokens"], ev["output_tokens"])
-	if verbose {
-		line += fmt.Sprintf(" [%v, stop %v]", ev["model"], ev["stop_reason"])
-	}
-	return line
 }

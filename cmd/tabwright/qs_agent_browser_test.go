@@ -18,6 +18,7 @@ import (
 	"github.com/tabwright/tabwright/engine/tabs"
 	"github.com/tabwright/tabwright/quickstart/agent"
 	"github.com/tabwright/tabwright/quickstart/agent/agenttest"
+	"github.com/tabwright/tabwright/quickstart/appbrowser"
 	"github.com/tabwright/tabwright/quickstart/docs"
 	qsrun "github.com/tabwright/tabwright/quickstart/run"
 	"github.com/tabwright/tabwright/quickstart/sandbox"
@@ -101,7 +102,7 @@ func agentBrowserWebQuickstart(t *testing.T, backend, vendor string) {
 	}
 	var calls, blocked []map[string]any
 	for _, e := range r.Trace.Events() {
-		switch e["type"] {
+		switch trace.TypeOf(e) {
 		case trace.BrowserCall:
 			calls = append(calls, e)
 		case trace.BrowserRefused:
@@ -168,30 +169,6 @@ func checkScreenshotSent(t *testing.T, tr *trace.Trace, call map[string]any, nex
 	}
 }
 
-// The browser's rule and its messages agree: any loopback port is the
-// app's (127.0.0.1 and localhost alike) but the docs route's ports; a
-// refusal names which of the two rules refused.
-func TestQSAgentBrowserReach(t *testing.T) {
-	t.Parallel()
-	r := newAppReach([]string{"http://127.0.0.1:4100/start", "https://docs.example.com/a"})
-	for raw, want := range map[string]string{
-		"http://127.0.0.1:5173/":          "",
-		"http://localhost:8000/x":         "",
-		"http://[::1]:3000/":              "",
-		"http://127.0.0.1:4100/start":     "agent_browser.docs_port",
-		"http://localhost:4100/other":     "agent_browser.docs_port",
-		"https://docs.example.com/a":      "agent_browser.not_loopback",
-		"http://10.0.0.1:5173/":           "agent_browser.not_loopback",
-		"file:///etc/passwd":              "agent_browser.bad_url",
-		"http://example.com:80@127.0.0.1": "", // the host is 127.0.0.1
-	} {
-		got := r.urlRefusal(raw)
-		if want == "" && got != "" || want != "" && !strings.HasPrefix(got, want+":") {
-			t.Errorf("%s: %q, want %q", raw, got, want)
-		}
-	}
-}
-
 // What the model's API would refuse (and keep refusing, the image staying
 // in the conversation) is not sent: the text says why, the trace has only
 // the images sent. save_path is refused: the browser is outside the sandbox.
@@ -203,13 +180,13 @@ func TestQSAgentBrowserImageLimits(t *testing.T) {
 		return b.Bytes()
 	}
 	small := enc(10, 10)
-	r := agent.Result{Text: "shot", Images: []agent.Image{
+	r := agent.ToolAnswer{Text: "shot", Images: []agent.Image{
 		{MediaType: "image/png", Data: small},
 		{MediaType: "image/png", Data: enc(agent.MaxImageSide+1, 1)},
 		{MediaType: "image/png", Data: append(enc(10, 10), make([]byte, agent.MaxImageBytes)...)},
 		{MediaType: "image/jpeg", Data: small},
 	}}
-	facts := fitImages(&r)
+	facts := appbrowser.FitImages(&r)
 	if len(r.Images) != 1 || len(facts) != 1 || facts[0] != (trace.Image{MediaType: "image/png", Width: 10, Height: 10, Bytes: len(small)}) || strings.Count(r.Text, "is not shown") != 3 {
 		t.Errorf("%v %v\n%s", len(r.Images), facts, r.Text)
 	}

@@ -7,9 +7,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/tabwright/tabwright/quickstart/examples"
 	"github.com/tabwright/tabwright/quickstart/sandbox"
-	"github.com/tabwright/tabwright/quickstart/task"
 )
 
 // compatFlags are quickstarted's qs run flags that tabwright spells
@@ -78,18 +76,6 @@ func (c *compatFlags) mapBackend(f *runFlags, stdout, stderr io.Writer) exitCode
 	return exitOK
 }
 
-// applyImage gives --image to the tasks that name no image.
-func (c *compatFlags) applyImage(tasks []*task.Task) {
-	if c.image == "" {
-		return
-	}
-	for _, t := range tasks {
-		if t.Image == "" {
-			t.Image = c.image
-		}
-	}
-}
-
 // agentWithModel joins quickstarted's --agent VENDOR --model M into our
 // --agent VENDOR:M. A model given both ways must be the same one.
 func agentWithModel(agent, model string) (string, error) {
@@ -101,15 +87,4 @@ func agentWithModel(agent, model string) (string, error) {
 		return "", fmt.Errorf("qs.flag_conflict: --agent %s and --model %s name two models; give one (--agent %s:%s)", agent, model, vendor, model)
 	}
 	return vendor + ":" + model, nil
-}
-
-// exampleError says, for one of quickstarted's example names (its examples
-// read the live httpx, Streamlit and Vite sites), that ours are offline and
-// which they are.
-func exampleError(name string, err error) error {
-	switch name {
-	case "httpx", "streamlit", "vite":
-		return fmt.Errorf("qs.example_unknown: %q is quickstarted's example, which reads the live site; tabwright's examples bundle their docs: %s (qs examples lists them), or run quickstarted's task file itself", name, strings.Join(examples.Names(), ", "))
-	}
-	return err
 }

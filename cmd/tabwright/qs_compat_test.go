@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tabwright/tabwright/quickstart/runcmd"
 	"github.com/tabwright/tabwright/quickstart/sandbox"
 	"github.com/tabwright/tabwright/quickstart/task"
 )
@@ -89,10 +90,10 @@ var quickstartedFlagCases = map[string]func(t *testing.T){
 	"run --example": func(t *testing.T) {
 		sameRun(t, func(f *runFlags) any { return f.example }, "hello", "--example", "hello")
 		var out, errb bytes.Buffer
-		if tasks, _, code := loadTasks(nil, "hello", "", &out, &errb); code != 0 || len(tasks) != 1 {
+		if tasks, _, code := runcmd.LoadTasks(nil, "hello", "", &out, &errb); code != 0 || len(tasks) != 1 {
 			t.Errorf("--example hello: exit %d, %d tasks: %s", code, len(tasks), errb.String())
 		}
-		if _, _, code := loadTasks(nil, "httpx", "", &out, &errb); code != exitUsage || !strings.Contains(errb.String(), "hello, missing-step, web-page") {
+		if _, _, code := runcmd.LoadTasks(nil, "httpx", "", &out, &errb); code != exitUsage || !strings.Contains(errb.String(), "hello, missing-step, web-page") {
 			t.Errorf("--example httpx: exit %d: %s", code, errb.String())
 		}
 	},
@@ -150,7 +151,7 @@ var quickstartedFlagCases = map[string]func(t *testing.T){
 	"run --image": func(t *testing.T) {
 		f, _, _, code := parsedRun(t, "--image", "node:22-slim")
 		own, none := &task.Task{Image: "python:3.12-slim"}, &task.Task{}
-		f.compat.applyImage([]*task.Task{own, none})
+		runcmd.ApplyImage([]*task.Task{own, none}, f.compat.image)
 		if code != 0 || own.Image != "python:3.12-slim" || none.Image != "node:22-slim" {
 			t.Errorf("--image: exit %d, images %q %q", code, own.Image, none.Image)
 		}

@@ -7,9 +7,7 @@ import (
 	"time"
 
 	"github.com/tabwright/tabwright/quickstart/docs"
-	"github.com/tabwright/tabwright/quickstart/egress"
-	qsrun "github.com/tabwright/tabwright/quickstart/run"
-	"github.com/tabwright/tabwright/quickstart/sandbox"
+	"github.com/tabwright/tabwright/quickstart/runcmd"
 )
 
 // docsFlags are qs run's flags for how read_docs reads (the docs cache,
@@ -50,43 +48,9 @@ func (f *docsFlags) check(stderr io.Writer) exitCode {
 	return exitUsage
 }
 
-// reader makes read_docs' reader as the flags say (its cache comes with
-// open).
-func (f *docsFlags) reader(b *docs.Browser) *docs.Reader {
-	return &docs.Reader{Browser: b, Refresh: f.refresh, Offline: f.offline, IgnoreRobots: f.ignoreRobots,
-		Affordances: f.affordances, RateLimit: time.Duration(f.rateLimit * float64(time.Second))}
-}
-
-// open opens the caches into reader, saying where they are.
-func (f *docsFlags) open(reader *docs.Reader, backend string, stdout, stderr io.Writer) (*docs.Reader, *egress.Cache, exitCode) {
-	if f.cacheDir != "" {
-		c, err := docs.OpenCache(f.cacheDir)
-		if err != nil {
-			fmt.Fprintln(stderr, err)
-			return nil, nil, exitUsage
-		}
-		reader.Cache = c
-		mode := "pages read before are served from it"
-		switch {
-		case f.refresh:
-			mode = "every page read again and the copy replaced"
-		case f.offline:
-			mode = "offline: only cached pages can be read"
-		}
-		fmt.Fprintf(stdout, "docs cache: %s (%s)\n", c.Dir(), mode)
-	}
-	var reg *egress.Cache
-	if f.registryCache != "" {
-		if backend == sandbox.Local {
-			fmt.Fprintln(stderr, qsrun.ErrCacheNeedsSandbox)
-			return nil, nil, exitUsage
-		}
-		var err error
-		if reg, err = egress.OpenCache(f.registryCache); err != nil {
-			fmt.Fprintln(stderr, err)
-			return nil, nil, exitUsage
-		}
-		fmt.Fprintf(stdout, "registry cache: %s (immutable downloads kept; npm, pip, uv and go use the proxy's mirrors)\n", reg.Dir())
-	}
-	return reader, reg, 0
+// config is read_docs' reading and the caches as the flags say.
+func (f *docsFlags) config() runcmd.Docs {
+	return runcmd.Docs{CacheDir: f.cacheDir, RegistryCache: f.registryCache, Affordances: f.affordances,
+		Refresh: f.refresh, Offline: f.offline, IgnoreRobots: f.ignoreRobots, Probe: f.probe,
+		RateLimit: time.Duration(f.rateLimit * float64(time.Second))}
 }

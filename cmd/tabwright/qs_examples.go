@@ -11,6 +11,7 @@ import (
 
 	"github.com/tabwright/tabwright/quickstart/examples"
 	qsrun "github.com/tabwright/tabwright/quickstart/run"
+	"github.com/tabwright/tabwright/quickstart/runcmd"
 	"github.com/tabwright/tabwright/quickstart/sandbox"
 	"github.com/tabwright/tabwright/quickstart/task"
 )
@@ -29,18 +30,8 @@ func qsExamples(stdout io.Writer) exitCode {
 		}
 		fmt.Fprintf(stdout, "  %-13s goal: %s\n", "", t.Goal)
 	}
-	fmt.Fprintln(stdout, "\n  "+exampleCommand(sandbox.Probe(context.Background())))
+	fmt.Fprintln(stdout, "\n  "+runcmd.ExampleCommand(sandbox.Probe(context.Background())))
 	return exitOK
-}
-
-// exampleCommand is the command that runs the hello example here: plain
-// where the sandbox backend can enforce, else with --allow-unenforced and
-// why it is needed.
-func exampleCommand(sandboxWorks bool, why string) string {
-	if sandboxWorks {
-		return "tabwright qs run --example hello"
-	}
-	return "tabwright qs run --example hello --allow-unenforced   # the sandbox backend cannot run here: " + why
 }
 
 func qsInit(args []string, stdout, stderr io.Writer) exitCode {

@@ -15,6 +15,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/tabwright/tabwright/quickstart/trace"
 )
 
 // Each page exactly as read_docs returned it is kept in the results
@@ -122,7 +124,7 @@ func docsReadEvents(t *testing.T, path string) []map[string]any {
 		if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
 			t.Fatal(err)
 		}
-		if ev["type"] == "docs_read" {
+		if trace.TypeOf(ev) == "docs_read" {
 			out = append(out, ev)
 		}
 	}

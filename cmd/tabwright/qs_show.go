@@ -11,6 +11,7 @@ import (
 	"sort"
 
 	qsrun "github.com/tabwright/tabwright/quickstart/run"
+	"github.com/tabwright/tabwright/quickstart/trace"
 )
 
 // qsShow is `tabwright qs show TRACE [--verbose]`: a run's story.
@@ -66,7 +67,7 @@ func listTraces(stdout io.Writer, dir string, traces []string) {
 		ended := "did not finish"
 		if events, err := readTrace(tr); err != nil {
 			ended = "unreadable: " + err.Error()
-		} else if last := events[len(events)-1]; last["type"] == "run_end" {
+		} else if last := events[len(events)-1]; trace.TypeOf(last) == "run_end" {
 			ended = fmt.Sprintf("%v (stop reason: %v)", last["classification"], last["stop_reason"])
 		}
 		fmt.Fprintf(stdout, "  %-40s %s\n", filepath.Dir(tr), ended)

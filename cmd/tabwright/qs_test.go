@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tabwright/tabwright/quickstart/runcmd"
 	"github.com/tabwright/tabwright/quickstart/sandbox"
 )
 
@@ -104,11 +105,11 @@ func TestQSExamples(t *testing.T) {
 	// --allow-unenforced where the sandbox works.
 	works, why := sandbox.Probe(ctx)
 	if code := runQS(ctx, []string{"examples"}, &out, &errb); code != 0 || !strings.Contains(out.String(), "hello ") ||
-		!strings.Contains(out.String(), "http://docs.example.test/greeter/usage.html") || !strings.HasSuffix(out.String(), "  "+exampleCommand(works, why)+"\n") {
+		!strings.Contains(out.String(), "http://docs.example.test/greeter/usage.html") || !strings.HasSuffix(out.String(), "  "+runcmd.ExampleCommand(works, why)+"\n") {
 		t.Errorf("examples (sandbox works: %v): %d\n%s", works, code, out.String())
 	}
-	if exampleCommand(true, "") != "tabwright qs run --example hello" || !strings.Contains(exampleCommand(false, "no bwrap"), "--allow-unenforced   # the sandbox backend cannot run here: no bwrap") {
-		t.Errorf("the suggested commands: %q, %q", exampleCommand(true, ""), exampleCommand(false, "no bwrap"))
+	if runcmd.ExampleCommand(true, "") != "tabwright qs run --example hello" || !strings.Contains(runcmd.ExampleCommand(false, "no bwrap"), "--allow-unenforced   # the sandbox backend cannot run here: no bwrap") {
+		t.Errorf("the suggested commands: %q, %q", runcmd.ExampleCommand(true, ""), runcmd.ExampleCommand(false, "no bwrap"))
 	}
 	out.Reset()
 	if code := runQS(ctx, []string{"validate", "--example", "web-page"}, &out, &errb); code != 0 || !strings.HasPrefix(out.String(), "ok       example:web-page (web-page-example, replay+agent)") {

@@ -3,11 +3,13 @@ package netgate
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -23,6 +25,19 @@ type Options struct {
 	// Bypass are hosts that skip Upstream (--proxy-bypass); loopback
 	// always does, as in Chromium.
 	Bypass []string
+	// Refuse is the caller's own rule, checked after Policy: why t may not
+	// go, "" when it may (qs's agent browser: the sandbox's loopback only).
+	Refuse func(t Target) string
+	// Dial reaches a target the rules let through, instead of the network
+	// or Upstream (qs's agent browser: a port inside the sandbox).
+	Dial func(ctx context.Context, t Target) (net.Conn, error)
+	// OnRefused is told of each refusal and the URL the browser asked for
+	// (qs records it in the run's trace).
+	OnRefused func(t Target, rawURL string)
+	// RefusalPage answers a refused page request with a 403 page that
+	// says why, not a dropped connection: for an agent, which reads the
+	// page to learn what to do instead.
+	RefusalPage bool
 }
 
 // Gate is a running gate.
@@ -53,7 +68,7 @@ func Start(opt Options) (*Gate, error) {
 	g := &Gate{opt: opt, ln: ln, upstream: up, refused: map[string]string{}}
 	g.forward = &http.Transport{
 		Proxy:                 g.proxyFor,
-		DialContext:           (&net.Dialer{Timeout: 30 * time.Second}).DialContext,
+		DialContext:           g.forwardDialer(),
 		ResponseHeaderTimeout: 5 * time.Minute,
 		IdleConnTimeout:       30 * time.Second,
 	}
@@ -113,12 +128,32 @@ func (g *Gate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	t := targetOf(r.URL)
-	if why := g.opt.Policy.Check(t); why != "" {
-		g.remember(t, why)
+	if why := g.check(t, r.URL.String()); why != "" {
+		if g.opt.RefusalPage {
+			http.Error(w, "tabwright: "+why, http.StatusForbidden)
+			return
+		}
 		dropConnection(w) // a network error in the page, not a page of ours
 		return
 	}
 	g.relay(w, r)
+}
+
+// check applies the policy and the caller's rule to t; a refusal is
+// remembered (for the tab's logs) and told. It returns why, or "".
+func (g *Gate) check(t Target, rawURL string) string {
+	why := g.opt.Policy.Check(t)
+	if why == "" && g.opt.Refuse != nil {
+		why = g.opt.Refuse(t)
+	}
+	if why == "" {
+		return ""
+	}
+	g.remember(t, why)
+	if g.opt.OnRefused != nil {
+		g.opt.OnRefused(t, rawURL)
+	}
+	return why
 }
 
 // relay forwards a plain http request and copies the answer back.
@@ -139,7 +174,31 @@ func (g *Gate) relay(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	w.WriteHeader(resp.StatusCode)
-	io.Copy(w, resp.Body)
+	copyBody(w, resp)
+}
+
+// copyBody copies a response to the page. A streamed one (no length, or
+// server-sent events) is flushed as it comes, as httputil.ReverseProxy
+// does, so a dev server's live updates reach the page as they are sent.
+func copyBody(w http.ResponseWriter, resp *http.Response) {
+	if resp.ContentLength != -1 && !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		io.Copy(w, resp.Body)
+		return
+	}
+	rc := http.NewResponseController(w)
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := resp.Body.Read(buf)
+		if n > 0 {
+			if _, werr := w.Write(buf[:n]); werr != nil {
+				return
+			}
+			rc.Flush()
+		}
+		if err != nil {
+			return
+		}
+	}
 }
 
 // tunnel checks a CONNECT target, then joins the two connections.
@@ -151,8 +210,7 @@ func (g *Gate) tunnel(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	t := Target{Host: host, Port: port}
-	if why := g.opt.Policy.Check(t); why != "" {
-		g.remember(t, why)
+	if why := g.check(t, r.URL.String()); why != "" {
 		http.Error(w, "refused by tabwright: "+why, http.StatusForbidden)
 		return
 	}
@@ -194,6 +252,9 @@ func dropConnection(w http.ResponseWriter) {
 // dial reaches t: directly when it is loopback or bypassed, else through
 // the upstream proxy when there is one.
 func (g *Gate) dial(ctx context.Context, t Target) (net.Conn, error) {
+	if g.opt.Dial != nil {
+		return g.opt.Dial(ctx, t)
+	}
 	addr := hostPort(t)
 	if g.upstream == nil || g.skipsUpstream(t.Host) {
 		var d net.Dialer
@@ -208,8 +269,24 @@ func (g *Gate) dial(ctx context.Context, t Target) (net.Conn, error) {
 
 // proxyFor is the plain-request transport's proxy choice.
 func (g *Gate) proxyFor(r *http.Request) (*url.URL, error) {
-	if g.opt.Upstream == nil || g.skipsUpstream(r.URL.Hostname()) {
+	if g.opt.Upstream == nil || g.opt.Dial != nil || g.skipsUpstream(r.URL.Hostname()) {
 		return nil, nil
 	}
 	return g.opt.Upstream, nil
+}
+
+// forwardDialer is how page requests (not tunnels) reach their target:
+// Options.Dial when set, else the network.
+func (g *Gate) forwardDialer() func(ctx context.Context, network, addr string) (net.Conn, error) {
+	if g.opt.Dial == nil {
+		return (&net.Dialer{Timeout: 30 * time.Second}).DialContext
+	}
+	return func(ctx context.Context, _, addr string) (net.Conn, error) {
+		host, portText, err := net.SplitHostPort(addr)
+		port, perr := strconv.Atoi(portText)
+		if err != nil || perr != nil {
+			return nil, fmt.Errorf("netgate.bad_address: %q is not host:port", addr)
+		}
+		return g.opt.Dial(ctx, Target{Host: host, Port: port})
+	}
 }

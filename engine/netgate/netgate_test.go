@@ -1,6 +1,8 @@
 package netgate
 
 import (
+	"bufio"
+	"context"
 	"crypto/tls"
 	"encoding/base64"
 	"fmt"
@@ -10,7 +12,9 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/tabwright/tabwright/engine/errs"
 )
@@ -142,4 +146,99 @@ func mustParse(s string) *url.URL {
 		panic(err)
 	}
 	return u
+}
+
+// A caller's rule, dialer and refusal hook: what the rule lets through is
+// reached by the caller's dialer (not the network), and a refusal is told
+// to the hook and, with RefusalPage, answered by a page that says why.
+func TestCallerRuleAndDialer(t *testing.T) {
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, "inside "+r.Host)
+	}))
+	defer site.Close()
+	var mu sync.Mutex // the hooks run on the gate's goroutines
+	var dialed []Target
+	var refused []string
+	g, err := Start(Options{
+		Refuse: func(t Target) string {
+			if t.Host != "app.example" {
+				return "only app.example"
+			}
+			return ""
+		},
+		Dial: func(ctx context.Context, t Target) (net.Conn, error) {
+			mu.Lock()
+			dialed = append(dialed, t)
+			mu.Unlock()
+			return net.Dial("tcp", site.Listener.Addr().String())
+		},
+		OnRefused: func(t Target, rawURL string) {
+			mu.Lock()
+			refused = append(refused, t.Host+" "+rawURL)
+			mu.Unlock()
+		},
+		RefusalPage: true,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	gateURL, _ := url.Parse("http://" + g.ln.Addr().String())
+	client := &http.Client{Transport: &http.Transport{Proxy: http.ProxyURL(gateURL), DisableKeepAlives: true}}
+	get := func(u string) (int, string) {
+		resp, err := client.Get(u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(body)
+	}
+	if code, body := get("http://app.example:3000/"); code != 200 || body != "inside app.example:3000" {
+		t.Errorf("allowed: %d %q", code, body)
+	}
+	if code, body := get("http://docs.example/x"); code != http.StatusForbidden || !strings.Contains(body, "tabwright: only app.example") {
+		t.Errorf("refused: %d %q", code, body)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(dialed) != 1 || dialed[0] != (Target{Host: "app.example", Port: 3000}) {
+		t.Errorf("dialed %v", dialed)
+	}
+	if len(refused) != 1 || refused[0] != "docs.example http://docs.example/x" || g.Refusal("http://docs.example/y") != "only app.example" {
+		t.Errorf("refused %v, remembered %q", refused, g.Refusal("http://docs.example/y"))
+	}
+}
+
+// A streamed response (server-sent events) reaches the page as it is sent:
+// the site holds its stream open until the client has read the first
+// event, which it could not if the gate waited for the end.
+func TestStreamedResponseIsFlushed(t *testing.T) {
+	read := make(chan struct{})
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		fmt.Fprint(w, "data: one\n\n")
+		http.NewResponseController(w).Flush()
+		<-read
+		fmt.Fprint(w, "data: two\n\n")
+	}))
+	defer site.Close()
+	g, err := Start(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	gateURL, _ := url.Parse("http://" + g.ln.Addr().String())
+	client := &http.Client{Timeout: 20 * time.Second, Transport: &http.Transport{Proxy: http.ProxyURL(gateURL)}}
+	resp, err := client.Get(site.URL)
+	if err != nil {
+		close(read)
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	line, err := bufio.NewReader(resp.Body).ReadString('\n')
+	close(read)
+	if err != nil || line != "data: one\n" {
+		t.Fatalf("first event: %q, %v", line, err)
+	}
 }

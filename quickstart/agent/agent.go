@@ -10,30 +10,36 @@ import (
 	"encoding/json"
 	"errors"
 
+	"github.com/tabwright/tabwright/quickstart/docs"
+	"github.com/tabwright/tabwright/quickstart/sandbox"
 	"github.com/tabwright/tabwright/quickstart/task"
 	"github.com/tabwright/tabwright/quickstart/trace"
 )
 
-// Stop reasons: why an agent stopped (not the verdict).
+// StopReason is why an agent stopped (not the verdict): one closed set,
+// written as it is into results and traces.
+type StopReason string
+
+// Stop reasons.
 const (
-	StopCompleted     = "completed"
-	StopCommandFailed = "command_failed"
-	StopMaxTurns      = "max_turns"
-	StopTimeout       = "timeout"
-	StopTokenBudget   = "token_budget"
-	StopRefusal       = "refusal"
-	StopError         = "error"
-	StopSkipped       = "skipped"
+	StopCompleted     StopReason = "completed"
+	StopCommandFailed StopReason = "command_failed"
+	StopMaxTurns      StopReason = "max_turns"
+	StopTimeout       StopReason = "timeout"
+	StopTokenBudget   StopReason = "token_budget"
+	StopRefusal       StopReason = "refusal"
+	StopError         StopReason = "error"
+	StopSkipped       StopReason = "skipped"
 	// StopWorkspaceFull: a command filled the sandbox's bounded workspace
 	// (sandbox.WorkspaceFull); the harness stopped the agent.
-	StopWorkspaceFull = "workspace_full"
+	StopWorkspaceFull StopReason = sandbox.WorkspaceFull
 	// StopProcessBound: a command met the sandbox's bound on processes
 	// (sandbox.ProcessBound); the harness stopped the agent.
-	StopProcessBound = "process_bound"
+	StopProcessBound StopReason = sandbox.ProcessBound
 	// StopOfflineCacheMiss: under --offline the agent (or the harness, for
 	// replay) asked for a page the docs cache lacks; the harness stopped the
 	// agent.
-	StopOfflineCacheMiss = "offline_cache_miss"
+	StopOfflineCacheMiss = StopReason(docs.OfflineCacheMiss)
 )
 
 // Failure says whose fault an error stop was, so the verdict never has to
@@ -76,7 +82,7 @@ func (t *Tokens) Add(u Tokens) {
 
 // Outcome is how an agent's run ended.
 type Outcome struct {
-	StopReason    string
+	StopReason    StopReason
 	Detail        string
 	Failure       Failure // set when StopReason is StopError
 	Turns         int
@@ -129,12 +135,12 @@ type ToolDef struct {
 type ExtraTools interface {
 	Defs() []ToolDef
 	// Call runs one; its result is what the model sees.
-	Call(ctx context.Context, name string, input json.RawMessage) Result
+	Call(ctx context.Context, name string, input json.RawMessage) ToolAnswer
 }
 
-// Result is what an extra tool answered: text, and any images (a
+// ToolAnswer is what an extra tool answered: text, and any images (a
 // screenshot) the model is shown beside it.
-type Result struct {
+type ToolAnswer struct {
 	Text    string
 	IsError bool
 	Images  []Image

@@ -89,10 +89,10 @@ func run(a agent.Agent, tk *task.Task, b *belt) (agent.Outcome, *trace.Trace) {
 	return a.Run(ctx, &agent.Session{Task: tk, Tools: b, Trace: tr}), tr
 }
 
-func count(tr *trace.Trace, typ string) int {
+func count(tr *trace.Trace, typ trace.Type) int {
 	n := 0
 	for _, e := range tr.Events() {
-		if e["type"] == typ {
+		if trace.TypeOf(e) == typ {
 			n++
 		}
 	}
@@ -146,7 +146,7 @@ func TestRetryAfterThenSuccess(t *testing.T) {
 			t.Fatalf("%+v\n%s", o, tr.JSONL())
 		}
 		for _, e := range tr.Events() {
-			if e["type"] == trace.APIRetry && (e["sleep"] != 0.05 || e["status"] != 429) {
+			if trace.TypeOf(e) == trace.APIRetry && (e["sleep"] != 0.05 || e["status"] != 429) {
 				t.Errorf("retry-after not honoured: %v", e)
 			}
 		}
@@ -315,12 +315,12 @@ func (x *extra) Defs() []agent.ToolDef {
 	schema := map[string]any{"type": "object", "properties": map[string]any{"tab_handle": map[string]any{"type": "string"}}, "additionalProperties": false}
 	return []agent.ToolDef{{Name: "browser_observe", Description: "read the page", Schema: schema}, {Name: "browser_screenshot", Description: "see the page", Schema: schema}}
 }
-func (x *extra) Call(ctx context.Context, name string, in json.RawMessage) agent.Result {
+func (x *extra) Call(ctx context.Context, name string, in json.RawMessage) agent.ToolAnswer {
 	x.calls = append(x.calls, name+" "+string(in))
 	if name == "browser_screenshot" {
-		return agent.Result{Text: "image/png 2x2", Images: []agent.Image{x.shot}}
+		return agent.ToolAnswer{Text: "image/png 2x2", Images: []agent.Image{x.shot}}
 	}
-	return agent.Result{Text: "counter: 1"}
+	return agent.ToolAnswer{Text: "counter: 1"}
 }
 
 func TestExtraTools(t *testing.T) {

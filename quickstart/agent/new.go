@@ -4,11 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net"
 	"net/http"
 	"net/url"
 	"os"
 	"strings"
+
+	"github.com/tabwright/tabwright/engine/netgate"
 )
 
 // Config chooses and configures an agent (qs run --agent, --base-url,
@@ -158,15 +159,7 @@ func orList(v []string) string {
 // loopback reports whether raw is a URL on this machine's loopback.
 func loopback(raw string) bool {
 	u, err := url.Parse(raw)
-	if err != nil || raw == "" {
-		return false
-	}
-	h := u.Hostname()
-	if h == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(h)
-	return ip != nil && ip.IsLoopback()
+	return err == nil && raw != "" && netgate.IsLoopback(u.Hostname())
 }
 
 func jsonValid(b []byte) bool           { return json.Valid(b) }

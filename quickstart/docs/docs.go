@@ -29,8 +29,24 @@ import (
 	"github.com/tabwright/tabwright/quickstart/sandbox"
 )
 
-// OfflineCacheMiss is the refusal of a page --offline found no copy of.
-const OfflineCacheMiss = "offline_cache_miss"
+// BlockReason is why read_docs refused a page (Read.Blocked): one closed
+// set, written as it is into the trace and results.
+type BlockReason string
+
+const (
+	// BlockedOffAllowlist: the page's host is not on the task's docs
+	// allowlist.
+	BlockedOffAllowlist BlockReason = "outside_allowlist"
+	// BlockedAffordance: a machine-facing file withheld by --affordances none.
+	BlockedAffordance BlockReason = "affordance_withheld"
+	// BlockedRobots: the site's robots.txt disallows the page.
+	BlockedRobots BlockReason = "robots_disallowed"
+	// BlockedRedirect: a redirect (or the page the browser ended on) left
+	// the allowlist.
+	BlockedRedirect BlockReason = "redirect_outside_allowlist"
+	// OfflineCacheMiss: --offline found no copy of the page.
+	OfflineCacheMiss BlockReason = "offline_cache_miss"
+)
 
 // DefaultMaxChars is the page cap: longer pages keep their head and tail.
 const DefaultMaxChars = 60000
@@ -118,19 +134,19 @@ func (d *Reader) stage(name string) {
 // Read is the outcome of one read_docs call: a page (Text set), a refusal
 // (Blocked set) or an error (Err set).
 type Read struct {
-	URL           string   `json:"url"`
-	ResolvedTo    string   `json:"resolved_to,omitempty"`
-	Redirects     []string `json:"redirects,omitempty"`
-	Status        int      `json:"status,omitempty"`
-	Text          string   `json:"-"`
-	Chars         int      `json:"chars"`
-	OriginalChars int      `json:"original_chars"`
-	Truncated     bool     `json:"truncated"`
-	ContentHash   string   `json:"content_hash,omitempty"`
-	Rendered      bool     `json:"rendered"` // through the browser (HTML), or passed through (text, Markdown)
-	Blocked       string   `json:"blocked,omitempty"`
-	Err           string   `json:"error,omitempty"`
-	FromCache     bool     `json:"from_cache"`
+	URL           string      `json:"url"`
+	ResolvedTo    string      `json:"resolved_to,omitempty"`
+	Redirects     []string    `json:"redirects,omitempty"`
+	Status        int         `json:"status,omitempty"`
+	Text          string      `json:"-"`
+	Chars         int         `json:"chars"`
+	OriginalChars int         `json:"original_chars"`
+	Truncated     bool        `json:"truncated"`
+	ContentHash   string      `json:"content_hash,omitempty"`
+	Rendered      bool        `json:"rendered"` // through the browser (HTML), or passed through (text, Markdown)
+	Blocked       BlockReason `json:"blocked,omitempty"`
+	Err           string      `json:"error,omitempty"`
+	FromCache     bool        `json:"from_cache"`
 	// Requests are what the browser asked for while it rendered the page,
 	// allowed or refused (the trace keeps them; result.json the count of
 	// refusals); RequestsLeftOut counts those past maxRequests.
@@ -148,9 +164,9 @@ type Read struct {
 // ToolText is what the agent gets back.
 func (r *Read) ToolText(allow []string) string {
 	switch {
-	case r.Blocked == "affordance_withheld":
+	case r.Blocked == BlockedAffordance:
 		return fmt.Sprintf("NOT AVAILABLE: %s could not be retrieved. Use the regular documentation pages.", r.URL)
-	case r.Blocked == "outside_allowlist":
+	case r.Blocked == BlockedOffAllowlist:
 		return fmt.Sprintf("BLOCKED: %s is outside this task's documentation allowlist (%s). Only the target project's docs may be read.", r.URL, strings.Join(allow, ", "))
 	case r.Blocked != "":
 		return fmt.Sprintf("BLOCKED: %s (%s)", r.URL, r.Blocked)
@@ -160,9 +176,12 @@ func (r *Read) ToolText(allow []string) string {
 	return r.Text
 }
 
-type blockedErr struct{ reason, at string }
+type blockedErr struct {
+	reason BlockReason
+	at     string
+}
 
-func (e *blockedErr) Error() string { return e.reason + ": " + e.at }
+func (e *blockedErr) Error() string { return string(e.reason) + ": " + e.at }
 
 // fail records why r could not be read: a refusal (a hop off the
 // allowlist) or any other error.
@@ -213,11 +232,11 @@ func (d *Reader) takeAhead(ctx context.Context, rawURL string, allow []string) *
 func (d *Reader) get(ctx context.Context, rawURL string, allow []string) *Read {
 	r := &Read{URL: rawURL}
 	if !egress.URLHostMatches(rawURL, allow) {
-		r.Blocked = "outside_allowlist"
+		r.Blocked = BlockedOffAllowlist
 		return r
 	}
 	if d.Affordances == AffordancesNone && IsAffordanceURL(rawURL) {
-		r.Blocked = "affordance_withheld"
+		r.Blocked = BlockedAffordance
 		return r
 	}
 	var before *Read
@@ -237,7 +256,7 @@ func (d *Reader) get(ctx context.Context, rawURL string, allow []string) *Read {
 		return r
 	}
 	if !d.IgnoreRobots && !d.robotsAllow(ctx, u) {
-		r.Blocked = "robots_disallowed"
+		r.Blocked = BlockedRobots
 		return r
 	}
 	if err := d.wait(ctx, u.Hostname()); err != nil {
@@ -269,7 +288,7 @@ func (d *Reader) fetch(ctx context.Context, rawURL string, allow []string) *Read
 		}
 		r.Redirects = append(r.Redirects, req.URL.String())
 		if !egress.URLHostMatches(req.URL.String(), allow) {
-			return &blockedErr{"redirect_outside_allowlist", req.URL.String()}
+			return &blockedErr{BlockedRedirect, req.URL.String()}
 		}
 		return nil
 	}}
@@ -299,7 +318,7 @@ func (d *Reader) fetch(ctx context.Context, rawURL string, allow []string) *Read
 		if target := metaRefresh(body, resp.Request.URL); target != "" && target != final {
 			r.Redirects = append(r.Redirects, target)
 			if !egress.URLHostMatches(target, allow) {
-				r.Blocked, r.ResolvedTo = "redirect_outside_allowlist", target
+				r.Blocked, r.ResolvedTo = BlockedRedirect, target
 				return r
 			}
 			final = target
@@ -421,7 +440,7 @@ func (d *Reader) render(ctx context.Context, u string, allow []string) (string, 
 		return "", "", done(), err
 	}
 	if !egress.URLHostMatches(nav.URL, allow) {
-		return "", "", done(), &blockedErr{"redirect_outside_allowlist", nav.URL}
+		return "", "", done(), &blockedErr{BlockedRedirect, nav.URL}
 	}
 	obs, err := observe.Capture(ctx, d.tab, observe.Options{Include: []string{"reader"}, MaxChars: observe.LimitMaxChars})
 	seen := done()

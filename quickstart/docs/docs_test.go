@@ -147,7 +147,9 @@ func TestQSPassThroughAndTruncation(t *testing.T) {
 func TestQSAllowlist(t *testing.T) {
 	ctx := context.Background()
 	cases := []struct {
-		path, blocked, resolved string
+		path     string
+		blocked  BlockReason
+		resolved string
 	}{
 		{"/away", "redirect_outside_allowlist", "localhost"},     // a 302 off the allowlist is never followed
 		{"/hop-away", "redirect_outside_allowlist", "localhost"}, // nor a later hop

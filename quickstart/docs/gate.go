@@ -60,12 +60,12 @@ func (b *Browser) Close() {
 // decided it. An HTTPS request or a WebSocket is a CONNECT to its host: the
 // gate sees the host only, which is what the allowlist is about.
 type Request struct {
-	Host    string `json:"host"`
-	Method  string `json:"method"`
-	Path    string `json:"path,omitempty"` // plain HTTP only
-	Allowed bool   `json:"allowed"`
-	Reason  string `json:"reason"`
-	Error   string `json:"error,omitempty"` // allowed, but the host could not be reached
+	Host    string        `json:"host"`
+	Method  string        `json:"method"`
+	Path    string        `json:"path,omitempty"` // plain HTTP only
+	Allowed bool          `json:"allowed"`
+	Reason  egress.Reason `json:"reason"`
+	Error   string        `json:"error,omitempty"` // allowed, but the host could not be reached
 }
 
 // maxRequests bounds one read's record; a page that asks for more is told
@@ -157,7 +157,7 @@ func (g *gate) open(ctx context.Context, allow []string) (changed bool, done fun
 // decide allows a host of the open read's allowlist, and nothing between
 // reads. A loopback host is allowed only when the allowlist names it (a
 // docs server on loopback, as in tests and the bundled examples).
-func (g *gate) decide(host string) (bool, string) {
+func (g *gate) decide(host string) (bool, egress.Reason) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	switch {
@@ -175,7 +175,8 @@ func (g *gate) record(typ string, f map[string]any) {
 	r.Host, _ = f["host"].(string)
 	r.Method, _ = f["method"].(string)
 	r.Path, _ = f["path"].(string)
-	r.Reason, _ = f["reason"].(string)
+	reason, _ := f["reason"].(string)
+	r.Reason = egress.Reason(reason)
 	r.Error, _ = f["error"].(string)
 	g.mu.Lock()
 	defer g.mu.Unlock()

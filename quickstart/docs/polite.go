@@ -4,12 +4,13 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/tabwright/tabwright/engine/netgate"
 )
 
 // UserAgent is what read_docs sends; its product token, "tabwright", is the
@@ -36,7 +37,7 @@ type robotsEntry struct {
 // wait reserves host's next slot and sleeps until it. Loopback hosts are
 // the reader's own machine and are not throttled.
 func (d *Reader) wait(ctx context.Context, host string) error {
-	if d.RateLimit <= 0 || isLoopback(host) {
+	if d.RateLimit <= 0 || netgate.IsLoopback(host) {
 		return nil
 	}
 	d.polite.mu.Lock()
@@ -143,12 +144,4 @@ func (d *Reader) fetchRobots(ctx context.Context, origin string) *Robots {
 	}
 	b, _ := io.ReadAll(io.LimitReader(resp.Body, maxRobots))
 	return ParseRobots(string(b), robotsToken)
-}
-
-func isLoopback(host string) bool {
-	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
-		return true
-	}
-	ip := net.ParseIP(strings.Trim(host, "[]"))
-	return ip != nil && ip.IsLoopback()
 }

@@ -49,7 +49,7 @@ type Proxy struct {
 	// Decide, when set, decides every host in place of Policy and the
 	// loopback rule below: read_docs' browser, whose allowlist changes with
 	// each read and may name a loopback docs server (docs/gate.go).
-	Decide func(host string) (bool, string)
+	Decide func(host string) (bool, Reason)
 	// OnEvent receives every decision: egress_allowed {host, port, method
 	// [, path]}, egress_blocked {host, reason, method}, egress_error {host,
 	// error, method}. It may be called from several goroutines at once.
@@ -181,7 +181,7 @@ func isOwnAddress(ip net.IP) bool {
 // Loopback set, loopback hosts are the sandbox's and allowed; without it the
 // proxy's loopback is the harness machine's, so a loopback host the policy
 // would allow (named under network.allow, say) is refused all the same.
-func (p *Proxy) decide(host string) (bool, string) {
+func (p *Proxy) decide(host string) (bool, Reason) {
 	if p.Decide != nil {
 		return p.Decide(host)
 	}
@@ -309,7 +309,7 @@ const HarnessHost = "tabwright-harness.invalid"
 const HarnessKeyHeader = "X-Tabwright-Check-Key"
 
 // Refusal is the body of a 403, the same words the shell's user sees.
-func Refusal(host, reason string) string {
+func Refusal(host string, reason Reason) string {
 	switch reason {
 	case ReasonDocsHost:
 		return fmt.Sprintf("blocked from the shell: %s is a documentation host; read its pages with read_docs, which records them\n", host)
@@ -356,14 +356,14 @@ func reply(c net.Conn, status int, body string) {
 		status, http.StatusText(status), len(body), body)
 }
 
-func (p *Proxy) refuse(c net.Conn, host, reason, method string) {
+func (p *Proxy) refuse(c net.Conn, host string, reason Reason, method string) {
 	p.refusePath(c, host, reason, method, "")
 }
 
 // refusePath refuses a plain request, recording its path (never its query,
 // which may carry a secret).
-func (p *Proxy) refusePath(c net.Conn, host, reason, method, path string) {
-	f := map[string]any{"host": host, "reason": reason, "method": method}
+func (p *Proxy) refusePath(c net.Conn, host string, reason Reason, method, path string) {
+	f := map[string]any{"host": host, "reason": string(reason), "method": method}
 	if path != "" {
 		f["path"] = path
 	}
@@ -388,7 +388,7 @@ func (p *Proxy) connect(c net.Conn, br *bufio.Reader, req *http.Request) {
 	p.track(up, true)
 	defer p.track(up, false)
 	n, _ := strconv.Atoi(port)
-	p.event("egress_allowed", map[string]any{"host": host, "port": n, "method": "CONNECT", "reason": reason})
+	p.event("egress_allowed", map[string]any{"host": host, "port": n, "method": "CONNECT", "reason": string(reason)})
 	io.WriteString(c, "HTTP/1.1 200 Connection established\r\n\r\n")
 	// Bytes the client sent after the request line are already buffered.
 	if k := br.Buffered(); k > 0 {
@@ -471,7 +471,7 @@ func (p *Proxy) plain(c net.Conn, req *http.Request) {
 	p.track(up, true)
 	defer p.track(up, false)
 	n, _ := strconv.Atoi(port)
-	p.event("egress_allowed", map[string]any{"host": host, "port": n, "method": req.Method, "path": req.URL.RequestURI(), "reason": reason})
+	p.event("egress_allowed", map[string]any{"host": host, "port": n, "method": req.Method, "path": req.URL.RequestURI(), "reason": string(reason)})
 	for _, h := range hopHeaders {
 		req.Header.Del(h)
 	}
@@ -496,7 +496,7 @@ func (p *Proxy) harness(c net.Conn, req *http.Request) {
 		p.refuse(c, HarnessHost, ReasonHarnessKey, req.Method)
 		return
 	}
-	p.event("egress_allowed", map[string]any{"host": HarnessHost, "method": req.Method, "path": req.URL.Path, "reason": ReasonHarness})
+	p.event("egress_allowed", map[string]any{"host": HarnessHost, "method": req.Method, "path": req.URL.Path, "reason": string(ReasonHarness)})
 	rw := &bufferedResponse{header: http.Header{}, status: http.StatusOK}
 	p.Harness.ServeHTTP(rw, req)
 	resp := &http.Response{StatusCode: rw.status, ProtoMajor: 1, ProtoMinor: 1, Header: rw.header, Close: true,

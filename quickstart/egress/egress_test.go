@@ -17,8 +17,9 @@ import (
 func TestQSPolicyOrder(t *testing.T) {
 	p := Policy{Explicit: []string{"pypi.org"}, Docs: []string{"pypi.org", "example.com"}, Allow: []string{"pypi.org", "npmjs.org", "example.com"}}
 	for _, c := range []struct {
-		host, reason string
-		ok           bool
+		host   string
+		reason Reason
+		ok     bool
 	}{
 		{"pypi.org", ReasonExplicit, true},          // named by hand beats docs
 		{"docs.example.com", ReasonDocsHost, false}, // docs beats the registry list

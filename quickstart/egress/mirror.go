@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/tabwright/tabwright/engine/netgate"
 )
 
 // Registry mirrors. HTTPS through CONNECT is a tunnel the proxy cannot read,
@@ -82,9 +84,7 @@ func (p *Proxy) isMirrorRequest(req *http.Request) bool {
 	if req.URL.Host == "" {
 		return true
 	}
-	h := req.URL.Hostname()
-	ip := net.ParseIP(h)
-	return h == "localhost" || ip != nil && ip.IsLoopback()
+	return netgate.IsLoopback(req.URL.Hostname())
 }
 
 func (p *Proxy) mirror(c net.Conn, req *http.Request) {

@@ -6,29 +6,33 @@ import (
 	"strings"
 )
 
+// Reason is why the proxy allowed or refused a host, as each decision is
+// recorded ("reason" in the trace): one closed set.
+type Reason string
+
 // Reasons recorded with each decision.
 const (
-	ReasonExplicit    = "explicit_network_override"
-	ReasonDocsHost    = "docs_host_requires_read_docs"
-	ReasonAllowlisted = "allowlisted"
-	ReasonNotListed   = "not_allowlisted"
+	ReasonExplicit    Reason = "explicit_network_override"
+	ReasonDocsHost    Reason = "docs_host_requires_read_docs"
+	ReasonAllowlisted Reason = "allowlisted"
+	ReasonNotListed   Reason = "not_allowlisted"
 	// The harness's own host, refused without the running check's key.
-	ReasonHarnessKey = "harness_needs_check_key"
+	ReasonHarnessKey Reason = "harness_needs_check_key"
 	// The harness's own host, answered for the check.
-	ReasonHarness = "harness_check"
+	ReasonHarness Reason = "harness_check"
 	// A loopback host where no sandbox loopback is at hand: the proxy's
 	// loopback is the harness machine's.
-	ReasonHostLoopback = "harness_machine_loopback"
+	ReasonHostLoopback Reason = "harness_machine_loopback"
 	// An address of the harness's machine (one of its interfaces, a
 	// link-local address) or of a private network, named by the task.
-	ReasonHostNetwork = "harness_machine_network"
+	ReasonHostNetwork Reason = "harness_machine_network"
 	// A loopback host carried to the sandbox's own loopback.
-	ReasonSandboxLoopback = "sandbox_loopback"
+	ReasonSandboxLoopback Reason = "sandbox_loopback"
 	// read_docs' browser: a host on the read's docs allowlist, one off it,
 	// and any request made while no read is under way.
-	ReasonDocsListed    = "docs_allowlisted"
-	ReasonDocsNotListed = "outside_docs_allowlist"
-	ReasonDocsNoRead    = "no_read_under_way"
+	ReasonDocsListed    Reason = "docs_allowlisted"
+	ReasonDocsNotListed Reason = "outside_docs_allowlist"
+	ReasonDocsNoRead    Reason = "no_read_under_way"
 )
 
 // DefaultNetworkAllow is the registry list the shell may reach unless the
@@ -64,7 +68,7 @@ func NewPolicy(route, docsAllow, networkAllow, networkOnly []string) Policy {
 }
 
 // Decide says whether host may be reached, and why.
-func (p Policy) Decide(host string) (bool, string) {
+func (p Policy) Decide(host string) (bool, Reason) {
 	switch {
 	case HostMatches(host, p.Explicit):
 		return true, ReasonExplicit

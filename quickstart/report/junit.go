@@ -76,14 +76,14 @@ func JUnit(s *qsrun.Suite) []byte {
 				if out != "" {
 					text = append(text, out)
 				}
-				c.Failure = &junitMessage{Type: qsrun.DocsGap, Message: "success check exit " + code, Text: strings.Join(text, "\n")}
+				c.Failure = &junitMessage{Type: string(qsrun.DocsGap), Message: "success check exit " + code, Text: strings.Join(text, "\n")}
 				js.Failures++
 			default:
 				msg := r.Detail
 				if msg == "" {
-					msg = r.Classification
+					msg = string(r.Classification)
 				}
-				c.Error = &junitMessage{Type: r.Classification, Message: msg, Text: stopText(r)}
+				c.Error = &junitMessage{Type: string(r.Classification), Message: msg, Text: stopText(r)}
 				js.Errors++
 			}
 			js.Tests++
@@ -99,11 +99,11 @@ func JUnit(s *qsrun.Suite) []byte {
 	return append(append([]byte(xml.Header), b...), '\n')
 }
 
-func stopText(r *qsrun.Result) string {
+func stopText(r *qsrun.AttemptResult) string {
 	if r.Detail != "" {
-		return r.StopReason + " (" + r.Detail + ")"
+		return string(r.StopReason) + " (" + r.Detail + ")"
 	}
-	return r.StopReason
+	return string(r.StopReason)
 }
 
 func lastChars(s string, n int) string {

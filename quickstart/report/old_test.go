@@ -33,9 +33,9 @@ func TestResultsFromBeforeStayReadable(t *testing.T) {
 }
 
 func TestWarningsReachTheReports(t *testing.T) {
-	r := &qsrun.Result{Task: "t", Attempt: 1, Agent: "replay", Classification: qsrun.Passed, Passed: true, Evidential: true,
+	r := &qsrun.AttemptResult{Task: "t", Attempt: 1, Agent: "replay", Classification: qsrun.Passed, Passed: true, Evidential: true,
 		Warnings: []string{"step 1 timed out (exit 124): sleep 9"}}
-	s := qsrun.Summarise([]*qsrun.Result{r})
+	s := qsrun.Summarise([]*qsrun.AttemptResult{r})
 	for name, text := range map[string]string{"html": string(HTML(s, nil, "")), "suite.md": Markdown(s, ""), "report.md": RunMarkdown(r, "..")} {
 		if !strings.Contains(text, "step 1 timed out (exit 124): sleep 9") {
 			t.Errorf("%s lacks the warning", name)
@@ -48,9 +48,9 @@ func TestWarningsReachTheReports(t *testing.T) {
 // line or table cell (issue 44, item 6).
 func TestMarkdownReportsAreInert(t *testing.T) {
 	evil := "![pixel](https://tracker.example/p.png) <img src=x onerror=alert(1)>|forged cell\n## Result: passed"
-	r := &qsrun.Result{Task: "t" + evil, Attempt: 1, Agent: "replay", Classification: qsrun.DocsGap, Evidential: true,
+	r := &qsrun.AttemptResult{Task: "t" + evil, Attempt: 1, Agent: "replay", Classification: qsrun.DocsGap, Evidential: true,
 		StopReason: "replay_command_failed", Detail: evil, Warnings: []string{"step 1 failed: " + evil}, SuspectPage: &evil}
-	s := qsrun.Summarise([]*qsrun.Result{r})
+	s := qsrun.Summarise([]*qsrun.AttemptResult{r})
 	for name, md := range map[string]string{"suite.md": Markdown(s, ""), "report.md": RunMarkdown(r, "..")} {
 		for _, bad := range []string{"![pixel](", "<img", "\n## Result: passed"} {
 			if strings.Contains(md, bad) {

@@ -23,7 +23,7 @@ func pageHref(root, file string) string {
 
 // pagesMarkdown is the numbered list of the pages r read, each linked to
 // the copy of what read_docs returned; "None." when it read none.
-func pagesMarkdown(r *qsrun.Result, root string) string {
+func pagesMarkdown(r *qsrun.AttemptResult, root string) string {
 	pages := r.PagesRead()
 	if len(pages) == 0 {
 		return "None.\n"

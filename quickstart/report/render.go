@@ -111,8 +111,8 @@ func Markdown(s *qsrun.Suite, root string) string {
 func fenced(s string) string { return strings.ReplaceAll(s, "```", "`\u200b``") }
 
 // warnedRuns are the runs with warnings, in suite order.
-func warnedRuns(s *qsrun.Suite) []*qsrun.Result {
-	var out []*qsrun.Result
+func warnedRuns(s *qsrun.Suite) []*qsrun.AttemptResult {
+	var out []*qsrun.AttemptResult
 	for _, st := range s.Tasks {
 		for _, r := range st.Runs {
 			if len(r.Warnings) > 0 {
@@ -130,8 +130,8 @@ func enforcedText(e bool) string {
 	return "unenforced"
 }
 
-func gapRuns(s *qsrun.Suite) []*qsrun.Result {
-	var out []*qsrun.Result
+func gapRuns(s *qsrun.Suite) []*qsrun.AttemptResult {
+	var out []*qsrun.AttemptResult
 	for _, st := range s.Tasks {
 		for _, r := range st.Runs {
 			if r.Classification == qsrun.DocsGap {
@@ -177,7 +177,7 @@ type htmlData struct {
 	Chart       []chartBar
 	ChartH      int
 	Gaps        []htmlGap
-	Warned      []*qsrun.Result // runs with a command that timed out or failed
+	Warned      []*qsrun.AttemptResult // runs with a command that timed out or failed
 	Transcripts []htmlTranscript
 	PagesRead   []htmlRunPages
 	Cost        []costRow

@@ -38,26 +38,26 @@ func TestQSFisherMatchesR(t *testing.T) {
 	}
 }
 
-func stat(task string, passes, gaps int, extra ...string) *qsrun.Stat {
+func stat(task string, passes, gaps int, extra ...qsrun.Classification) *qsrun.Stat {
 	st := &qsrun.Stat{Task: task, Agent: "replay", Discarded: map[string]int{}, SuspectPages: map[string]int{}, ModelsReported: []string{}}
-	add := func(cls string) {
+	add := func(cls qsrun.Classification) {
 		st.Attempts++
-		r := &qsrun.Result{Task: task, Attempt: st.Attempts, Agent: "replay", Classification: cls, StopReason: "completed", Passed: cls == qsrun.Passed, Evidential: qsrun.Evidential(cls)}
+		r := &qsrun.AttemptResult{Task: task, Attempt: st.Attempts, Agent: "replay", Classification: cls, StopReason: "completed", Passed: cls == qsrun.Passed, Evidential: qsrun.Evidential(cls)}
 		switch cls {
 		case qsrun.DocsGap:
 			page := "https://a/" + task
 			r.SuspectPage = &page
 			r.DocsPagesRead = []string{page}
-			r.SuccessCheck = &qsrun.CheckResult{ExitCode: 1, Output: "check failed: <b>no app.py</b>\n"}
+			r.SuccessCheck = &qsrun.SuccessCheckResult{ExitCode: 1, Output: "check failed: <b>no app.py</b>\n"}
 			r.LastFailure = &qsrun.FailedCommand{Command: "node app.js", ExitCode: 1, Output: "Error: Cannot find package 'commander'\n```\n# forged heading\n"}
 			st.SuspectPages[page]++
 		case qsrun.Passed:
-			r.SuccessCheck = &qsrun.CheckResult{}
+			r.SuccessCheck = &qsrun.SuccessCheckResult{}
 		case qsrun.Skipped:
 			st.Skipped++
 		default:
 			r.Detail = "API error 429: rate limit"
-			st.Discarded[cls]++
+			st.Discarded[string(cls)]++
 		}
 		st.Runs = append(st.Runs, r)
 	}

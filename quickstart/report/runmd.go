@@ -11,7 +11,7 @@ import (
 // RunMarkdown is one run's report.md: the verdict, the facts, why a run is
 // not evidence, the pages read (linked to their copies under root, see
 // pageHref), the check's output and where to look.
-func RunMarkdown(r *qsrun.Result, root string) string {
+func RunMarkdown(r *qsrun.AttemptResult, root string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# tabwright qs: %s\n\n", mdText(r.Task))
 	fmt.Fprintf(&b, "**Result: %s** (`%s`, agent: %s, attempt %d)\n\n", qsrun.Label(r.Classification), r.Classification, mdText(r.Agent), r.Attempt)

@@ -20,7 +20,7 @@ type belt struct {
 	t     *task.Task
 	sb    *sandbox.Sandbox
 	tr    *trace.Trace
-	res   *Result
+	res   *AttemptResult
 	docs  *docs.Reader
 	cmd   sandbox.Options
 	extra agent.ExtraTools
@@ -39,7 +39,7 @@ type belt struct {
 var errHalted = errors.New("the harness stopped the attempt")
 
 // halt stops the agent with reason and detail (the first halt wins).
-func (b *belt) halt(reason, detail string) {
+func (b *belt) halt(reason agent.StopReason, detail string) {
 	b.mu.Lock()
 	if b.halted == nil {
 		b.halted = &agent.Outcome{StopReason: reason, Detail: detail}
@@ -68,7 +68,7 @@ func (b *belt) Bash(ctx context.Context, command string) trace.Command {
 		b.halt(agent.StopWorkspaceFull, fmt.Sprintf("the workspace's %s bound was reached by: %s", sandbox.HumanBytes(b.sb.WorkspaceBound()), command))
 	}
 	if r.Bound != "" {
-		b.halt(r.Bound, boundDetail(command))
+		b.halt(agent.StopReason(r.Bound), boundDetail(command))
 	}
 	if r.ExitCode == 0 && r.Output != "" {
 		b.mu.Lock()
@@ -83,54 +83,23 @@ func (b *belt) Bash(ctx context.Context, command string) trace.Command {
 
 func (b *belt) ReadDocs(ctx context.Context, url string) string {
 	b.tr.Add(trace.DocsCall(url))
-	return b.read(ctx, url, "agent").ToolText(b.t.DocsAllow)
+	return b.read(ctx, url, trace.ByAgent).ToolText(b.t.DocsAllow)
 }
 
 func (b *belt) ReadRoute(ctx context.Context) {
 	for _, page := range b.t.Route {
-		b.read(ctx, page, "harness")
+		b.read(ctx, page, trace.ByHarness)
 	}
 }
 
 // traceRefusals traces each request of page's read that the docs
 // allowlist refused, before the read's own event.
-func (b *belt) traceRefusals(page, by string, r *docs.Read) {
+func (b *belt) traceRefusals(page string, by trace.By, r *docs.Read) {
 	for _, q := range r.Requests {
-		if q.Allowed {
-			continue
-		}
-		ev := map[string]any{"url": page, "by": by, "host": q.Host, "method": q.Method, "reason": q.Reason}
-		if q.Path != "" {
-			ev["path"] = q.Path
-		}
-		b.tr.Add(trace.RequestBlocked(ev))
-	}
-}
-
-// withRequests adds to a read's event what the browser was allowed to
-// fetch for it (method, host and, for plain HTTP, path), how many requests
-// were refused, and how many are past the record's bound.
-func withRequests(e trace.Event, r *docs.Read) trace.Event {
-	var allowed []string
-	for _, q := range r.Requests {
-		if q.Allowed {
-			s := q.Method + " " + q.Host + q.Path
-			if q.Error != "" {
-				s += " (" + q.Error + ")"
-			}
-			allowed = append(allowed, s)
+		if !q.Allowed {
+			b.tr.Add(trace.RequestRefused(page, by, q))
 		}
 	}
-	if len(allowed) > 0 {
-		e.Fields["browser_requests"] = allowed
-	}
-	if r.RefusedRequests > 0 {
-		e.Fields["refused_requests"] = r.RefusedRequests
-	}
-	if r.RequestsLeftOut > 0 {
-		e.Fields["requests_left_out"] = r.RequestsLeftOut
-	}
-	return e
 }
 
 func (b *belt) sessionLog() string {
@@ -140,11 +109,11 @@ func (b *belt) sessionLog() string {
 }
 
 // read reads one page and records it; by is who asked (agent or harness).
-func (b *belt) read(ctx context.Context, page, by string) *docs.Read {
+func (b *belt) read(ctx context.Context, page string, by trace.By) *docs.Read {
 	var r *docs.Read
 	switch {
 	case !b.t.HostAllowed(page):
-		r = &docs.Read{URL: page, Blocked: "outside_allowlist"}
+		r = &docs.Read{URL: page, Blocked: docs.BlockedOffAllowlist}
 	case b.docs == nil:
 		r = &docs.Read{URL: page, Err: "no browser for read_docs"}
 	default:
@@ -163,29 +132,16 @@ func (b *belt) read(ctx context.Context, page, by string) *docs.Read {
 		b.halt(agent.StopOfflineCacheMiss, fmt.Sprintf("--offline: %s is not in the docs cache; run once without --offline to fill it", page))
 	}
 	switch {
-	case r.Blocked == "affordance_withheld":
+	case r.Blocked == docs.BlockedAffordance:
 		b.tr.Add(trace.Withheld(page, by))
 	case r.Blocked != "":
-		ev := map[string]any{"url": page, "by": by, "reason": r.Blocked}
-		if r.ResolvedTo != "" {
-			ev["resolved_to"] = r.ResolvedTo
-		}
-		b.tr.Add(withRequests(trace.ReadBlocked(ev), r))
+		b.tr.Add(trace.PageRefused(page, by, r))
 	case r.Err != "":
-		b.tr.Add(withRequests(trace.ReadError(page, by, r.Err), r))
+		b.tr.Add(trace.PageFailed(page, by, r))
 	default:
-		ev := map[string]any{"url": page, "by": by, "chars": r.Chars, "original_chars": r.OriginalChars, "truncated": r.Truncated,
-			"from_cache": r.FromCache, "content_hash": r.ContentHash, "rendered": r.Rendered, "status": r.Status,
-			"page_file": PageFile(r.ContentHash)}
+		b.tr.Add(trace.PageRead(page, by, r, PageFile(r.ContentHash)))
 		if r.ResolvedTo != "" {
-			ev["resolved_to"] = r.ResolvedTo
-		}
-		if r.CacheError != "" {
-			ev["cache_error"] = r.CacheError
-		}
-		b.tr.Add(withRequests(trace.Read(ev), r))
-		if r.ResolvedTo != "" {
-			b.tr.Add(trace.Redirect(map[string]any{"requested": page, "resolved_to": r.ResolvedTo, "hops": r.Redirects}))
+			b.tr.Add(trace.PageRedirected(page, r))
 		}
 		if r.Changed {
 			b.tr.Add(trace.Changed(page, r.ContentHash))

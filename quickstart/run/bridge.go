@@ -16,6 +16,7 @@ import (
 	"github.com/tabwright/tabwright/quickstart/egress"
 	"github.com/tabwright/tabwright/quickstart/sandbox"
 	"github.com/tabwright/tabwright/quickstart/task"
+	"github.com/tabwright/tabwright/quickstart/trace"
 )
 
 // SandboxOptions choose and configure an attempt's sandbox.
@@ -24,7 +25,7 @@ type SandboxOptions struct {
 	Runtime        *sandbox.Runtime // the container backend's engine
 	Image          string           // the container backend's image ("" is sandbox.DefaultImage)
 	Adopt          string           // an existing workspace (qs check --sandbox), or "" for a fresh one
-	Bridge         *CheckBridge
+	Bridge         *ExpectBridge
 	EgressDial     func(ctx context.Context, network, addr string) (net.Conn, error)
 	EgressTLS      *tls.Config                             // HTTPS to the mirrors' upstreams; nil: system roots
 	Cache          *egress.Cache                           // the registry cache (sandbox backend only), or nil
@@ -96,7 +97,7 @@ func workspaceBytes(n int64) int64 {
 	return n
 }
 
-// CheckBridge is the success check's one way to a browser
+// ExpectBridge is the success check's one way to a browser
 // (qs_browser_expect), and a capability of the check alone:
 //
 //   - it answers only at the egress proxy's harness host, and only a request
@@ -113,7 +114,7 @@ func workspaceBytes(n int64) int64 {
 //     loopback (its docs server, its other services) is never reached.
 //
 // No TCP port serves the bridge: the proxy answers it in process.
-type CheckBridge struct {
+type ExpectBridge struct {
 	policy egress.Policy
 	launch launch.Options
 	dial   func(ctx context.Context, network, addr string) (net.Conn, error)
@@ -128,17 +129,17 @@ type CheckBridge struct {
 	closed bool
 }
 
-// NewCheckBridge makes t's bridge. lo says which Chromium to start (its
+// NewExpectBridge makes t's bridge. lo says which Chromium to start (its
 // proxy flags are added here); dial is how the browser's proxy reaches
 // allowed hosts (nil: the network); record receives its decisions.
-func NewCheckBridge(t *task.Task, lo launch.Options, dial func(ctx context.Context, network, addr string) (net.Conn, error), record func(typ string, fields map[string]any)) *CheckBridge {
-	b := &CheckBridge{policy: t.Policy(), launch: lo, dial: dial, record: record}
+func NewExpectBridge(t *task.Task, lo launch.Options, dial func(ctx context.Context, network, addr string) (net.Conn, error), record func(typ string, fields map[string]any)) *ExpectBridge {
+	b := &ExpectBridge{policy: t.Policy(), launch: lo, dial: dial, record: record}
 	b.expect = docs.ExpectHandler(b.browser)
 	return b
 }
 
 // ServeHTTP answers what the proxy passed on: only /expect.
-func (b *CheckBridge) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+func (b *ExpectBridge) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.URL.Path != "/expect" {
 		http.Error(w, "tabwright harness: only /expect is served here", http.StatusNotFound)
 		return
@@ -146,7 +147,7 @@ func (b *CheckBridge) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	b.expect.ServeHTTP(w, r)
 }
 
-func (b *CheckBridge) key() string {
+func (b *ExpectBridge) key() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.armed
@@ -154,7 +155,7 @@ func (b *CheckBridge) key() string {
 
 // arm makes a fresh key for one check; disarm forgets it and stops the
 // check's browser, so nothing the page started outlives the check.
-func (b *CheckBridge) arm() (key string, disarm func()) {
+func (b *ExpectBridge) arm() (key string, disarm func()) {
 	raw := make([]byte, 32)
 	rand.Read(raw) // never fails (crypto/rand)
 	key = hex.EncodeToString(raw)
@@ -171,7 +172,7 @@ func (b *CheckBridge) arm() (key string, disarm func()) {
 
 // browser starts, on the check's first qs_browser_expect, the browser's
 // proxy and a Chromium that sends everything through it.
-func (b *CheckBridge) browser(ctx context.Context) (*tabs.Manager, error) {
+func (b *ExpectBridge) browser(ctx context.Context) (*tabs.Manager, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	switch {
@@ -190,7 +191,7 @@ func (b *CheckBridge) browser(ctx context.Context) (*tabs.Manager, error) {
 	b.proxy = &egress.Proxy{Policy: b.policy, Dial: b.dial,
 		Loopback: func(ctx context.Context, port int) (net.Conn, error) { return sb.DialInside(port) },
 		OnEvent: func(typ string, f map[string]any) {
-			f["by"] = "check_browser"
+			f["by"] = string(trace.ByCheckBrowser)
 			if b.record != nil {
 				b.record(typ, f)
 			}
@@ -212,7 +213,7 @@ func (b *CheckBridge) browser(ctx context.Context) (*tabs.Manager, error) {
 	return b.m, nil
 }
 
-func (b *CheckBridge) stopBrowser() {
+func (b *ExpectBridge) stopBrowser() {
 	b.mu.Lock()
 	m, p := b.m, b.proxy
 	b.m, b.proxy = nil, nil
@@ -226,7 +227,7 @@ func (b *CheckBridge) stopBrowser() {
 }
 
 // Close ends the bridge for good.
-func (b *CheckBridge) Close() {
+func (b *ExpectBridge) Close() {
 	if b == nil {
 		return
 	}

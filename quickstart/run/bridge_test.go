@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/tabwright/tabwright/engine/launch"
+	"github.com/tabwright/tabwright/quickstart/trace"
 )
 
 // hostService stands for what listens on the harness machine's loopback (the
@@ -27,7 +28,7 @@ func hostService(t *testing.T) (*httptest.Server, *atomic.Int32) {
 	return srv, &hits
 }
 
-func checkBrowserEvents(r *Result) []string {
+func checkBrowserEvents(r *AttemptResult) []string {
 	var out []string
 	for _, e := range r.Trace.Events() {
 		if e["by"] == "check_browser" {
@@ -45,7 +46,7 @@ func TestIsolatedBridgeRefusesTheAgent(t *testing.T) {
 	t.Parallel()
 	host, hits := hostService(t)
 	o := isolatedOpts(t)
-	o.CheckBrowser = &launch.Options{}
+	o.ExpectBrowser = &launch.Options{}
 	tk := newTask(t, strings.Replace(head, "NAME", "bridge-agent", 1)+`replay:
   - |
     cat > redir.py <<'PY'
@@ -68,10 +69,10 @@ success:
 	var outs []string
 	var refused int
 	for _, e := range r.Trace.Events() {
-		if e["type"] == "tool_result" {
+		if trace.TypeOf(e) == "tool_result" {
 			outs = append(outs, fmt.Sprint(e["output"]))
 		}
-		if e["type"] == "egress_blocked" && e["host"] == "tabwright-harness.invalid" && e["reason"] == "harness_needs_check_key" {
+		if trace.TypeOf(e) == "egress_blocked" && e["host"] == "tabwright-harness.invalid" && e["reason"] == "harness_needs_check_key" {
 			refused++
 		}
 	}
@@ -104,7 +105,7 @@ func TestIsolatedCheckBrowserObeysThePolicy(t *testing.T) {
 	t.Parallel()
 	host, hits := hostService(t)
 	o := isolatedOpts(t)
-	o.CheckBrowser = &launch.Options{}
+	o.ExpectBrowser = &launch.Options{}
 	tk := newTask(t, strings.Replace(head, "NAME", "bridge-policy", 1)+`  allow: [docs.test]
 network: {allow: [registry.test]}
 replay:
@@ -165,7 +166,7 @@ success:
 func TestLocalCheckBrowserWithKey(t *testing.T) {
 	t.Parallel()
 	o := opts()
-	o.CheckBrowser = &launch.Options{}
+	o.ExpectBrowser = &launch.Options{}
 	tk := newTask(t, strings.Replace(head, "NAME", "local-web", 1)+`replay:
   - mkdir site && printf '<title>t</title><div id=app></div><script>app.textContent="Rendered "+(1+1)</script>' > site/index.html
   - curl -sS "http://tabwright-harness.invalid/expect?url=http://127.0.0.1:1/&text=x"
@@ -180,7 +181,7 @@ success:
 	}
 	var agentRefused bool
 	for _, e := range r.Trace.Events() {
-		if e["type"] == "tool_result" && strings.Contains(fmt.Sprint(e["output"]), "answers only the success check") {
+		if trace.TypeOf(e) == "tool_result" && strings.Contains(fmt.Sprint(e["output"]), "answers only the success check") {
 			agentRefused = true
 		}
 	}

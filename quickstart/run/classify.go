@@ -5,15 +5,19 @@ import (
 	"github.com/tabwright/tabwright/quickstart/trace"
 )
 
+// Classification is a run's verdict: one closed set, written as it is into
+// results and traces. Only Passed and DocsGap are evidence.
+type Classification string
+
 // Classifications.
 const (
-	Passed          = "passed"
-	DocsGap         = "docs_gap"
-	BudgetExhausted = "budget_exhausted"
-	InfraError      = "infra_error"
-	HarnessError    = "harness_error"
-	AgentRefusal    = "agent_refusal"
-	Skipped         = "skipped"
+	Passed          Classification = "passed"
+	DocsGap         Classification = "docs_gap"
+	BudgetExhausted Classification = "budget_exhausted"
+	InfraError      Classification = "infra_error"
+	HarnessError    Classification = "harness_error"
+	AgentRefusal    Classification = "agent_refusal"
+	Skipped         Classification = "skipped"
 )
 
 // Stop reasons (the agent's; see package agent).
@@ -34,7 +38,7 @@ const (
 // scored reports whether a run that stopped so gets its check run and can
 // be evidence: not when skipped, refused, in error, or offline without the
 // pages it asked for.
-func scored(stop string) bool {
+func scored(stop agent.StopReason) bool {
 	switch stop {
 	case StopSkipped, StopError, StopRefusal, StopOfflineMiss:
 		return false
@@ -55,7 +59,7 @@ type Tokens = agent.Tokens
 // (such runs are not scored at all); whose fault an error was is a typed
 // fact the agent reported, never a match on its message; and the egress
 // facts are all in the trace before this is called.
-func Classify(stop string, failure agent.Failure, checkPassed *bool, f trace.Facts) string {
+func Classify(stop agent.StopReason, failure agent.Failure, checkPassed *bool, f trace.Facts) Classification {
 	if stop == StopSkipped {
 		return Skipped
 	}
@@ -88,10 +92,10 @@ func Classify(stop string, failure agent.Failure, checkPassed *bool, f trace.Fac
 }
 
 // Evidential reports whether a classification counts toward a pass rate.
-func Evidential(c string) bool { return c == Passed || c == DocsGap }
+func Evidential(c Classification) bool { return c == Passed || c == DocsGap }
 
 // Label is the console label of a classification.
-func Label(c string) string {
+func Label(c Classification) string {
 	switch c {
 	case Passed:
 		return "PASS"

@@ -8,10 +8,10 @@ import (
 )
 
 // PrintRun prints the per-run block.
-func PrintRun(w io.Writer, r *Result) {
+func PrintRun(w io.Writer, r *AttemptResult) {
 	fmt.Fprintf(w, "[%s] %s (%s)\n", Label(r.Classification), r.Task, r.Agent)
 	fmt.Fprintf(w, "  classification: %s\n", r.Classification)
-	stop := r.StopReason
+	stop := string(r.StopReason)
 	if r.Detail != "" {
 		stop += " (" + r.Detail + ")"
 	}

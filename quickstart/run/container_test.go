@@ -8,6 +8,7 @@ import (
 
 	"github.com/tabwright/tabwright/internal/testimage"
 	"github.com/tabwright/tabwright/quickstart/sandbox"
+	"github.com/tabwright/tabwright/quickstart/trace"
 )
 
 // A task that names an image runs in it when a container engine is given
@@ -45,10 +46,10 @@ success:
 	}
 	var blocked []string
 	for _, e := range ev {
-		if e["type"] == ImageCheckEvent {
+		if trace.TypeOf(e) == ImageCheckEvent {
 			t.Errorf("an image_check on the container backend, which runs the image itself: %v", e)
 		}
-		if e["type"] == "egress_blocked" {
+		if trace.TypeOf(e) == "egress_blocked" {
 			blocked = append(blocked, fmt.Sprint(e["host"], " ", e["reason"]))
 		}
 	}

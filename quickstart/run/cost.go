@@ -132,7 +132,7 @@ func (r Rate) Cost(t Tokens) float64 {
 
 // price sets r's estimated cost from the book; it reports false for a run
 // with tokens that the book cannot price.
-func (p Prices) price(r *Result) bool {
+func (p Prices) price(r *AttemptResult) bool {
 	if r.Tokens.Total() == 0 {
 		if p != nil {
 			zero := 0.0

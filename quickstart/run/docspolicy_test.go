@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/tabwright/tabwright/quickstart/trace"
 )
 
 // A docs page whose script and markup ask a host off the task's docs
@@ -79,7 +81,7 @@ func TestDocsPageCannotReachOffTheAllowlist(t *testing.T) {
 	mu.Unlock()
 	refused := map[string]bool{}
 	for _, ev := range r.Trace.Events() {
-		if ev["type"] == "docs_request_blocked" && ev["host"] == "localhost" && ev["reason"] == "outside_docs_allowlist" && ev["url"] == site.URL+"/docs/" {
+		if trace.TypeOf(ev) == "docs_request_blocked" && ev["host"] == "localhost" && ev["reason"] == "outside_docs_allowlist" && ev["url"] == site.URL+"/docs/" {
 			path, _ := ev["path"].(string)
 			refused[path] = true
 		}

@@ -24,7 +24,7 @@ func StepWarnings(events []map[string]any) []string {
 	step := 0
 	var command any
 	for _, ev := range events {
-		switch ev["type"] {
+		switch trace.TypeOf(ev) {
 		case ImageCheckEvent:
 			if w := ImageWarning(ev); w != "" {
 				out = append(out, w)
@@ -83,10 +83,10 @@ func LastFailedCommand(events []map[string]any) *FailedCommand {
 	var command string
 	for _, ev := range events {
 		switch {
-		case ev["type"] == "tool_call" && ev["tool"] == "bash":
+		case trace.TypeOf(ev) == "tool_call" && ev["tool"] == "bash":
 			command, _ = ev["command"].(string)
-		case ev["type"] == "setup", ev["type"] == "tool_result" && ranBash(ev):
-			if ev["type"] == "setup" {
+		case trace.TypeOf(ev) == "setup", trace.TypeOf(ev) == "tool_result" && ranBash(ev):
+			if trace.TypeOf(ev) == "setup" {
 				command, _ = ev["command"].(string)
 			}
 			if commandWarning("", 0, command, ev) == "" {

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/tabwright/tabwright/quickstart/docs"
+	"github.com/tabwright/tabwright/quickstart/trace"
 )
 
 // A docs host that is down: the check passes, but the run is no evidence.
@@ -23,7 +24,7 @@ func TestDocsDownIsInfraError(t *testing.T) {
 	if r.Classification != InfraError || r.Evidential || !strings.Contains(r.Detail, "no docs page could be read") {
 		t.Fatalf("%s evidential=%v detail=%q", r.Classification, r.Evidential, r.Detail)
 	}
-	s := Summarise([]*Result{r})
+	s := Summarise([]*AttemptResult{r})
 	if s.Tasks[0].PassRate != nil || s.Exit(false) != 2 {
 		t.Errorf("a run without docs counted: rate %v exit %d", s.Tasks[0].PassRate, s.Exit(false))
 	}
@@ -59,7 +60,7 @@ func TestAffordanceEvents(t *testing.T) {
 	o := opts()
 	o.ProbeAffordances = true
 	o.Docs = &docs.Reader{Browser: browser, Affordances: docs.AffordancesNone}
-	types := func(r *Result) map[string]int {
+	types := func(r *AttemptResult) map[string]int {
 		n := map[string]int{}
 		for _, e := range r.Trace.Events() {
 			n[fmt.Sprint(e["type"])]++
@@ -75,7 +76,7 @@ func TestAffordanceEvents(t *testing.T) {
 	}
 	order := ""
 	for _, e := range first.Trace.Events() {
-		if e["type"] == "docs_read" || e["type"] == "affordances" {
+		if trace.TypeOf(e) == "docs_read" || trace.TypeOf(e) == "affordances" {
 			order += fmt.Sprint(e["type"], " ")
 		}
 	}

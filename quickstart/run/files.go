@@ -13,7 +13,7 @@ func WriteFileAtomic(path string, data []byte) error { return atomicWrite(path, 
 
 // RunDir is where r's files go in a results directory: DIR/<task>, or
 // DIR/<task>/attempt-N when the suite repeats tasks.
-func (s *Suite) RunDir(dir string, r *Result) string {
+func (s *Suite) RunDir(dir string, r *AttemptResult) string {
 	rd := filepath.Join(dir, safeName(r.Task))
 	if s.Repeat > 1 {
 		rd = filepath.Join(rd, fmt.Sprintf("attempt-%d", r.Attempt))

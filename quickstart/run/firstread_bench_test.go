@@ -12,6 +12,7 @@ import (
 	"github.com/tabwright/tabwright/quickstart/docs"
 	"github.com/tabwright/tabwright/quickstart/sandbox"
 	"github.com/tabwright/tabwright/quickstart/task"
+	"github.com/tabwright/tabwright/quickstart/trace"
 )
 
 // BenchmarkRunStartToFirstDocsRead is the harness's time from an attempt's
@@ -114,7 +115,7 @@ func benchFirstRead(b *testing.B, tk *task.Task, reader func() (*docs.Reader, fu
 		tl := &timeline{start: time.Now(), at: map[string]time.Duration{}}
 		d.OnStage = func(stage string) { tl.mark(stage) }
 		opt := Options{Docs: d, Backend: sandbox.Isolated, Agent: timedAgent{tl}, OnEvent: func(_ *task.Task, _ int, ev map[string]any, _ time.Duration) {
-			switch ev["type"] {
+			switch trace.TypeOf(ev) {
 			case "run_start":
 				tl.mark("sandbox ready")
 			case "docs_read":

@@ -21,7 +21,11 @@ import (
 // toolchain the image would have had.
 
 // ImageCheckEvent is the trace event of that comparison.
-const ImageCheckEvent = "image_check"
+const ImageCheckEvent trace.Type = "image_check"
+
+// versionOutputChars bounds what a toolchain's version command may print:
+// a version is at its start.
+const versionOutputChars = 2000
 
 // imageToolchain is how an official image's toolchain tells its version.
 type imageToolchain struct {
@@ -90,8 +94,8 @@ func versionMatches(want, have string) bool {
 	return true
 }
 
-// checkImage compares t's image with the toolchain sb's commands get.
-func checkImage(ctx context.Context, image string, sb *sandbox.Sandbox) imageCheck {
+// compareImageToolchain compares t's image with the toolchain sb's commands get.
+func compareImageToolchain(ctx context.Context, image string, sb *sandbox.Sandbox) imageCheck {
 	c := imageCheck{Image: image}
 	name, tag := parseImage(image)
 	tc, ok := imageToolchains[name]
@@ -99,7 +103,7 @@ func checkImage(ctx context.Context, image string, sb *sandbox.Sandbox) imageChe
 		return c
 	}
 	c.Toolchain, c.Want = tc.name, leadingVersion.FindString(tag)
-	r := sb.Run(ctx, tc.command, sandbox.Options{Timeout: 30 * time.Second, MaxChars: 2000})
+	r := sb.Run(ctx, tc.command, sandbox.Options{Timeout: 30 * time.Second, MaxChars: versionOutputChars})
 	if r.ExitCode == 0 {
 		c.Have = anyVersion.FindString(strings.TrimPrefix(strings.TrimSpace(r.Output), "go version go"))
 	}
@@ -191,7 +195,7 @@ func imageMismatchOf(ev map[string]any) string {
 // toolchain to differ from the image's, or "".
 func imageMismatch(events []map[string]any) string {
 	for _, ev := range events {
-		if ev["type"] == ImageCheckEvent {
+		if trace.TypeOf(ev) == ImageCheckEvent {
 			return imageMismatchOf(ev)
 		}
 	}

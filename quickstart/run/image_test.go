@@ -54,7 +54,9 @@ func TestIsolatedImageNotBlamedOnTheDocs(t *testing.T) {
 	o := isolatedOpts(t)
 	failing := "replay: ['true']\nsuccess:\n  script: qs_fail \"the app is not there\"\n"
 	for _, c := range []struct {
-		node, image, check, class, warn, detail string
+		node, image, check string
+		class              Classification
+		warn, detail       string
 	}{
 		{"v20.11.1", "node:22-slim", failing, InfraError, ImageToolchainMismatch + ": image node:22-slim has Node.js 22, but the sandbox backend runs the host's toolchain, where Node.js is 20.11.1",
 			"image node:22-slim has Node.js 22, but the sandbox backend runs the host's toolchain, where Node.js is 20.11.1 (" + ImageToolchainMismatch + ")"},

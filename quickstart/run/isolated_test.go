@@ -13,6 +13,7 @@ import (
 	"github.com/tabwright/tabwright/quickstart/egress"
 	"github.com/tabwright/tabwright/quickstart/egress/egresstest"
 	"github.com/tabwright/tabwright/quickstart/sandbox"
+	"github.com/tabwright/tabwright/quickstart/trace"
 )
 
 func isolatedOpts(t *testing.T) Options {
@@ -62,10 +63,10 @@ success:
 	var outs []string
 	var blocked []string
 	for _, e := range ev {
-		if e["type"] == "tool_result" {
+		if trace.TypeOf(e) == "tool_result" {
 			outs = append(outs, fmt.Sprint(e["output"]))
 		}
-		if e["type"] == "egress_blocked" {
+		if trace.TypeOf(e) == "egress_blocked" {
 			blocked = append(blocked, fmt.Sprint(e["host"], " ", e["reason"]))
 		}
 	}
@@ -92,7 +93,7 @@ success:
 func TestIsolatedServeAndBrowserExpect(t *testing.T) {
 	t.Parallel()
 	o := isolatedOpts(t)
-	o.CheckBrowser = &launch.Options{}
+	o.ExpectBrowser = &launch.Options{}
 	tk := newTask(t, strings.Replace(head, "NAME", "iso-web", 1)+`replay:
   - mkdir site && printf '<title>t</title><div id=app></div><script>app.textContent="Rendered "+(1+1)</script>' > site/index.html
 success:
@@ -137,7 +138,7 @@ success:
 		}
 		var got []string
 		for _, e := range r.Trace.Events() {
-			switch e["type"] {
+			switch trace.TypeOf(e) {
 			case "run_start":
 				if e["registry_cache"] != cache.Dir() {
 					t.Errorf("run_start: %v", e)

@@ -7,6 +7,8 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+
+	"github.com/tabwright/tabwright/quickstart/trace"
 )
 
 // The local backend runs the same egress proxy, advisory: what goes through
@@ -38,7 +40,7 @@ success:
 	}
 	var allowed, blocked []string
 	for _, e := range ev {
-		switch e["type"] {
+		switch trace.TypeOf(e) {
 		case "egress_allowed":
 			allowed = append(allowed, fmt.Sprint(e["host"]))
 		case "egress_blocked":

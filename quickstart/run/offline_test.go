@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/tabwright/tabwright/quickstart/docs"
+	"github.com/tabwright/tabwright/quickstart/trace"
 )
 
 // --offline with a page the docs cache lacks: the run stops at the miss and
@@ -27,7 +28,7 @@ func TestOfflineMissIsTheStopReason(t *testing.T) {
 		t.Errorf("detail %q", r.Detail)
 	}
 	for _, e := range r.Trace.Events() {
-		if e["type"] == "tool_call" {
+		if trace.TypeOf(e) == "tool_call" {
 			t.Errorf("a replay step ran after the miss: %v", e["command"])
 		}
 	}

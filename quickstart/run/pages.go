@@ -20,7 +20,7 @@ func PageFile(hash string) string { return PagesDir + "/" + hash + ".md" }
 
 // writePages writes the text of each page r read into dir's pages folder,
 // skipping those already there (same name, same content).
-func writePages(dir string, r *Result) error {
+func writePages(dir string, r *AttemptResult) error {
 	for _, read := range r.DocsReads {
 		if !keptPage(read) {
 			continue
@@ -49,7 +49,7 @@ type PageRead struct {
 
 // PagesRead lists the pages r read, in the order read, each with its file.
 // Results written before the pages were kept list the URLs alone.
-func (r *Result) PagesRead() []PageRead {
+func (r *AttemptResult) PagesRead() []PageRead {
 	var out []PageRead
 	for _, read := range r.DocsReads {
 		if keptPage(read) {

@@ -15,6 +15,7 @@ import (
 	"github.com/tabwright/tabwright/internal/procwait"
 	"github.com/tabwright/tabwright/quickstart/agent"
 	"github.com/tabwright/tabwright/quickstart/docs"
+	"github.com/tabwright/tabwright/quickstart/egress"
 	"github.com/tabwright/tabwright/quickstart/task"
 	"github.com/tabwright/tabwright/quickstart/trace"
 )
@@ -108,13 +109,13 @@ success:
 	}
 	ev := r.Trace.Events()
 	// The harness read the route: a docs_read by the harness, no tool call.
-	if ev[1]["type"] != "docs_read" || ev[1]["by"] != "harness" || ev[2]["type"] != "tool_call" || ev[2]["tool"] != "bash" {
+	if trace.TypeOf(ev[1]) != "docs_read" || ev[1]["by"] != "harness" || trace.TypeOf(ev[2]) != "tool_call" || ev[2]["tool"] != "bash" {
 		t.Errorf("route read: %v / %v", ev[1], ev[2])
 	}
 	if out := ev[5]["output"]; out != "clean\n" {
 		t.Errorf("the check file was visible to the agent: %v", out)
 	}
-	if ev[0]["type"] != "run_start" || ev[len(ev)-1]["type"] != "run_end" || r.Enforced || r.Backend != "local" {
+	if trace.TypeOf(ev[0]) != "run_start" || trace.TypeOf(ev[len(ev)-1]) != "run_end" || r.Enforced || r.Backend != "local" {
 		t.Errorf("trace shape / backend")
 	}
 }
@@ -213,7 +214,7 @@ func TestRedirectOffAllowlistRefused(t *testing.T) {
 	ev := r.Trace.Events()
 	var blocked, followed int
 	for _, e := range ev {
-		switch e["type"] {
+		switch trace.TypeOf(e) {
 		case "docs_read_blocked":
 			blocked++
 		case "docs_redirect_followed":
@@ -249,7 +250,7 @@ func TestSkippedAndSuite(t *testing.T) {
 		}
 	}
 	s = RunSuite(context.Background(), []*task.Task{pass, noev}, SuiteOptions{Options: opts(), Workers: 2}, nil)
-	if s.Exit(false) != 2 || s.Exit(true) != 1 || s.Tasks[1].PassRate != nil || s.Tasks[1].Discarded[HarnessError] != 1 {
+	if s.Exit(false) != 2 || s.Exit(true) != 1 || s.Tasks[1].PassRate != nil || s.Tasks[1].Discarded[string(HarnessError)] != 1 {
 		t.Errorf("pass + no evidence: exit %d, %+v", s.Exit(false), s.Tasks[1])
 	}
 	s = RunSuite(context.Background(), []*task.Task{pass, fail, noev}, SuiteOptions{Options: opts(), Repeat: 2, Workers: 4}, nil)
@@ -283,11 +284,11 @@ func TestClassifyOrder(t *testing.T) {
 	no := false
 	infra, harness := agent.FailureInfra, agent.FailureHarness
 	cases := []struct {
-		stop    string
+		stop    agent.StopReason
 		failure agent.Failure
 		pass    *bool
 		facts   trace.Facts
-		want    string
+		want    Classification
 	}{
 		{StopSkipped, "", &yes, trace.Facts{}, Skipped},
 		{StopCompleted, "", &yes, trace.Facts{}, Passed},
@@ -310,8 +311,8 @@ func TestClassifyOrder(t *testing.T) {
 	}
 	// The facts are counted from the typed events as they are recorded.
 	tr := trace.New(nil)
-	tr.Add(trace.Raw(trace.EgressBlocked, map[string]any{"host": "x", "reason": trace.ReasonNotAllowlisted}))
-	tr.Add(trace.Raw(trace.EgressBlocked, map[string]any{"host": "y", "reason": trace.ReasonDocsHost}))
+	tr.Add(trace.Raw(trace.EgressBlocked, map[string]any{"host": "x", "reason": egress.ReasonNotListed}))
+	tr.Add(trace.Raw(trace.EgressBlocked, map[string]any{"host": "y", "reason": egress.ReasonDocsHost}))
 	if f := tr.Facts(); f.EgressBlocked != 2 || f.NotAllowlisted != 1 || f.DocsHostRefusals != 1 {
 		t.Errorf("facts %+v", f)
 	}
@@ -332,7 +333,7 @@ func BenchmarkHarnessOverhead(b *testing.B) {
 		total := time.Since(start)
 		var cmds time.Duration
 		for _, e := range r.Trace.Events() {
-			if e["type"] == "tool_result" {
+			if trace.TypeOf(e) == "tool_result" {
 				cmds += time.Duration(e["duration"].(float64) * float64(time.Second))
 			}
 		}

@@ -60,7 +60,7 @@ func Merge(shards []*Suite) (*Suite, error) {
 		return nil, fmt.Errorf("qs.merge: the first results were not written by qs run --shard")
 	}
 	seen := map[int]bool{}
-	var runs []*Result
+	var runs []*AttemptResult
 	merged := &Suite{}
 	for k, s := range shards {
 		sh := s.Shard
@@ -92,7 +92,7 @@ func Merge(shards []*Suite) (*Suite, error) {
 			pos[name] = i
 		}
 	}
-	slices.SortStableFunc(runs, func(a, b *Result) int {
+	slices.SortStableFunc(runs, func(a, b *AttemptResult) int {
 		if pa, pb := pos[a.Task], pos[b.Task]; pa != pb {
 			return pa - pb
 		}

@@ -17,19 +17,19 @@ import (
 
 // Stat groups the attempts of one task by one agent.
 type Stat struct {
-	Task           string         `json:"task"`
-	Agent          string         `json:"agent"`
-	Attempts       int            `json:"attempts"`
-	Passes         int            `json:"passes"`
-	EvidentialRuns int            `json:"evidential_runs"`
-	PassRate       *float64       `json:"pass_rate"`
-	Discarded      map[string]int `json:"discarded"`
-	Skipped        int            `json:"skipped"`
-	ModelsReported []string       `json:"models_reported"`
-	SuspectPages   map[string]int `json:"suspect_pages"`
-	Tokens         Tokens         `json:"tokens"`
-	EstimatedCost  *float64       `json:"estimated_cost_usd"`
-	Runs           []*Result      `json:"runs"`
+	Task           string           `json:"task"`
+	Agent          string           `json:"agent"`
+	Attempts       int              `json:"attempts"`
+	Passes         int              `json:"passes"`
+	EvidentialRuns int              `json:"evidential_runs"`
+	PassRate       *float64         `json:"pass_rate"`
+	Discarded      map[string]int   `json:"discarded"`
+	Skipped        int              `json:"skipped"`
+	ModelsReported []string         `json:"models_reported"`
+	SuspectPages   map[string]int   `json:"suspect_pages"`
+	Tokens         Tokens           `json:"tokens"`
+	EstimatedCost  *float64         `json:"estimated_cost_usd"`
+	Runs           []*AttemptResult `json:"runs"`
 }
 
 // Suite is results.json (schema 2.0 fields, plus tool and exit_rule).
@@ -83,7 +83,7 @@ type SuiteOptions struct {
 
 // RunSuite runs every task repeat times on workers goroutines; results keep
 // submission order. An interrupted suite keeps the attempts that finished.
-func RunSuite(ctx context.Context, tasks []*task.Task, opt SuiteOptions, onRun func(*Result)) *Suite {
+func RunSuite(ctx context.Context, tasks []*task.Task, opt SuiteOptions, onRun func(*AttemptResult)) *Suite {
 	start := time.Now()
 	if opt.Repeat < 1 {
 		opt.Repeat = 1
@@ -91,81 +91,131 @@ func RunSuite(ctx context.Context, tasks []*task.Task, opt SuiteOptions, onRun f
 	if opt.Workers < 1 {
 		opt.Workers = 1
 	}
-	type job struct {
-		t       *task.Task
-		attempt int
-	}
-	var jobs []job
-	for _, t := range tasks {
-		for a := 1; a <= opt.Repeat; a++ {
-			jobs = append(jobs, job{t, a})
-		}
-	}
-	results := make([]*Result, len(jobs))
-	done := make([]chan struct{}, len(jobs))
-	for i := range done {
-		done[i] = make(chan struct{})
-	}
-	var mu sync.Mutex
-	spent, stopped := 0.0, false
-	overBudget := func() bool {
-		mu.Lock()
-		defer mu.Unlock()
-		stopped = opt.MaxCostUSD > 0 && spent >= opt.MaxCostUSD
-		return stopped
-	}
-	// A worker says it is free (ready) before it is given a job, so the cost
-	// cap is checked with every finished attempt counted.
-	next, ready, stop := make(chan int), make(chan struct{}), make(chan struct{})
+	sc := newScheduler(tasks, opt)
 	var wg sync.WaitGroup
 	for w := 0; w < opt.Workers; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for {
-				select {
-				case ready <- struct{}{}:
-				case <-stop:
-					return
-				}
-				i, ok := <-next
-				if !ok {
-					return
-				}
-				if ctx.Err() == nil {
-					r := Attempt(ctx, jobs[i].t, jobs[i].attempt, opt.Options)
-					opt.Prices.price(r)
-					if r.EstimatedCost != nil {
-						mu.Lock()
-						spent += *r.EstimatedCost
-						mu.Unlock()
-					}
-					results[i] = r
-				}
-				close(done[i])
-			}
+			sc.work(ctx)
 		}()
 	}
-	go func() {
-		// Jobs are handed out one at a time, so the cost cap is checked
-		// before each attempt starts, whatever the number of workers.
-		defer close(stop)
-		for i := range jobs {
-			<-ready
-			if overBudget() {
-				for j := i; j < len(jobs); j++ {
-					close(done[j])
-				}
-				break
-			}
-			next <- i
+	go sc.dispatch()
+	kept := sc.collect(ctx, onRun)
+	wg.Wait()
+	s := Summarise(kept)
+	s.Repeat, s.Workers, s.ToolVersion = opt.Repeat, opt.Workers, opt.Version
+	s.Interrupted = ctx.Err() != nil
+	sc.mu.Lock()
+	s.MaxCostUSD, s.StoppedAtCost = opt.MaxCostUSD, sc.stopped
+	sc.mu.Unlock()
+	s.DurationSeconds = math.Round(time.Since(start).Seconds()*100) / 100
+	s.ExitCode = s.Exit(false)
+	return s
+}
+
+// job is one attempt of one task.
+type job struct {
+	t       *task.Task
+	attempt int
+}
+
+// scheduler hands a suite's jobs to its workers one at a time, so the cost
+// cap is checked before each attempt starts, with every finished attempt
+// counted; done[i] closes when job i finished or will not run.
+type scheduler struct {
+	opt     SuiteOptions
+	jobs    []job
+	results []*AttemptResult
+	done    []chan struct{}
+	// A worker says it is free (ready) before it is given a job (next);
+	// stop ends the workers waiting to say so.
+	next  chan int
+	ready chan struct{}
+	stop  chan struct{}
+
+	mu      sync.Mutex
+	spent   float64
+	stopped bool // at the cost cap
+}
+
+func newScheduler(tasks []*task.Task, opt SuiteOptions) *scheduler {
+	sc := &scheduler{opt: opt, next: make(chan int), ready: make(chan struct{}), stop: make(chan struct{})}
+	for _, t := range tasks {
+		for a := 1; a <= opt.Repeat; a++ {
+			sc.jobs = append(sc.jobs, job{t, a})
 		}
-		close(next)
-	}()
-	var kept []*Result
-	for i := range jobs {
-		<-done[i]
-		r := results[i]
+	}
+	sc.results = make([]*AttemptResult, len(sc.jobs))
+	sc.done = make([]chan struct{}, len(sc.jobs))
+	for i := range sc.done {
+		sc.done[i] = make(chan struct{})
+	}
+	return sc
+}
+
+// work runs jobs until there are none left or the dispatcher stopped.
+func (sc *scheduler) work(ctx context.Context) {
+	for {
+		select {
+		case sc.ready <- struct{}{}:
+		case <-sc.stop:
+			return
+		}
+		i, ok := <-sc.next
+		if !ok {
+			return
+		}
+		if ctx.Err() == nil {
+			sc.results[i] = sc.attempt(ctx, sc.jobs[i])
+		}
+		close(sc.done[i])
+	}
+}
+
+// attempt runs j, prices it and counts its cost.
+func (sc *scheduler) attempt(ctx context.Context, j job) *AttemptResult {
+	r := Attempt(ctx, j.t, j.attempt, sc.opt.Options)
+	sc.opt.Prices.price(r)
+	if r.EstimatedCost != nil {
+		sc.mu.Lock()
+		sc.spent += *r.EstimatedCost
+		sc.mu.Unlock()
+	}
+	return r
+}
+
+// dispatch hands out the jobs in order to free workers; at the cost cap
+// the rest are marked done, unrun.
+func (sc *scheduler) dispatch() {
+	defer close(sc.stop)
+	for i := range sc.jobs {
+		<-sc.ready
+		if sc.overBudget() {
+			for j := i; j < len(sc.jobs); j++ {
+				close(sc.done[j])
+			}
+			break
+		}
+		sc.next <- i
+	}
+	close(sc.next)
+}
+
+func (sc *scheduler) overBudget() bool {
+	sc.mu.Lock()
+	defer sc.mu.Unlock()
+	sc.stopped = sc.opt.MaxCostUSD > 0 && sc.spent >= sc.opt.MaxCostUSD
+	return sc.stopped
+}
+
+// collect waits for the jobs in submission order and keeps those that ran
+// to an end (not cut short by an interruption), telling onRun of each.
+func (sc *scheduler) collect(ctx context.Context, onRun func(*AttemptResult)) []*AttemptResult {
+	var kept []*AttemptResult
+	for i := range sc.jobs {
+		<-sc.done[i]
+		r := sc.results[i]
 		if r == nil || ctx.Err() != nil && r.Detail == "interrupted" {
 			continue
 		}
@@ -174,20 +224,11 @@ func RunSuite(ctx context.Context, tasks []*task.Task, opt SuiteOptions, onRun f
 			onRun(r)
 		}
 	}
-	wg.Wait()
-	s := Summarise(kept)
-	s.Repeat, s.Workers, s.ToolVersion = opt.Repeat, opt.Workers, opt.Version
-	s.Interrupted = ctx.Err() != nil
-	mu.Lock()
-	s.MaxCostUSD, s.StoppedAtCost = opt.MaxCostUSD, stopped
-	mu.Unlock()
-	s.DurationSeconds = math.Round(time.Since(start).Seconds()*100) / 100
-	s.ExitCode = s.Exit(false)
-	return s
+	return kept
 }
 
 // Summarise groups runs by (task, agent) in order of first appearance.
-func Summarise(runs []*Result) *Suite {
+func Summarise(runs []*AttemptResult) *Suite {
 	host, _ := os.Hostname()
 	s := &Suite{SchemaVersion: "2.0", Tool: "tabwright", GeneratedAt: time.Now().UTC().Format("2006-01-02T15:04:05Z"),
 		Environment: Env{Go: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH, Hostname: host, Backend: "local"},
@@ -215,7 +256,7 @@ func Summarise(runs []*Result) *Suite {
 				st.Passes++
 			}
 		default:
-			st.Discarded[r.Classification]++
+			st.Discarded[string(r.Classification)]++
 		}
 		if r.SuspectPage != nil {
 			st.SuspectPages[*r.SuspectPage]++
@@ -237,7 +278,7 @@ func Summarise(runs []*Result) *Suite {
 // account adds r's tokens, model and cost to its stat and the totals.
 // A stat's cost sums its priced runs (null when none was priced); models
 // whose runs used tokens but had no price are listed.
-func account(s *Suite, st *Stat, r *Result) {
+func account(s *Suite, st *Stat, r *AttemptResult) {
 	st.Tokens.Add(r.Tokens)
 	s.Totals.Tokens.Add(r.Tokens)
 	if m := r.ModelReported; m != "" && !contains(st.ModelsReported, m) {
@@ -339,7 +380,7 @@ func (s *Suite) WriteFiles(dir string) error {
 }
 
 // WriteRunFiles writes one run's files into dir.
-func WriteRunFiles(dir string, r *Result) error {
+func WriteRunFiles(dir string, r *AttemptResult) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}

@@ -35,7 +35,21 @@ func eventLine(ev map[string]any, verbose bool) string {
 	if verbose {
 		clip = 1200
 	}
-	switch ev["type"] {
+	switch trace.TypeOf(ev) {
+	case trace.DocsRead, trace.DocsReadBlocked, trace.AffordanceWithheld, trace.DocsReadError, trace.DocsChanged, trace.AffordanceProbe:
+		return docsLine(ev)
+	case trace.AgentTurn, trace.APIRetry, trace.ThinkingUnsupported, trace.ImagesUnsupported, trace.TokenParamSwitched, trace.AgentFinal:
+		return modelLine(ev, verbose, clip)
+	case trace.BrowserCall, trace.BrowserRefused:
+		return browserLine(ev, verbose, clip)
+	}
+	return runLine(ev, verbose, clip)
+}
+
+// runLine is the line of an event of the run itself: its start and end,
+// setup, the shell's commands and refusals, the check.
+func runLine(ev map[string]any, verbose bool, clip int) string {
+	switch trace.TypeOf(ev) {
 	case trace.RunStart:
 		enf := "UNENFORCED"
 		if ev["enforced"] == true {
@@ -44,38 +58,15 @@ func eventLine(ev map[string]any, verbose bool) string {
 		return fmt.Sprintf("%v on %v (%s), agent %v, attempt %v", ev["task"], ev["backend"], enf, ev["agent"], ev["attempt"])
 	case trace.Setup:
 		return fmt.Sprintf("setup: %v  -> exit %v", ev["command"], ev["exit_code"]) + outputIf(ev, verbose || num(ev["exit_code"]) != 0, clip)
-	case trace.DocsRead, trace.DocsReadBlocked, trace.AffordanceWithheld, trace.DocsReadError, trace.DocsChanged, trace.AffordanceProbe:
-		return docsLine(ev)
 	case trace.EgressBlocked:
 		return fmt.Sprintf("blocked from the shell: %v (%v)", ev["host"], ev["reason"])
 	case trace.DocsRequestBlocked:
 		path, _ := ev["path"].(string)
 		return fmt.Sprintf("read_docs' browser refused %v %v%s for %v (%v)", ev["method"], ev["host"], path, ev["url"], ev["reason"])
-	case trace.AgentTurn:
-		return turnLine(ev, verbose)
-	case trace.APIRetry:
-		return fmt.Sprintf("api retry: turn %v try %v failed (%v), waiting %vs", ev["turn"], ev["attempt"], ev["error"], ev["sleep"])
-	case trace.ThinkingUnsupported:
-		return fmt.Sprintf("%v refused adaptive thinking; asking again without it", ev["model"])
-	case trace.ImagesUnsupported:
-		return fmt.Sprintf("%v's server refused an image (%v); going on without images", ev["model"], ev["error"])
-	case trace.TokenParamSwitched:
-		return fmt.Sprintf("%v's server refused %v (%v); asking again with %v", ev["model"], ev["refused"], ev["error"], ev["using"])
 	case trace.ToolCall:
 		return callLine(ev)
 	case trace.ToolResult:
-		if ranBash(ev) {
-			line := fmt.Sprintf("  exit %v", ev["exit_code"])
-			if ev["timed_out"] == true {
-				line += " (timed out)"
-			}
-			return line + outputIf(ev, verbose || num(ev["exit_code"]) != 0, clip)
-		}
-		return "  -> " + resultWord(ev) + outputIf(ev, verbose || ev["is_error"] == true, clip)
-	case trace.BrowserCall, trace.BrowserRefused:
-		return browserLine(ev, verbose, clip)
-	case trace.AgentFinal:
-		return "agent says: " + clipText(fmt.Sprint(ev["text"]), clip)
+		return resultLine(ev, verbose, clip)
 	case trace.SuccessCheck:
 		return fmt.Sprintf("success check exited %v", ev["exit_code"]) + outputIf(ev, true, 1200)
 	case trace.RunEnd:
@@ -88,11 +79,44 @@ func eventLine(ev map[string]any, verbose bool) string {
 	return ""
 }
 
+// resultLine is a tool's result: a bash command's exit, another tool's
+// word; the output when verbose or when it failed.
+func resultLine(ev map[string]any, verbose bool, clip int) string {
+	if ranBash(ev) {
+		line := fmt.Sprintf("  exit %v", ev["exit_code"])
+		if ev["timed_out"] == true {
+			line += " (timed out)"
+		}
+		return line + outputIf(ev, verbose || num(ev["exit_code"]) != 0, clip)
+	}
+	return "  -> " + resultWord(ev) + outputIf(ev, verbose || ev["is_error"] == true, clip)
+}
+
+// modelLine is the line of a model call's event: a turn, a retry, a
+// fallback the server forced, the agent's closing words.
+func modelLine(ev map[string]any, verbose bool, clip int) string {
+	switch trace.TypeOf(ev) {
+	case trace.AgentTurn:
+		return turnLine(ev, verbose)
+	case trace.APIRetry:
+		return fmt.Sprintf("api retry: turn %v try %v failed (%v), waiting %vs", ev["turn"], ev["attempt"], ev["error"], ev["sleep"])
+	case trace.ThinkingUnsupported:
+		return fmt.Sprintf("%v refused adaptive thinking; asking again without it", ev["model"])
+	case trace.ImagesUnsupported:
+		return fmt.Sprintf("%v's server refused an image (%v); going on without images", ev["model"], ev["error"])
+	case trace.TokenParamSwitched:
+		return fmt.Sprintf("%v's server refused %v (%v); asking again with %v", ev["model"], ev["refused"], ev["error"], ev["using"])
+	case trace.AgentFinal:
+		return "agent says: " + clipText(fmt.Sprint(ev["text"]), clip)
+	}
+	return ""
+}
+
 func docsLine(ev map[string]any) string {
-	switch ev["type"] {
+	switch trace.TypeOf(ev) {
 	case trace.DocsRead:
 		by := ""
-		if ev["by"] == "harness" {
+		if trace.ByOf(ev) == trace.ByHarness {
 			by = ", read by the harness"
 		}
 		if ev["from_cache"] == true {
@@ -114,7 +138,7 @@ func docsLine(ev map[string]any) string {
 }
 
 func browserLine(ev map[string]any, verbose bool, clip int) string {
-	switch ev["type"] {
+	switch trace.TypeOf(ev) {
 	case trace.BrowserCall:
 		return fmt.Sprintf("browser %v %s -> %s", ev["tool"], clipText(str(ev["input"]), 200), resultWord(ev)) + imagesShown(ev["images"]) + outputIf(ev, verbose || ev["is_error"] == true, clip)
 	case trace.BrowserRefused:
@@ -143,7 +167,7 @@ func turnLine(ev map[string]any, verbose bool) string {
 	if text := strings.TrimSpace(str(ev["text"])); text != "" {
 		n := 300
 		if verbose {
-			n = 2000
+			n = trace.OutputClip // all the trace kept
 		}
 		line += indent(clipText(text, n))
 	}

@@ -63,7 +63,7 @@ func containerSandboxSized(t *testing.T, workspaceBytes int64) (*Sandbox, *event
 	return s, ev
 }
 
-func runIn(t *testing.T, s *Sandbox, command string) Result {
+func runIn(t *testing.T, s *Sandbox, command string) CommandResult {
 	t.Helper()
 	return s.Run(context.Background(), command, Options{Timeout: time.Minute, MaxChars: 4000})
 }

@@ -93,7 +93,7 @@ func netSandbox(t *testing.T) (*Sandbox, *events, *httptest.Server) {
 func TestQSIsolatedNetwork(t *testing.T) {
 	s, ev, srv := netSandbox(t)
 	ctx := context.Background()
-	run := func(cmd string) Result {
+	run := func(cmd string) CommandResult {
 		t.Helper()
 		return s.Run(ctx, cmd, Options{Timeout: 20 * time.Second})
 	}
@@ -456,7 +456,7 @@ ls /proc/$$/fd > /tmp/fds; tr '\n' ' ' < /tmp/fds; echo; echo survived`, Options
 	other.Close(false)
 	// If the first process dies anyway (killed from outside), the command
 	// running says so, and the next command gets a fresh sandbox.
-	done := make(chan Result, 1)
+	done := make(chan CommandResult, 1)
 	sleepMark := fmt.Sprintf("%d", 600000+time.Now().UnixNano()%100000)
 	go func() { done <- s.Run(ctx, "echo started; sleep "+sleepMark, Options{Timeout: time.Minute}) }()
 	deadline := time.Now().Add(10 * time.Second)
@@ -498,7 +498,7 @@ func TestQSIsolatedDialInside(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	os.WriteFile(filepath.Join(s.Workspace, "page.txt"), []byte("inside"), 0o644)
-	done := make(chan Result, 1)
+	done := make(chan CommandResult, 1)
 	go func() {
 		done <- s.Run(ctx, "exec python3 -m http.server 8765 --bind 127.0.0.1", Options{Timeout: time.Minute})
 	}()

@@ -147,16 +147,7 @@ func keeperMain(args []string) int {
 	if len(args) < 1 || len(args) > 2 || (args[0] != "net" && args[0] != "nonet") {
 		return fail("usage: %s net|nonet [SOCKET] (the harness starts this, with its control socket on fd 3 or at SOCKET)", keeperArg)
 	}
-	// Descriptors the harness inherited from whoever started it pass through
-	// bwrap; none of them may reach a command.
-	if ents, err := os.ReadDir("/proc/self/fd"); err == nil {
-		for _, e := range ents {
-			var fd int
-			if _, err := fmt.Sscan(e.Name(), &fd); err == nil && fd > 2 {
-				syscall.CloseOnExec(fd)
-			}
-		}
-	}
+	closeInherited()
 	ctl, err := keeperControl(args[1:])
 	if err != nil {
 		return fail("%v", err)
@@ -170,33 +161,10 @@ func keeperMain(args []string) int {
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs)
 	go k.reap(sigs)
-	hello := ctlMsg{Op: "hello"}
-	if os.Getpid() != 1 {
-		hello.Error = fmt.Sprintf("sandbox.keeper_pid: the keeper is process %d, not 1, in its PID namespace; this bwrap does not honour --as-pid-1", os.Getpid())
+	hello, lnFile := k.hello(args[0] == "net")
+	if hello.Error != "" {
 		sendCtl(k.ctl, hello, nil)
 		return 125
-	}
-	if k.null, err = os.OpenFile(os.DevNull, os.O_RDWR, 0); err != nil {
-		hello.Error = "sandbox.keeper_devnull: " + err.Error()
-		sendCtl(k.ctl, hello, nil)
-		return 125
-	}
-	var lnFile *os.File
-	if args[0] == "net" {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			hello.Error = "sandbox.keeper_listen: the proxy's loopback port inside the sandbox: " + err.Error()
-			sendCtl(k.ctl, hello, nil)
-			return 125
-		}
-		hello.Addr = ln.Addr().String()
-		lnFile, err = ln.(*net.TCPListener).File()
-		ln.Close()
-		if err != nil {
-			hello.Error = "sandbox.keeper_listen: " + err.Error()
-			sendCtl(k.ctl, hello, nil)
-			return 125
-		}
 	}
 	err = sendCtl(k.ctl, hello, lnFile)
 	if lnFile != nil {
@@ -205,12 +173,66 @@ func keeperMain(args []string) int {
 	if err != nil {
 		return fail("cannot reach the harness: %v", err)
 	}
+	k.serve()
+	return 0
+}
+
+// closeInherited marks close-on-exec the descriptors the harness inherited
+// from whoever started it: they pass through bwrap, and none of them may
+// reach a command.
+func closeInherited() {
+	ents, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		var fd int
+		if _, err := fmt.Sscan(e.Name(), &fd); err == nil && fd > 2 {
+			syscall.CloseOnExec(fd)
+		}
+	}
+}
+
+// hello is the keeper's first message: ready, or (Error set) why it cannot
+// be; with network, the listener of the proxy's loopback port inside the
+// sandbox goes with it.
+func (k *keeper) hello(network bool) (ctlMsg, *os.File) {
+	hello := ctlMsg{Op: "hello"}
+	if os.Getpid() != 1 {
+		hello.Error = fmt.Sprintf("sandbox.keeper_pid: the keeper is process %d, not 1, in its PID namespace; this bwrap does not honour --as-pid-1", os.Getpid())
+		return hello, nil
+	}
+	var err error
+	if k.null, err = os.OpenFile(os.DevNull, os.O_RDWR, 0); err != nil {
+		hello.Error = "sandbox.keeper_devnull: " + err.Error()
+		return hello, nil
+	}
+	if !network {
+		return hello, nil
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		hello.Error = "sandbox.keeper_listen: the proxy's loopback port inside the sandbox: " + err.Error()
+		return hello, nil
+	}
+	hello.Addr = ln.Addr().String()
+	lnFile, err := ln.(*net.TCPListener).File()
+	ln.Close()
+	if err != nil {
+		hello.Error = "sandbox.keeper_listen: " + err.Error()
+		return hello, nil
+	}
+	return hello, lnFile
+}
+
+// serve answers the harness's requests until it closes the control socket
+// (it closed the sandbox, or died); then everything is ended.
+func (k *keeper) serve() {
 	for {
 		m, f, err := recvCtl(k.ctl)
 		if err != nil {
-			// The harness closed the sandbox (or died): end everything.
 			syscall.Kill(-1, syscall.SIGKILL)
-			return 0
+			return
 		}
 		switch m.Op {
 		case "run":

@@ -64,7 +64,7 @@ func TestQSIsolatedMemoryBoundPerProcess(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close(false)
-	build := func(bytes string) Result {
+	build := func(bytes string) CommandResult {
 		return s.Run(context.Background(), `x=$(head -c `+bytes+` /dev/zero | tr '\0' a); echo "${#x}"`, Options{Timeout: time.Minute})
 	}
 	if r := build("1000000"); !strings.HasPrefix(r.Output, "1000000\n") {

@@ -98,6 +98,6 @@ func (s *Sandbox) Close(bool) error { return nil }
 func (s *Sandbox) DialInside(int) (net.Conn, error) {
 	return nil, errUnavailable
 }
-func (s *Sandbox) Run(context.Context, string, Options) Result {
-	return Result{ExitCode: 127, Output: unavailableWhy}
+func (s *Sandbox) Run(context.Context, string, Options) CommandResult {
+	return CommandResult{ExitCode: 127, Output: unavailableWhy}
 }

@@ -236,7 +236,7 @@ func (s *Sandbox) Env(extra ...string) []string {
 // times out, or KillGroup is set, or Close, on both backends. On the sandbox
 // backend Close also ends what left the group (setsid, double forks), and
 // commands run one at a time.
-func (s *Sandbox) Run(ctx context.Context, command string, opt Options) Result {
+func (s *Sandbox) Run(ctx context.Context, command string, opt Options) CommandResult {
 	start := time.Now()
 	s.mu.Lock()
 	s.seq++
@@ -245,11 +245,11 @@ func (s *Sandbox) Run(ctx context.Context, command string, opt Options) Result {
 	s.mu.Unlock()
 	out, err := os.Create(outPath)
 	if err != nil {
-		return Result{ExitCode: 127, Output: "cannot record output: " + err.Error(), Duration: time.Since(start)}
+		return CommandResult{ExitCode: 127, Output: "cannot record output: " + err.Error(), Duration: time.Since(start)}
 	}
 	defer os.Remove(outPath)
 	defer out.Close()
-	res := Result{}
+	res := CommandResult{}
 	var notes []string // added to the text, not the file, which may be out of room
 	if s.iso != nil {
 		r := s.iso.runIsolated(ctx, s, []string{"bash", "-c", command}, s.Env(opt.Env...), out, opt)
@@ -292,7 +292,7 @@ const killedWhat = "its process group was killed"
 
 // runLocal runs command as the harness's user; ok is false when it could not
 // start (the result then says why).
-func (s *Sandbox) runLocal(ctx context.Context, command string, out *os.File, opt Options) (Result, bool) {
+func (s *Sandbox) runLocal(ctx context.Context, command string, out *os.File, opt Options) (CommandResult, bool) {
 	cmd := exec.Command("bash", "-c", command)
 	cmd.Dir = s.Workspace
 	cmd.Env = s.Env(opt.Env...)
@@ -304,7 +304,7 @@ func (s *Sandbox) runLocal(ctx context.Context, command string, out *os.File, op
 	cmd.Stderr = out
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
-		return Result{ExitCode: 127, Output: fmt.Sprintf("cannot start %s: %v", cmd.Path, err)}, false
+		return CommandResult{ExitCode: 127, Output: fmt.Sprintf("cannot start %s: %v", cmd.Path, err)}, false
 	}
 	pgid := cmd.Process.Pid
 	// Joined before Wait: the unreaped leader keeps the group joinable.
@@ -320,7 +320,7 @@ func (s *Sandbox) runLocal(ctx context.Context, command string, out *os.File, op
 		defer t.Stop()
 		timer = t.C
 	}
-	res := Result{}
+	res := CommandResult{}
 	var werr error
 	select {
 	case werr = <-done:

@@ -71,7 +71,7 @@ func TestQSTimeoutKillsTheProcessGroup(t *testing.T) {
 	// timeout that came first (a loaded machine) ended the command before
 	// it had a grandchild to check, so the next try allows twice as long.
 	pidFile := filepath.Join(s.Workspace, "bg.pid")
-	var r Result
+	var r CommandResult
 	for timeout := 500 * time.Millisecond; ; timeout *= 2 {
 		r = s.Run(context.Background(), `rm -f ready; mkfifo ready; (sleep 300 & echo $! > bg.tmp && mv bg.tmp bg.pid; echo > ready; wait) & read x < ready; sleep 300`, Options{Timeout: timeout})
 		if !r.TimedOut || r.ExitCode != 124 || !strings.Contains(r.Output, "timed out after "+timeout.String()) {

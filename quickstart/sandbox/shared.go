@@ -43,8 +43,8 @@ const (
 // quickstarted's QUICKSTARTED_SANDBOX_DIR is read when it is not set.
 const SandboxDirEnv = "TABWRIGHT_SANDBOX_DIR"
 
-// Result is one command's outcome.
-type Result struct {
+// CommandResult is one command's outcome.
+type CommandResult struct {
 	ExitCode      int
 	Output        string // stdout and stderr merged, capped
 	OriginalChars int

@@ -197,33 +197,9 @@ func (n *node) message(kw string, v any) string {
 		}
 		return "value must be " + display(*s.Const)
 	case "enum":
-		var want []string
-		for _, e := range s.Enum {
-			if isComposite(e) {
-				return "'enum' failed"
-			}
-			want = append(want, display(e))
-		}
-		if len(want) == 1 {
-			return "value must be " + want[0]
-		}
-		return "value must be one of " + strings.Join(want, ", ")
-	case "minProperties":
-		return fmt.Sprintf("minProperties: got %d, want %d", len(v.(map[string]any)), *s.MinProperties)
-	case "maxProperties":
-		return fmt.Sprintf("maxProperties: got %d, want %d", len(v.(map[string]any)), *s.MaxProperties)
+		return n.enumMessage()
 	case "required":
-		obj := v.(map[string]any)
-		var missing []string
-		for _, r := range s.Required {
-			if _, ok := obj[r]; !ok {
-				missing = append(missing, quote(r))
-			}
-		}
-		if len(missing) == 1 {
-			return "missing property " + missing[0]
-		}
-		return "missing properties " + strings.Join(missing, ", ")
+		return n.requiredMessage(v.(map[string]any))
 	case "additionalProperties":
 		var unknown []string
 		for _, k := range sortedKeys(v.(map[string]any)) {
@@ -232,18 +208,61 @@ func (n *node) message(kw string, v any) string {
 			}
 		}
 		return fmt.Sprintf("additional properties %s not allowed", strings.Join(unknown, ", "))
-	case "minItems":
-		return fmt.Sprintf("minItems: got %d, want %d", len(v.([]any)), *s.MinItems)
-	case "maxItems":
-		return fmt.Sprintf("maxItems: got %d, want %d", len(v.([]any)), *s.MaxItems)
-	case "minLength":
-		return fmt.Sprintf("minLength: got %d, want %d", len([]rune(v.(string))), *s.MinLength)
-	case "maxLength":
-		return fmt.Sprintf("maxLength: got %d, want %d", len([]rune(v.(string))), *s.MaxLength)
 	case "pattern":
 		return fmt.Sprintf("%s does not match pattern %s", quote(v.(string)), quote(s.Pattern))
 	}
+	if got, want, ok := n.bound(kw, v); ok {
+		return fmt.Sprintf("%s: got %d, want %d", kw, got, want)
+	}
 	return fmt.Sprintf("'%s' failed", kw)
+}
+
+func (n *node) enumMessage() string {
+	var want []string
+	for _, e := range n.s.Enum {
+		if isComposite(e) {
+			return "'enum' failed"
+		}
+		want = append(want, display(e))
+	}
+	if len(want) == 1 {
+		return "value must be " + want[0]
+	}
+	return "value must be one of " + strings.Join(want, ", ")
+}
+
+func (n *node) requiredMessage(obj map[string]any) string {
+	var missing []string
+	for _, r := range n.s.Required {
+		if _, ok := obj[r]; !ok {
+			missing = append(missing, quote(r))
+		}
+	}
+	if len(missing) == 1 {
+		return "missing property " + missing[0]
+	}
+	return "missing properties " + strings.Join(missing, ", ")
+}
+
+// bound is, for a size keyword (minItems, maxLength...), v's size and the
+// bound it fails; ok is false for other keywords.
+func (n *node) bound(kw string, v any) (got, want int, ok bool) {
+	s := n.s
+	switch kw {
+	case "minProperties":
+		return len(v.(map[string]any)), *s.MinProperties, true
+	case "maxProperties":
+		return len(v.(map[string]any)), *s.MaxProperties, true
+	case "minItems":
+		return len(v.([]any)), *s.MinItems, true
+	case "maxItems":
+		return len(v.([]any)), *s.MaxItems, true
+	case "minLength":
+		return len([]rune(v.(string))), *s.MinLength, true
+	case "maxLength":
+		return len([]rune(v.(string))), *s.MaxLength, true
+	}
+	return 0, 0, false
 }
 
 // explain adds what a task author needs to a schema message: which names

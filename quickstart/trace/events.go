@@ -3,44 +3,80 @@ package trace
 import (
 	"math"
 	"time"
-
-	"github.com/tabwright/tabwright/quickstart/egress"
 )
 
-// Event types. Readers accept types they do not know.
+// Type names an event kind, the "type" of its JSON. Readers accept types
+// they do not know.
+type Type string
+
+// TypeOf is ev's type, as recorded or as read back from trace.jsonl (a
+// string there; a Type in an event a test or a caller built).
+func TypeOf(ev map[string]any) Type {
+	switch v := ev["type"].(type) {
+	case Type:
+		return v
+	case string:
+		return Type(v)
+	}
+	return ""
+}
+
+// Event types.
 const (
-	RunStart            = "run_start"
-	Setup               = "setup"
-	ToolCall            = "tool_call"
-	ToolResult          = "tool_result"
-	DocsRead            = "docs_read"
-	DocsRedirect        = "docs_redirect_followed"
-	DocsReadBlocked     = "docs_read_blocked"
-	DocsReadError       = "docs_read_error"
-	DocsChanged         = "docs_changed"
-	DocsRequestBlocked  = "docs_request_blocked" // a request of read_docs' browser, refused
-	AffordanceWithheld  = "affordance_withheld"
-	AffordanceProbe     = "affordances"
-	AgentTurn           = "agent_turn"
-	AgentFinal          = "agent_final"
-	APIRetry            = "api_retry"
-	ThinkingUnsupported = "adaptive_thinking_unsupported"
-	ImagesUnsupported   = "images_unsupported"
-	TokenParamSwitched  = "token_param_switched"
-	BrowserCall         = "browser_call"
-	BrowserRefused      = "browser_blocked"
-	EgressBlocked       = "egress_blocked"
-	EgressError         = "egress_error"
-	SessionLogError     = "session_log_error"
-	SuccessCheck        = "success_check"
-	RunEnd              = "run_end"
+	RunStart            Type = "run_start"
+	Setup               Type = "setup"
+	ToolCall            Type = "tool_call"
+	ToolResult          Type = "tool_result"
+	DocsRead            Type = "docs_read"
+	DocsRedirect        Type = "docs_redirect_followed"
+	DocsReadBlocked     Type = "docs_read_blocked"
+	DocsReadError       Type = "docs_read_error"
+	DocsChanged         Type = "docs_changed"
+	DocsRequestBlocked  Type = "docs_request_blocked" // a request of read_docs' browser, refused
+	AffordanceWithheld  Type = "affordance_withheld"
+	AffordanceProbe     Type = "affordances"
+	AgentTurn           Type = "agent_turn"
+	AgentFinal          Type = "agent_final"
+	APIRetry            Type = "api_retry"
+	ThinkingUnsupported Type = "adaptive_thinking_unsupported"
+	ImagesUnsupported   Type = "images_unsupported"
+	TokenParamSwitched  Type = "token_param_switched"
+	BrowserCall         Type = "browser_call"
+	BrowserRefused      Type = "browser_blocked"
+	EgressBlocked       Type = "egress_blocked"
+	EgressError         Type = "egress_error"
+	SessionLogError     Type = "session_log_error"
+	SuccessCheck        Type = "success_check"
+	RunEnd              Type = "run_end"
+	EgressCacheHit      Type = "egress_cache_hit"
+	EgressCacheMiss     Type = "egress_cache_miss"
 )
 
-// The proxy's refusal reasons that classification weighs.
+// By is who made a docs read or a request the harness recorded: the
+// agent's read_docs call, the harness (replay's reading of the route), or
+// the success check's browser.
+type By string
+
 const (
-	ReasonNotAllowlisted = egress.ReasonNotListed
-	ReasonDocsHost       = egress.ReasonDocsHost
+	ByAgent        By = "agent"
+	ByHarness      By = "harness"
+	ByCheckBrowser By = "check_browser"
 )
+
+// ByOf is who made ev, as recorded or as read back.
+func ByOf(ev map[string]any) By {
+	switch v := ev["by"].(type) {
+	case By:
+		return v
+	case string:
+		return By(v)
+	}
+	return ""
+}
+
+// OutputClip is how many characters of a tool's output, a model's text or
+// the success check's output an event (and a result) keeps.
+const OutputClip = 2000
 
 // Tool names the harness owns.
 const (
@@ -53,10 +89,36 @@ func Secs(d time.Duration) float64 { return math.Round(d.Seconds()*1000) / 1000 
 
 // Raw is an event another package describes by name (the egress proxy's
 // decisions arrive this way).
-func Raw(typ string, fields map[string]any) Event { return Event{typ, fields} }
+func Raw(typ Type, fields map[string]any) Event { return Event{typ, fields} }
+
+// RunStarted is run_start's facts.
+type RunStarted struct {
+	Task, Agent, Backend string
+	Enforced             bool
+	Image                string
+	Attempt              int
+	Source               string
+	Egress               string // "enforced" or "advisory"
+	RegistryCache        string // the registry cache's folder; "" for none
+	AffordancePolicy     string // read_docs' affordances; "" without read_docs
+	DocsCache            string // the docs cache's folder; "" for none
+}
 
 // Start is run_start.
-func Start(fields map[string]any) Event { return Event{RunStart, fields} }
+func Start(s RunStarted) Event {
+	f := map[string]any{"task": s.Task, "agent": s.Agent, "backend": s.Backend, "enforced": s.Enforced,
+		"image": s.Image, "attempt": s.Attempt, "source": s.Source, "egress": s.Egress}
+	if s.RegistryCache != "" {
+		f["registry_cache"] = s.RegistryCache
+	}
+	if s.AffordancePolicy != "" {
+		f["affordance_policy"] = s.AffordancePolicy
+	}
+	if s.DocsCache != "" {
+		f["docs_cache"] = s.DocsCache
+	}
+	return Event{RunStart, f}
+}
 
 // Command is what a shell command did, for setup and bash results.
 type Command struct {
@@ -97,16 +159,16 @@ func OtherCall(tool string, input any) Event {
 	return Event{ToolCall, map[string]any{"tool": tool, "input": input}}
 }
 
-// OtherResult is its result, output clipped to 2000 characters.
+// OtherResult is its result, output clipped to OutputClip characters.
 func OtherResult(tool string, isError bool, output string, d time.Duration) Event {
-	return Event{ToolResult, map[string]any{"tool": tool, "is_error": isError, "output": Clip(output, 2000), "duration": Secs(d)}}
+	return Event{ToolResult, map[string]any{"tool": tool, "is_error": isError, "output": Clip(output, OutputClip), "duration": Secs(d)}}
 }
 
 // Browser is one browser tool call the agent made on the sandbox's app:
 // its input and what it answered, clipped.
 func Browser(tool, input string, isError bool, output string, d time.Duration, images ...Image) Event {
 	f := map[string]any{"tool": tool, "input": Clip(input, 1000), "is_error": isError,
-		"output": Clip(output, 2000), "duration": Secs(d)}
+		"output": Clip(output, OutputClip), "duration": Secs(d)}
 	if len(images) > 0 {
 		l := make([]any, len(images))
 		for i, im := range images {
@@ -162,12 +224,14 @@ func TurnDone(t Turn) Event {
 		calls = []string{}
 	}
 	return Event{AgentTurn, map[string]any{"turn": t.Turn, "model": t.Model, "stop_reason": t.StopReason,
-		"text": Clip(t.Text, 2000), "tool_calls": calls, "input_tokens": t.Input, "output_tokens": t.Output,
+		"text": Clip(t.Text, OutputClip), "tool_calls": calls, "input_tokens": t.Input, "output_tokens": t.Output,
 		"cache_write_tokens": t.CacheWrite, "cache_read_tokens": t.CacheRead, "duration": Secs(t.Duration)}}
 }
 
 // Final is the agent's closing text.
-func Final(text string) Event { return Event{AgentFinal, map[string]any{"text": Clip(text, 2000)}} }
+func Final(text string) Event {
+	return Event{AgentFinal, map[string]any{"text": Clip(text, OutputClip)}}
+}
 
 // Retry is one wait before calling the model again.
 func Retry(turn, attempt, status int, sleep time.Duration, err string) Event {
@@ -180,28 +244,14 @@ func NoThinking(turn int, model string) Event {
 	return Event{ThinkingUnsupported, map[string]any{"turn": turn, "model": model}}
 }
 
-// Docs events: a page read, a redirect, a refusal, an error. by is "agent"
-// (a read_docs call) or "harness" (replay's reading of the route).
-func Read(fields map[string]any) Event        { return Event{DocsRead, fields} }
-func Redirect(fields map[string]any) Event    { return Event{DocsRedirect, fields} }
-func ReadBlocked(fields map[string]any) Event { return Event{DocsReadBlocked, fields} }
-
-// RequestBlocked is one request read_docs' browser made while it rendered
-// a page and its gate refused: off the docs allowlist.
-func RequestBlocked(fields map[string]any) Event { return Event{DocsRequestBlocked, fields} }
-
-func ReadError(url, by, err string) Event {
-	return Event{DocsReadError, map[string]any{"url": url, "by": by, "error": err}}
-}
-
 // Changed: a cached page's content differs from what was cached.
 func Changed(url, hash string) Event {
 	return Event{DocsChanged, map[string]any{"url": url, "content_hash": hash}}
 }
 
 // Withheld: a machine-facing file withheld by --affordances none.
-func Withheld(url, by string) Event {
-	return Event{AffordanceWithheld, map[string]any{"url": url, "by": by}}
+func Withheld(url string, by By) Event {
+	return Event{AffordanceWithheld, map[string]any{"url": url, "by": string(by)}}
 }
 
 // Affordances is the probe of which machine-facing files exist.

@@ -10,12 +10,15 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/tabwright/tabwright/quickstart/docs"
+	"github.com/tabwright/tabwright/quickstart/egress"
 )
 
 // Event is one entry: its type and its fields (ts and type are added when
 // it is recorded).
 type Event struct {
-	Type   string
+	Type   Type
 	Fields map[string]any
 }
 
@@ -54,7 +57,7 @@ func (t *Trace) Add(e Event) {
 		ev[k] = v
 	}
 	ev["ts"] = float64(time.Now().UnixMicro()) / 1e6
-	ev["type"] = e.Type
+	ev["type"] = string(e.Type)
 	t.mu.Lock()
 	t.events = append(t.events, ev)
 	t.count(e)
@@ -71,7 +74,7 @@ func (t *Trace) count(e Event) {
 	f := &t.facts
 	// The check's browser is recorded too, but what it was refused or
 	// failed to reach says nothing of the shell's allowlist or the docs.
-	byCheck := e.Fields["by"] == "check_browser"
+	byCheck := ByOf(e.Fields) == ByCheckBrowser
 	switch e.Type {
 	case EgressError:
 		if !byCheck {
@@ -82,16 +85,16 @@ func (t *Trace) count(e Event) {
 		if byCheck {
 			break
 		}
-		switch e.Fields["reason"] {
-		case ReasonNotAllowlisted:
+		switch reasonOf(e.Fields) {
+		case egress.ReasonNotListed:
 			f.NotAllowlisted++
-		case ReasonDocsHost:
+		case egress.ReasonDocsHost:
 			f.DocsHostRefusals++
 		}
 	case DocsRead:
 		f.DocsReads++
 	case DocsReadBlocked, DocsReadError:
-		if e.Type == DocsReadBlocked && e.Fields["by"] == "agent" && e.Fields["reason"] == "outside_allowlist" {
+		if e.Type == DocsReadBlocked && ByOf(e.Fields) == ByAgent && fmt.Sprint(e.Fields["reason"]) == string(docs.BlockedOffAllowlist) {
 			break // a model guessing a URL off the allowlist says nothing about the docs' hosts
 		}
 		f.DocsFailures++
@@ -133,4 +136,16 @@ func (t *Trace) JSONL() []byte {
 		out = append(append(out, b...), '\n')
 	}
 	return out
+}
+
+// reasonOf is the proxy's reason in an event's fields, a string as
+// recorded (or a Reason in an event a test built).
+func reasonOf(f map[string]any) egress.Reason {
+	switch v := f["reason"].(type) {
+	case egress.Reason:
+		return v
+	case string:
+		return egress.Reason(v)
+	}
+	return ""
 }

@@ -97,10 +97,16 @@ func checkAnthropic(r *http.Request, body map[string]any, key string) []string {
 			p = append(p, fmt.Sprintf("tools[%d] needs a name and an object input_schema", i))
 		}
 	}
-	msgs := list(body["messages"])
+	return append(p, checkAnthropicTurns(list(body["messages"]))...)
+}
+
+// checkAnthropicTurns checks the messages alternate from a user's, and each
+// tool_result answers the tool_use ids of the message before it.
+func checkAnthropicTurns(msgs []any) []string {
 	if len(msgs) == 0 || role(msgs[0]) != "user" {
-		return append(p, "messages must start with a user message")
+		return []string{"messages must start with a user message"}
 	}
+	var p []string
 	for i := 1; i < len(msgs); i++ {
 		if role(msgs[i]) == role(msgs[i-1]) {
 			p = append(p, fmt.Sprintf("messages[%d] has the same role as the one before", i))
@@ -108,22 +114,23 @@ func checkAnthropic(r *http.Request, body map[string]any, key string) []string {
 		if role(msgs[i-1]) != "assistant" {
 			continue
 		}
-		var want, got []string
-		for _, b := range blocks(msgs[i-1]) {
-			if b["type"] == "tool_use" {
-				want = append(want, fmt.Sprint(b["id"]))
-			}
-		}
-		for _, b := range blocks(msgs[i]) {
-			if b["type"] == "tool_result" {
-				got = append(got, fmt.Sprint(b["tool_use_id"]))
-			}
-		}
+		want, got := blockIDs(msgs[i-1], "tool_use", "id"), blockIDs(msgs[i], "tool_result", "tool_use_id")
 		if strings.Join(want, ",") != strings.Join(got, ",") {
 			p = append(p, fmt.Sprintf("messages[%d]: tool_result ids %v do not answer the tool_use ids %v", i, got, want))
 		}
 	}
 	return p
+}
+
+// blockIDs are the field of msg's content blocks of type typ, in order.
+func blockIDs(msg any, typ, field string) []string {
+	var ids []string
+	for _, b := range blocks(msg) {
+		if b["type"] == typ {
+			ids = append(ids, fmt.Sprint(b[field]))
+		}
+	}
+	return ids
 }
 
 // checkOpenAI checks a request as Chat Completions would.

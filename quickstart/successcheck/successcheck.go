@@ -1,6 +1,6 @@
-// Package check builds the shell program a success check runs: $QS_PORT,
+// Package successcheck builds the shell program a success check runs: $QS_PORT,
 // the qs_* helpers, then the task's compiled check.
-package check
+package successcheck
 
 import (
 	"fmt"

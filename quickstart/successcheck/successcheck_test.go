@@ -1,4 +1,4 @@
-package check
+package successcheck
 
 import (
 	"context"
@@ -71,7 +71,7 @@ func TestMain(m *testing.M) {
 
 // runCheck runs compiled as task name's check in a fresh sandbox, the way
 // the harness does: its own process group, killed when the check ends.
-func runCheck(t *testing.T, name, compiled string, env ...string) (sandbox.Result, *sandbox.Sandbox) {
+func runCheck(t *testing.T, name, compiled string, env ...string) (sandbox.CommandResult, *sandbox.Sandbox) {
 	t.Helper()
 	sb, err := sandbox.New()
 	if err != nil {
@@ -216,7 +216,7 @@ func TestQSExpectOutput(t *testing.T) {
 	// helper. Run in two steps: write, then check, in one sandbox.
 	sb, _ := sandbox.New()
 	defer sb.Close(false)
-	run := func(compiled string) sandbox.Result {
+	run := func(compiled string) sandbox.CommandResult {
 		return sb.Run(context.Background(), Script("expect", compiled), sandbox.Options{Timeout: 30 * time.Second, KillGroup: true,
 			Env: []string{"QS_SESSION_LOG=" + filepath.Join(sb.Workspace, SessionLogName)}})
 	}
