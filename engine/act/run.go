@@ -48,32 +48,11 @@ func runStep(ctx context.Context, t *tabs.Tab, s *Step, mayCarry bool) (*Result,
 		defer cancel()
 	}
 	r := &Result{Action: s.Action, Loading: t.AwaitCommit(ctx), mayCarry: mayCarry && s.Observe == nil}
-	var err error
-	switch s.Action {
-	case Click:
-		err = click(ctx, t, s, r)
-	case Hover:
-		err = hover(ctx, t, s, r)
-	case Drag:
-		err = drag(ctx, t, s, r)
-	case Fill:
-		err = fill(ctx, t, s, r)
-	case Type:
-		err = typeText(ctx, t, s, r)
-	case PressKey:
-		err = pressKey(ctx, t, s, r)
-	case SelectOption:
-		err = selectOption(ctx, t, s, r)
-	case Scroll:
-		err = scroll(ctx, t, s, r)
-	case Wait:
-		err = wait(ctx, t, s, r)
-	case Upload:
-		err = upload(ctx, t, s, r)
-	default:
+	a, ok := actions[s.Action]
+	if !ok {
 		return nil, nil, errs.Input("action", "unknown action %q", s.Action)
 	}
-	if err != nil {
+	if err := a.run(ctx, t, s, r); err != nil {
 		return r, nil, stillLoading(err, r.Loading)
 	}
 	if s.Observe != nil {
