@@ -45,6 +45,17 @@ func defineTool[In any](name, doc string, run func(ctx context.Context, owner st
 	}
 }
 
+// annotate gives the tool's definition annotations.
+func (t tool) annotate(a *mcp.ToolAnnotations) tool {
+	def := t.def
+	t.def = func() *mcp.Tool {
+		d := def()
+		d.Annotations = a
+		return d
+	}
+	return t
+}
+
 // decodeChecked decodes args strictly into in, checks it against spec and
 // its own rules, and fills in the defaults of the fields not given.
 func decodeChecked(args json.RawMessage, in any, spec *inputSpec) error {

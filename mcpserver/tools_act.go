@@ -291,36 +291,23 @@ func (s *server) uploadTool() tool { return s.actionTool(act.Upload) }
 // ---- browser_dialog
 
 type dialogInput struct {
-	TabHandle  string `json:"tab_handle"`
-	Action     string `json:"action"`
-	PromptText string `json:"prompt_text"`
+	TabHandle  string `json:"tab_handle" tool:"required"`
+	Action     string `json:"action" tool:"required,enum=accept|dismiss"`
+	PromptText string `json:"prompt_text" tool:"nonempty"`
+}
+
+// check: a prompt's text is only sent with accept.
+func (in *dialogInput) check() error {
+	if in.PromptText != "" && in.Action != "accept" {
+		return errInput("prompt_text", "only goes with action accept")
+	}
+	return nil
 }
 
 func (s *server) dialogTool() tool {
-	return tool{
-		name: "browser_dialog",
-		def: func() *mcp.Tool {
-			return &mcp.Tool{
-				Description: `Answer a claimed tab's open JavaScript dialog (alert, confirm, prompt, beforeunload): accept (prompt_text for a prompt) or dismiss. While open, other calls on the tab get dialog_pending.
+	return defineTool("browser_dialog", `Answer a claimed tab's open JavaScript dialog (alert, confirm, prompt, beforeunload): accept (prompt_text for a prompt) or dismiss. While open, other calls on the tab get dialog_pending.
 Errors: no_dialog, invalid_handle, invalid_input.`,
-				InputSchema: object([]string{"tab_handle", "action"}, map[string]schema{
-					"tab_handle":  tabHandleField,
-					"action":      enum("", "", "accept", "dismiss"),
-					"prompt_text": str(""),
-				}),
-			}
-		},
-		run: func(ctx context.Context, owner string, args json.RawMessage) (any, string, error) {
-			var in dialogInput
-			if err := decode(args, &in); err != nil {
-				return nil, "", err
-			}
-			if err := firstErr(required("tab_handle", in.TabHandle), required("action", in.Action), oneOf("action", in.Action, "accept", "dismiss")); err != nil {
-				return nil, "", err
-			}
-			if in.PromptText != "" && in.Action != "accept" {
-				return nil, "", errInput("prompt_text", "only goes with action accept")
-			}
+		func(ctx context.Context, owner string, in *dialogInput) (any, string, error) {
 			t, err := s.m.Get(owner, in.TabHandle)
 			if err != nil {
 				return nil, "", err
@@ -335,6 +322,5 @@ Errors: no_dialog, invalid_handle, invalid_input.`,
 			}
 			out := map[string]any{"dialog": d, "action": in.Action}
 			return out, fmt.Sprintf("%s dialog %q: %sed", d.Type, d.Message, in.Action), nil
-		},
-	}
+		})
 }
