@@ -50,29 +50,9 @@ func fill(ctx context.Context, t *tabs.Tab, s *Step, r *Result) error {
 		return errs.Input("text", "the %s input does not take %q (the browser turned it into %q); the field keeps its value", set.Type, set.Value, set.Got).
 			WithHint("%s", valueFormat(set.Type))
 	}
-	want := text
-	if set.Value != "" {
-		want = set.Value // trimmed, and a colour in lower case, as the browser holds it
-	}
-	if s.ExpectedValue != nil {
-		want = *s.ExpectedValue
-	}
+	want := fillWant(s, set)
 	if r.mayCarry && f == nil && s.Observe == nil {
-		// The read-back rides the next step's first call.
-		r.later = pending(loader, "valueIs", h, []any{want}, func(ctx context.Context, value json.RawMessage, err error) error {
-			if value == nil && err == nil {
-				return navigatedFill(r)
-			}
-			var v readValue
-			if err == nil {
-				json.Unmarshal(value, &v)
-				err = compareValue(v, want, r)
-			}
-			if err != nil && (t.Loader() != loader || navigatedAway(err)) {
-				return navigatedFill(r)
-			}
-			return err
-		})
+		r.later = carriedReadBack(t, loader, h, want, r) // rides the next step's first call
 		return nil
 	}
 	err = readBack(ctx, t, f, h, want, r)
@@ -80,6 +60,37 @@ func fill(ctx context.Context, t *tabs.Tab, s *Step, r *Result) error {
 		return navigatedFill(r)
 	}
 	return err
+}
+
+// fillWant is what the field must hold after a fill: expected_value, else
+// the text as the browser holds it (trimmed, a colour in lower case).
+func fillWant(s *Step, set valueSet) string {
+	switch {
+	case s.ExpectedValue != nil:
+		return *s.ExpectedValue
+	case set.Value != "":
+		return set.Value
+	}
+	return *s.Text
+}
+
+// carriedReadBack is a fill's read-back left for the next step's first
+// call; a navigation since the fill stands for its check.
+func carriedReadBack(t *tabs.Tab, loader, handle, want string, r *Result) *Pending {
+	return pending(loader, "valueIs", handle, []any{want}, func(ctx context.Context, value json.RawMessage, err error) error {
+		if value == nil && err == nil {
+			return navigatedFill(r)
+		}
+		var v readValue
+		if err == nil {
+			json.Unmarshal(value, &v)
+			err = compareValue(v, want, r)
+		}
+		if err != nil && (t.Loader() != loader || navigatedAway(err)) {
+			return navigatedFill(r)
+		}
+		return err
+	})
 }
 
 func navigatedFill(r *Result) error {
