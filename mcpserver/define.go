@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/tabwright/tabwright/engine/errs"
+	"github.com/tabwright/tabwright/engine/locate"
 )
 
 // A tool defined by defineTool is one typed input struct and a handler.
@@ -22,12 +23,23 @@ import (
 //
 // tool takes required, nonempty (minLength 1), enum=a|b, min=, max=,
 // default= and timeout (a call's timeout_ms, bounds and default from the
-// batch contract). The listed input schema, the checks of each value (by
-// jsonschema-go, against that schema), and string defaults all come from
-// these tags; rules between fields are the struct's check method.
+// batch contract). A field whose bounds or default are the engine's
+// constants has its schema in the struct's listedAs method instead. An
+// embedded locate.Locator lists the locator fields every tool shares. The
+// listed input schema, the checks of each value (by jsonschema-go, against
+// that schema), and string defaults all come from there; rules between
+// fields are the struct's check method.
 
 // checked is an input with rules between its fields.
 type checked interface{ check() error }
+
+// withListed is an input that gives some fields' schemas in Go, by name.
+type withListed interface{ listedAs() map[string]schema }
+
+var (
+	locatorType     = reflect.TypeFor[locate.Locator]()
+	unmarshalerType = reflect.TypeFor[json.Unmarshaler]()
+)
 
 // defineTool is the tool name, described by doc, whose input is In.
 func defineTool[In any](name, doc string, run func(ctx context.Context, owner string, in *In) (any, string, error)) tool {
@@ -79,7 +91,8 @@ func decodeChecked(args json.RawMessage, in any, spec *inputSpec) error {
 type inputSpec struct{ fields []*fieldSpec }
 
 // fieldSpec is one field: its listed schema and the same schema resolved
-// for checking a value.
+// for checking a value (nil: the field checks itself, or the tool's check
+// method does).
 type fieldSpec struct {
 	name     string
 	index    int
@@ -90,15 +103,39 @@ type fieldSpec struct {
 
 func newInputSpec(t reflect.Type) *inputSpec {
 	spec := &inputSpec{}
+	given := map[string]schema{}
+	if w, ok := reflect.New(t).Interface().(withListed); ok {
+		given = w.listedAs()
+	}
 	for i := range t.NumField() {
 		sf := t.Field(i)
+		if sf.Anonymous && sf.Type == locatorType {
+			spec.fields = append(spec.fields, locatorSpecs()...)
+			continue
+		}
 		name, _, _ := strings.Cut(sf.Tag.Get("json"), ",")
 		f := &fieldSpec{name: name, index: i}
-		f.listed, f.required = fieldSchema(sf)
-		f.resolved = resolve(name, f.listed)
+		if s, ok := given[name]; ok {
+			f.listed, f.required = s, strings.Contains(sf.Tag.Get("tool"), "required")
+		} else {
+			f.listed, f.required = fieldSchema(sf)
+		}
+		if !reflect.PointerTo(sf.Type).Implements(unmarshalerType) {
+			f.resolved = resolve(name, f.listed)
+		}
 		spec.fields = append(spec.fields, f)
 	}
 	return spec
+}
+
+// locatorSpecs are the locator fields as every tool lists them; the rules
+// of a locator (act.ValidateLocator, ValidateScope) are the tool's check.
+func locatorSpecs() []*fieldSpec {
+	var out []*fieldSpec
+	for name, s := range locatorProps() {
+		out = append(out, &fieldSpec{name: name, index: -1, listed: s.(schema)})
+	}
+	return out
 }
 
 // fieldSchema is a struct field's listed schema, from its Go type and
@@ -203,6 +240,9 @@ func (spec *inputSpec) check(v reflect.Value) error {
 		}
 	}
 	for _, f := range spec.fields {
+		if f.resolved == nil {
+			continue
+		}
 		fv := v.Field(f.index)
 		if fv.IsZero() && fv.Kind() != reflect.Pointer {
 			continue // not given: a non-pointer field's zero means that
@@ -258,6 +298,9 @@ func shown(v reflect.Value) string {
 // whose Go zero value cannot mean anything else (a string).
 func (spec *inputSpec) fillDefaults(v reflect.Value) {
 	for _, f := range spec.fields {
+		if f.index < 0 {
+			continue
+		}
 		fv := v.Field(f.index)
 		if d, ok := f.listed["default"].(string); ok && fv.Kind() == reflect.String && fv.String() == "" {
 			fv.SetString(d)
