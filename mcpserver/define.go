@@ -99,6 +99,7 @@ type fieldSpec struct {
 	required bool
 	listed   schema
 	resolved *jsonschema.Resolved
+	items    *jsonschema.Resolved // a list's entries, each checked at its own path
 }
 
 func newInputSpec(t reflect.Type) *inputSpec {
@@ -122,6 +123,9 @@ func newInputSpec(t reflect.Type) *inputSpec {
 		}
 		if !reflect.PointerTo(sf.Type).Implements(unmarshalerType) {
 			f.resolved = resolve(name, f.listed)
+		}
+		if items, ok := f.listed["items"].(schema); ok {
+			f.items = resolve(name, items)
 		}
 		spec.fields = append(spec.fields, f)
 	}
@@ -254,10 +258,30 @@ func (spec *inputSpec) check(v reflect.Value) error {
 			fv = fv.Elem()
 		}
 		if err := f.resolved.Validate(asJSON(fv)); err != nil {
-			return errs.Input(f.name, "%s; got %s", accepts(f.listed), shown(fv))
+			return f.refuse(fv)
 		}
 	}
 	return nil
+}
+
+// refuse is the error for a value the field's schema does not accept: at
+// the entry at fault for a list.
+func (f *fieldSpec) refuse(v reflect.Value) error {
+	if v.Kind() != reflect.Slice {
+		return errs.Input(f.name, "%s; got %s", accepts(f.listed), shown(v))
+	}
+	seen := map[any]bool{}
+	for i := range v.Len() {
+		at, e := fmt.Sprintf("%s[%d]", f.name, i), v.Index(i)
+		if f.items != nil && f.items.Validate(asJSON(e)) != nil {
+			return errs.Input(at, "%s; got %s", accepts(f.listed["items"].(schema)), shown(e))
+		}
+		if seen[e.Interface()] && f.listed["uniqueItems"] == true {
+			return errs.Input(at, "%s is given twice", shown(e))
+		}
+		seen[e.Interface()] = true
+	}
+	return errs.Input(f.name, "must hold %v to %v entries; got %d", f.listed["minItems"], f.listed["maxItems"], v.Len())
 }
 
 // asJSON is a decoded value as jsonschema-go checks it: JSON's types.
@@ -265,6 +289,12 @@ func asJSON(v reflect.Value) any {
 	switch v.Kind() {
 	case reflect.Int:
 		return float64(v.Int())
+	case reflect.Slice:
+		out := make([]any, v.Len())
+		for i := range out {
+			out[i] = asJSON(v.Index(i))
+		}
+		return out
 	}
 	return v.Interface()
 }
