@@ -45,8 +45,9 @@ var (
 func defineTool[In any](name, doc string, run func(ctx context.Context, owner string, in *In) (any, string, error)) tool {
 	spec := sync.OnceValue(func() *inputSpec { return newInputSpec(reflect.TypeFor[In]()) })
 	return tool{
-		name: name,
-		def:  func() *mcp.Tool { return &mcp.Tool{Description: doc, InputSchema: spec().schema()} },
+		name:  name,
+		input: reflect.TypeFor[In](),
+		def:   func() *mcp.Tool { return &mcp.Tool{Description: doc, InputSchema: spec().schema()} },
 		run: func(ctx context.Context, owner string, args json.RawMessage) (any, string, error) {
 			var in In
 			if err := decodeChecked(args, &in, spec()); err != nil {

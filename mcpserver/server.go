@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"sync"
 	"time"
@@ -174,9 +175,10 @@ func cancelOn(stop context.Context) mcp.Middleware {
 // The server does not call def: it lists the definitions generated from it
 // into tools.json (see listed.go).
 type tool struct {
-	name string
-	def  func() *mcp.Tool // all but the name
-	run  func(ctx context.Context, owner string, args json.RawMessage) (result any, text string, err error)
+	name  string
+	def   func() *mcp.Tool // all but the name
+	run   func(ctx context.Context, owner string, args json.RawMessage) (result any, text string, err error)
+	input reflect.Type // the input struct of a tool made by defineTool, whose schema is its checks
 }
 
 // definition is the tool's full definition, built by the code.
