@@ -11,6 +11,7 @@ import (
 	"github.com/tabwright/tabwright/engine/cdp"
 	"github.com/tabwright/tabwright/engine/deadline"
 	"github.com/tabwright/tabwright/engine/errs"
+	"github.com/tabwright/tabwright/engine/injected"
 	"github.com/tabwright/tabwright/engine/locate"
 	"github.com/tabwright/tabwright/engine/tabs"
 	"github.com/tabwright/tabwright/engine/trace"
@@ -91,7 +92,7 @@ func resolveThen(ctx context.Context, t *tabs.Tab, loc locate.Locator, need loca
 }
 
 // then names a page-side act helper and its arguments after the handle.
-func then(fn string, args ...any) *locate.Then {
+func then(fn injected.Fn, args ...any) *locate.Then {
 	if args == nil {
 		args = []any{}
 	}

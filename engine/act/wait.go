@@ -75,7 +75,7 @@ func wait(ctx context.Context, t *tabs.Tab, s *Step, r *Result) error {
 		Code  string         `json:"code"`
 		State map[string]any `json:"state"`
 	}
-	if err := eval(ctx, t, f, injected.Call("waitFor", pl, w, budget.Milliseconds()), &res); err != nil {
+	if err := eval(ctx, t, f, injected.Call(injected.FnWaitFor, pl, w, budget.Milliseconds()), &res); err != nil {
 		return err
 	}
 	r.Wait = res.State

@@ -165,9 +165,9 @@ type pageResult struct {
 // has no ok, nothing else does. Handle is its element's; Fn and Args a
 // page helper taking the handle first.
 type Carried struct {
-	Fn     string `json:"fn"`
-	Handle string `json:"handle"`
-	Args   []any  `json:"args"`
+	Fn     injected.Fn `json:"fn"`
+	Handle string      `json:"handle"`
+	Args   []any       `json:"args"`
 
 	taken  atomic.Bool
 	Answer json.RawMessage `json:"-"` // the page's answer, once it ran
@@ -198,8 +198,8 @@ func DecodeAnswer(raw json.RawMessage, out any) error { return decodeAnswer(raw,
 // find, check and act, and nothing of the page runs between the checks and
 // the action. Fn is an act helper taking the element's handle first.
 type Then struct {
-	Fn   string `json:"fn"`
-	Args []any  `json:"args"`
+	Fn   injected.Fn `json:"fn"`
+	Args []any       `json:"args"`
 }
 
 // Program returns a page-side expression with the act helpers installed.
@@ -323,11 +323,11 @@ func resolvePage(ctx context.Context, t *tabs.Tab, fr *frameChain, loc Locator, 
 		call := func() string {
 			switch {
 			case carried != nil:
-				return injected.Call("resolve", pl, need, pageBudget(deadline), then, carried)
+				return injected.Call(injected.FnResolve, pl, need, pageBudget(deadline), then, carried)
 			case then != nil:
-				return injected.Call("resolve", pl, need, pageBudget(deadline), then)
+				return injected.Call(injected.FnResolve, pl, need, pageBudget(deadline), then)
 			}
-			return injected.Call("resolve", pl, need, pageBudget(deadline))
+			return injected.Call(injected.FnResolve, pl, need, pageBudget(deadline))
 		}
 		err := evalBuilt(ctx, t, fr.frame(), call, res)
 		if carried != nil {

@@ -242,22 +242,10 @@ func resolveNode(ctx context.Context, t *tabs.Tab, fr *frameChain, loc Locator, 
 			args = append(args, then)
 		}
 		var raw json.RawMessage
-		if err := t.CallOnIn(ctx, f, obj.Object.ObjectID, heldResolve(args), &raw); err != nil {
+		if err := t.CallOnIn(ctx, f, obj.Object.ObjectID, injected.CallOnHeld(injected.FnResolve, args...), &raw); err != nil {
 			return err
 		}
 		return decodeAnswer(raw, res)
 	}
 	return resolveWith(ctx, fr, loc, then, out, deadline, send)
-}
-
-// heldResolve is a function declaration that holds the node it is called
-// on and resolves it with args (need, budget and then), answering in the
-// page contract's envelope.
-func heldResolve(args []any) string {
-	call := injected.Call("resolve", args...) // globalThis.__tabwright.resolve(need, budget…)
-	rest, ok := strings.CutPrefix(call, "globalThis.__tabwright.resolve(")
-	if !ok { // an argument that cannot be encoded: the call throws
-		return "function(){ return " + call + " }"
-	}
-	return "function(){ const tw = globalThis.__tabwright; return tw.answer(() => tw.resolve({handle: tw.hold(this)}, " + rest + ") }"
 }
