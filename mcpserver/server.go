@@ -314,16 +314,26 @@ func errorResult(err error) *mcp.CallToolResult {
 }
 
 // onTab runs fn in the serial queue of owner's tab, bounded by timeout_ms
-// (default defaultTimeoutMS, the contract's). The deadline is set before
-// the queue, so waiting for earlier work on the tab spends the same budget.
+// (default defaultTimeoutMS, the contract's).
 func (s *server) onTab(ctx context.Context, owner, handle string, timeoutMS *int, fn func(context.Context, *tabs.Tab) error) error {
-	t, err := s.m.Get(owner, handle)
+	t, ctx, cancel, err := s.tabWithin(ctx, owner, handle, timeoutMS)
 	if err != nil {
 		return err
 	}
-	ctx, cancel := withTimeout(ctx, orDefault(timeoutMS, defaultTimeoutMS()))
 	defer cancel()
 	return t.Do(ctx, func(ctx context.Context) error { return fn(ctx, t) })
+}
+
+// tabWithin is owner's tab and the call's one deadline, timeout_ms
+// (default defaultTimeoutMS). The deadline is set before the tab's queue,
+// so waiting for earlier work on the tab spends the same budget.
+func (s *server) tabWithin(ctx context.Context, owner, handle string, timeoutMS *int) (*tabs.Tab, context.Context, context.CancelFunc, error) {
+	t, err := s.m.Get(owner, handle)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	ctx, cancel := withTimeout(ctx, orDefault(timeoutMS, defaultTimeoutMS()))
+	return t, ctx, cancel, nil
 }
 
 // withTimeout bounds a call by its timeout_ms. It is the call's one

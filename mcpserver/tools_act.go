@@ -12,7 +12,6 @@ import (
 
 	"github.com/tabwright/tabwright/engine/act"
 	"github.com/tabwright/tabwright/engine/errs"
-	"github.com/tabwright/tabwright/engine/tabs"
 )
 
 // The single-action tools take the fields of the matching step (act's
@@ -188,9 +187,13 @@ func (s *server) actionTool(action string) tool {
 			if v := in.Step.Validate(""); len(v) > 0 {
 				return nil, "", joinViolations(v)
 			}
+			t, ctx, cancel, err := s.tabWithin(ctx, owner, in.TabHandle, ptr(orDefault(in.Step.TimeoutMS, s.actionMS)))
+			if err != nil {
+				return nil, "", err
+			}
+			defer cancel()
 			var res *act.Result
-			timeout := orDefault(in.Step.TimeoutMS, s.actionMS)
-			err := s.onTab(ctx, owner, in.TabHandle, &timeout, func(ctx context.Context, t *tabs.Tab) (err error) {
+			err = t.Do(ctx, func(ctx context.Context) (err error) {
 				if action == act.Upload {
 					if err := s.uploadFiles(ctx, in.Step.Files); err != nil {
 						return err
