@@ -319,26 +319,26 @@ func resolvePage(ctx context.Context, t *tabs.Tab, fr *frameChain, loc Locator, 
 	if fr.frame() == nil {
 		carried = take(ctx)
 	}
-	send := func(ctx context.Context, res *pageResult) error {
-		call := func() string {
-			switch {
-			case carried != nil:
-				return injected.Call(injected.FnResolve, pl, need, pageBudget(deadline), then, carried)
-			case then != nil:
-				return injected.Call(injected.FnResolve, pl, need, pageBudget(deadline), then)
-			}
-			return injected.Call(injected.FnResolve, pl, need, pageBudget(deadline))
+	call := func() string {
+		switch {
+		case carried != nil:
+			return injected.Call(injected.FnResolve, pl, need, pageBudget(deadline), then, carried)
+		case then != nil:
+			return injected.Call(injected.FnResolve, pl, need, pageBudget(deadline), then)
 		}
-		err := evalBuilt(ctx, t, fr.frame(), call, res)
-		if carried != nil {
-			carried.Answer = res.Before
-		}
-		if err == nil && len(res.Before) > 0 && !res.OK && res.Code == "" {
-			return errCarriedFailed
-		}
-		return err
+		return injected.Call(injected.FnResolve, pl, need, pageBudget(deadline))
 	}
-	return resolveWith(ctx, fr, loc, then, out, deadline, send)
+	var res pageResult
+	answerCtx, stop := awaitAnswer(ctx, deadline)
+	defer stop()
+	err := evalBuilt(answerCtx, t, fr.frame(), call, &res)
+	if carried != nil {
+		carried.Answer = res.Before
+	}
+	if err == nil && len(res.Before) > 0 && !res.OK && res.Code == "" {
+		err = errCarriedFailed
+	}
+	return targetOf(ctx, fr, loc, then, out, &res, err)
 }
 
 // errCarriedFailed is a resolve that stopped before it began: the check it
@@ -359,13 +359,10 @@ func pageBudget(deadline time.Time) int64 {
 // PageBudget is how long a page-side wait under ctx may take, in ms.
 func PageBudget(ctx context.Context) int64 { return pageBudget(deadlineOf(ctx)) }
 
-// resolveWith sends one page-side resolve and turns its answer into the
-// target, and the value of then into out.
-func resolveWith(ctx context.Context, fr *frameChain, loc Locator, then *Then, out any, deadline time.Time, send func(context.Context, *pageResult) error) (*Target, error) {
-	var res pageResult
-	answerCtx, stop := awaitAnswer(ctx, deadline)
-	defer stop()
-	if err := send(answerCtx, &res); err != nil {
+// targetOf turns the answer of one page-side resolve (or the error that
+// took its place) into the target, and the value of then into out.
+func targetOf(ctx context.Context, fr *frameChain, loc Locator, then *Then, out any, res *pageResult, err error) (*Target, error) {
+	if err != nil {
 		return nil, err
 	}
 	if res.Unsure {

@@ -236,16 +236,17 @@ func resolveNode(ctx context.Context, t *tabs.Tab, fr *frameChain, loc Locator, 
 	}
 	defer t.ReleaseObjectLater(ctx, f, obj.Object.ObjectID)
 	// The helpers are in this world: queryRole's document read installed them.
-	send := func(ctx context.Context, res *pageResult) error {
-		args := []any{need, pageBudget(deadline)}
-		if then != nil {
-			args = append(args, then)
-		}
-		var raw json.RawMessage
-		if err := t.CallOnIn(ctx, f, obj.Object.ObjectID, injected.CallOnHeld(injected.FnResolve, args...), &raw); err != nil {
-			return err
-		}
-		return decodeAnswer(raw, res)
+	args := []any{need, pageBudget(deadline)}
+	if then != nil {
+		args = append(args, then)
 	}
-	return resolveWith(ctx, fr, loc, then, out, deadline, send)
+	var res pageResult
+	answerCtx, stop := awaitAnswer(ctx, deadline)
+	defer stop()
+	var raw json.RawMessage
+	err = t.CallOnIn(answerCtx, f, obj.Object.ObjectID, injected.CallOnHeld(injected.FnResolve, args...), &raw)
+	if err == nil {
+		err = decodeAnswer(raw, &res)
+	}
+	return targetOf(ctx, fr, loc, then, out, &res, err)
 }
