@@ -72,11 +72,15 @@ type Evaluator func(ctx context.Context, expr string) (json.RawMessage, error)
 // carries a time budget gets what is left.
 func (b *Bundle) Run(ctx context.Context, eval Evaluator, call func() string) (json.RawMessage, error) {
 	raw, err := eval(ctx, b.Guarded(call()))
-	if err != nil || string(raw) != notInstalledJSON {
+	if err != nil || !Missing(raw) {
 		return raw, err
 	}
 	return eval(ctx, b.Program(call()))
 }
+
+// Missing reports a Guarded call's answer that the world lacks the bundle:
+// the caller sends its Program next.
+func Missing(answer json.RawMessage) bool { return string(answer) == notInstalledJSON }
 
 // notInstalledJSON is NotInstalled as the guard's JSON answer.
 var notInstalledJSON = strconv.Quote(NotInstalled)

@@ -217,12 +217,13 @@ func Eval(ctx context.Context, t *tabs.Tab, f *tabs.Frame, call string, out any)
 // that carries a time budget is given what is left when it goes out: a
 // world without the helpers costs a round trip the budget must not pay.
 func evalBuilt(ctx context.Context, t *tabs.Tab, f *tabs.Frame, build func() string, out any) error {
-	eval := func(ctx context.Context, expr string) (json.RawMessage, error) {
-		var raw json.RawMessage
-		err := t.EvalIn(ctx, f, expr, &raw)
-		return raw, err
+	b := injected.Actions()
+	var raw json.RawMessage
+	err := t.EvalIn(ctx, f, b.Guarded(injected.Answer(build())), &raw)
+	if err == nil && injected.Missing(raw) { // a world without the helpers: the whole program, once
+		raw = nil
+		err = t.EvalIn(ctx, f, b.Program(injected.Answer(build())), &raw)
 	}
-	raw, err := injected.Actions().Run(ctx, eval, func() string { return injected.Answer(build()) })
 	if err != nil {
 		return err
 	}
