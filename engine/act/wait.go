@@ -68,8 +68,10 @@ func wait(ctx context.Context, t *tabs.Tab, s *Step, r *Result) error {
 	if s.Expected != nil {
 		w["expected"] = s.Expected
 	}
-	left := deadline.Left(ctx)
-	budget := left - locate.PageMargin(left)
+	budget := time.Duration(0)
+	if at, ok := ctx.Deadline(); ok {
+		budget = deadline.ForPage(at)
+	}
 	var res struct {
 		OK    bool           `json:"ok"`
 		Code  string         `json:"code"`

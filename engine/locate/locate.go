@@ -353,9 +353,10 @@ func CarriedFailed(err error) bool { return err == errCarriedFailed }
 // pageBudget is how long a page-side resolve may wait, in ms: what is left
 // of deadline less a margin for its answer to arrive before it (one check
 // can take two animation frames past the page's own deadline).
-func pageBudget(deadline time.Time) int64 {
-	return max(0, time.Until(deadline)-PageMargin(time.Until(deadline))).Milliseconds()
-}
+func pageBudget(at time.Time) int64 { return deadline.ForPage(at).Milliseconds() }
+
+// pageUntil is when a wait that keeps the page's margin from at must end.
+func pageUntil(at time.Time) time.Time { return time.Now().Add(deadline.ForPage(at)) }
 
 // PageBudget is how long a page-side wait under ctx may take, in ms.
 func PageBudget(ctx context.Context) int64 { return pageBudget(deadlineOf(ctx)) }
@@ -413,23 +414,10 @@ func AnswerWindow(ctx context.Context) (context.Context, func()) {
 }
 
 // deadlineOf is ctx's deadline, or DefaultTimeout from now when it has none.
-func deadlineOf(ctx context.Context) time.Time {
-	if deadline, ok := ctx.Deadline(); ok {
-		return deadline
-	}
-	return time.Now().Add(DefaultTimeout)
-}
+func deadlineOf(ctx context.Context) time.Time { return deadline.At(ctx, DefaultTimeout) }
 
 // within names the budget a failed search ran under, for its message.
 func within(ctx context.Context) string { return deadline.Name(ctx) }
-
-// PageMargin is the time kept back from a page-side wait so that its
-// answer (with the last state seen) arrives before the caller's deadline.
-// A two-core machine under a load average of 20 was measured answering
-// 250 ms and more after the page gave up.
-func PageMargin(left time.Duration) time.Duration {
-	return min(400*time.Millisecond, left/3)
-}
 
 // logRun is a run of checks of one resolve that found the same thing.
 type logRun struct {

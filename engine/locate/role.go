@@ -98,7 +98,7 @@ func resolveRoleTree(ctx context.Context, t *tabs.Tab, fr *frameChain, loc Locat
 	// The queries keep the same margin as page-side waits, fixed at the
 	// start, so running out of time reads as "not found", not as a browser
 	// that stopped answering.
-	until := deadline.Add(-PageMargin(time.Until(deadline)))
+	until := pageUntil(deadline)
 	for {
 		nodes, err := queryRole(ctx, t, f, sess, loc, until)
 		if errs.Code(err) == errs.Timeout {
