@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -122,7 +123,7 @@ func newInputSpec(t reflect.Type) *inputSpec {
 		} else {
 			f.listed, f.required = fieldSchema(sf)
 		}
-		if !reflect.PointerTo(sf.Type).Implements(unmarshalerType) {
+		if schemaChecked(sf.Type) {
 			f.resolved = resolve(name, f.listed)
 		}
 		if items, ok := f.listed["items"].(schema); ok {
@@ -131,6 +132,16 @@ func newInputSpec(t reflect.Type) *inputSpec {
 		spec.fields = append(spec.fields, f)
 	}
 	return spec
+}
+
+// schemaChecked reports a field type whose values jsonschema-go checks: not
+// one that reads its own JSON, nor a nested object (its rules are the
+// tool's check method's, with their paths).
+func schemaChecked(t reflect.Type) bool {
+	if t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	return t.Kind() != reflect.Struct && !reflect.PointerTo(t).Implements(unmarshalerType)
 }
 
 // locatorSpecs are the locator fields as every tool lists them; the rules
@@ -314,12 +325,19 @@ func accepts(s schema) string {
 		return fmt.Sprintf("must be %v or more", lo)
 	case hasHi:
 		return fmt.Sprintf("must be %v or less", hi)
+	case s["maxLength"] != nil:
+		return fmt.Sprintf("must be 1 to %v characters", s["maxLength"])
 	}
 	return "must not be empty"
 }
 
+// shown is a refused value as its error quotes it: a long text by its
+// length alone.
 func shown(v reflect.Value) string {
 	if v.Kind() == reflect.String {
+		if n := utf8.RuneCountInString(v.String()); n > 60 {
+			return fmt.Sprintf("%d characters", n)
+		}
 		return strconv.Quote(v.String())
 	}
 	return fmt.Sprint(v.Interface())

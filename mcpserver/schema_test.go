@@ -46,10 +46,9 @@ func prevalidatedTools() map[string]reflect.Type {
 // stepToolFields lists, for each tool whose input struct is wider than its
 // schema (the action tools all decode into actInput, a whole act.Step, with
 // decodeOnly), the fields the handler accepts: the properties of the tool's
-// input schema (actionFields, from act's step table). browser_evaluate too:
-// it embeds the one locator type and takes its frame fields alone.
+// input schema (actionFields, from act's step table).
 func stepToolFields() map[string][]string {
-	out := map[string][]string{"browser_evaluate": evaluateFields()}
+	out := map[string][]string{}
 	for _, a := range []string{act.Click, act.Fill, act.Type, act.Hover, act.SelectOption, act.Scroll, act.Wait, act.PressKey, act.Drag, act.Upload} {
 		out[toolName(a)] = append(actionFields(a), singleExtras[a]...)
 	}

@@ -15,7 +15,6 @@ func allTools() []tool { return defaultServer().tools() }
 
 func stateInputTypes() map[string]reflect.Type {
 	return map[string]reflect.Type{
-		"browser_evaluate":      reflect.TypeFor[evaluateInput](),
 		"browser_select_option": reflect.TypeFor[multiInput](),
 	}
 }
