@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tabwright/tabwright/engine/deadline"
 	"github.com/tabwright/tabwright/engine/errs"
 	"github.com/tabwright/tabwright/engine/locate"
 	"github.com/tabwright/tabwright/engine/tabs"
@@ -37,10 +36,6 @@ func run(t testing.TB, tab *tabs.Tab, s *Step) (*Result, error) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if s.TimeoutMS != nil { // as a caller does, where the call arrives
-		ctx, cancel = deadline.With(ctx, time.Duration(*s.TimeoutMS)*time.Millisecond, "timeout_ms", "the step's timeout_ms")
-		defer cancel()
-	}
 	return Run(ctx, tab, s)
 }
 

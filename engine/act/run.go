@@ -22,11 +22,14 @@ import (
 const DefaultTimeout = locate.DefaultTimeout
 
 // Run performs a validated step on the tab. The caller runs it inside the
-// tab's queue and bounds ctx with the step's timeout_ms, where the call
-// arrived (see package deadline: the MCP tool before the tab's queue, the
-// batch per step); a ctx without a deadline gets DefaultTimeout.
+// tab's queue and bounds ctx (see package deadline); the step's own
+// timeout_ms can only narrow it.
 func Run(ctx context.Context, t *tabs.Tab, s *Step) (*Result, error) {
-	if _, ok := ctx.Deadline(); !ok {
+	if s.TimeoutMS != nil {
+		var cancel context.CancelFunc
+		ctx, cancel = deadline.With(ctx, time.Duration(*s.TimeoutMS)*time.Millisecond, "timeout_ms", "the step's timeout_ms")
+		defer cancel()
+	} else if _, ok := ctx.Deadline(); !ok {
 		var cancel context.CancelFunc
 		ctx, cancel = deadline.With(ctx, DefaultTimeout, "timeout_ms", "the default step timeout")
 		defer cancel()
