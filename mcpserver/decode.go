@@ -2,7 +2,6 @@ package mcpserver
 
 import (
 	"encoding/json"
-	"strings"
 
 	"github.com/tabwright/tabwright/engine/batch"
 	"github.com/tabwright/tabwright/engine/errs"
@@ -21,15 +20,6 @@ func required(path, value string) error {
 		return errs.Input(path, "is required")
 	}
 	return nil
-}
-
-func oneOf(path, value string, allowed ...string) error {
-	for _, a := range allowed {
-		if value == a {
-			return nil
-		}
-	}
-	return errs.Input(path, "must be one of %s; got %q", strings.Join(allowed, ", "), value)
 }
 
 func between(path string, value *int, lo, hi int) error {

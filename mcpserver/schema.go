@@ -6,8 +6,8 @@ import (
 	"github.com/tabwright/tabwright/engine/batch"
 )
 
-// Input schemas are written out here, not inferred from structs, so that
-// enums, bounds and descriptions are exactly what an agent reads.
+// Builders of schema nodes, for the fields a tool gives in Go (listedAs,
+// the action and batch tools); the rest come from struct tags (define.go).
 
 type schema = map[string]any
 
@@ -29,8 +29,6 @@ func described(s schema, desc string) schema {
 	return s
 }
 
-func str(desc string) schema { return described(schema{"type": "string", "minLength": 1}, desc) }
-
 func enum(desc string, def string, values ...string) schema {
 	s := schema{"type": "string", "enum": values}
 	if def != "" {
@@ -43,15 +41,8 @@ func integer(desc string, lo, hi, def int) schema {
 	return described(schema{"type": "integer", "minimum": lo, "maximum": hi, "default": def}, desc)
 }
 
-func boolean(desc string, def bool) schema {
-	return described(schema{"type": "boolean", "default": def}, desc)
-}
-
-// Shared field descriptions keep one vocabulary across tools.
-var (
-	tabHandleField = schema{"type": "string"}
-	browserIDField = str("")
-)
+// tabHandleField is tab_handle as a hand-built schema lists it.
+var tabHandleField = schema{"type": "string"}
 
 // A call's timeout_ms has the bounds and default of a batch's (the
 // contract's, read from it on first use).

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"sync"
 	"time"
@@ -174,9 +175,10 @@ func cancelOn(stop context.Context) mcp.Middleware {
 // The server does not call def: it lists the definitions generated from it
 // into tools.json (see listed.go).
 type tool struct {
-	name string
-	def  func() *mcp.Tool // all but the name
-	run  func(ctx context.Context, owner string, args json.RawMessage) (result any, text string, err error)
+	name  string
+	def   func() *mcp.Tool // all but the name
+	run   func(ctx context.Context, owner string, args json.RawMessage) (result any, text string, err error)
+	input reflect.Type // the input struct of a tool made by defineTool, whose schema is its checks
 }
 
 // definition is the tool's full definition, built by the code.
@@ -312,16 +314,26 @@ func errorResult(err error) *mcp.CallToolResult {
 }
 
 // onTab runs fn in the serial queue of owner's tab, bounded by timeout_ms
-// (default defaultTimeoutMS, the contract's). The deadline is set before
-// the queue, so waiting for earlier work on the tab spends the same budget.
+// (default defaultTimeoutMS, the contract's).
 func (s *server) onTab(ctx context.Context, owner, handle string, timeoutMS *int, fn func(context.Context, *tabs.Tab) error) error {
-	t, err := s.m.Get(owner, handle)
+	t, ctx, cancel, err := s.tabWithin(ctx, owner, handle, timeoutMS)
 	if err != nil {
 		return err
 	}
-	ctx, cancel := withTimeout(ctx, orDefault(timeoutMS, defaultTimeoutMS()))
 	defer cancel()
 	return t.Do(ctx, func(ctx context.Context) error { return fn(ctx, t) })
+}
+
+// tabWithin is owner's tab and the call's one deadline, timeout_ms
+// (default defaultTimeoutMS). The deadline is set before the tab's queue,
+// so waiting for earlier work on the tab spends the same budget.
+func (s *server) tabWithin(ctx context.Context, owner, handle string, timeoutMS *int) (*tabs.Tab, context.Context, context.CancelFunc, error) {
+	t, err := s.m.Get(owner, handle)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	ctx, cancel := withTimeout(ctx, orDefault(timeoutMS, defaultTimeoutMS()))
+	return t, ctx, cancel, nil
 }
 
 // withTimeout bounds a call by its timeout_ms. It is the call's one

@@ -12,7 +12,6 @@ import (
 
 	"github.com/tabwright/tabwright/engine/act"
 	"github.com/tabwright/tabwright/engine/errs"
-	"github.com/tabwright/tabwright/engine/tabs"
 )
 
 // The single-action tools take the fields of the matching step (act's
@@ -188,9 +187,13 @@ func (s *server) actionTool(action string) tool {
 			if v := in.Step.Validate(""); len(v) > 0 {
 				return nil, "", joinViolations(v)
 			}
+			t, ctx, cancel, err := s.tabWithin(ctx, owner, in.TabHandle, ptr(orDefault(in.Step.TimeoutMS, s.actionMS)))
+			if err != nil {
+				return nil, "", err
+			}
+			defer cancel()
 			var res *act.Result
-			timeout := orDefault(in.Step.TimeoutMS, s.actionMS)
-			err := s.onTab(ctx, owner, in.TabHandle, &timeout, func(ctx context.Context, t *tabs.Tab) (err error) {
+			err = t.Do(ctx, func(ctx context.Context) (err error) {
 				if action == act.Upload {
 					if err := s.uploadFiles(ctx, in.Step.Files); err != nil {
 						return err
@@ -291,36 +294,23 @@ func (s *server) uploadTool() tool { return s.actionTool(act.Upload) }
 // ---- browser_dialog
 
 type dialogInput struct {
-	TabHandle  string `json:"tab_handle"`
-	Action     string `json:"action"`
-	PromptText string `json:"prompt_text"`
+	TabHandle  string `json:"tab_handle" tool:"required"`
+	Action     string `json:"action" tool:"required,enum=accept|dismiss"`
+	PromptText string `json:"prompt_text" tool:"nonempty"`
+}
+
+// check: a prompt's text is only sent with accept.
+func (in *dialogInput) check() error {
+	if in.PromptText != "" && in.Action != "accept" {
+		return errInput("prompt_text", "only goes with action accept")
+	}
+	return nil
 }
 
 func (s *server) dialogTool() tool {
-	return tool{
-		name: "browser_dialog",
-		def: func() *mcp.Tool {
-			return &mcp.Tool{
-				Description: `Answer a claimed tab's open JavaScript dialog (alert, confirm, prompt, beforeunload): accept (prompt_text for a prompt) or dismiss. While open, other calls on the tab get dialog_pending.
+	return defineTool("browser_dialog", `Answer a claimed tab's open JavaScript dialog (alert, confirm, prompt, beforeunload): accept (prompt_text for a prompt) or dismiss. While open, other calls on the tab get dialog_pending.
 Errors: no_dialog, invalid_handle, invalid_input.`,
-				InputSchema: object([]string{"tab_handle", "action"}, map[string]schema{
-					"tab_handle":  tabHandleField,
-					"action":      enum("", "", "accept", "dismiss"),
-					"prompt_text": str(""),
-				}),
-			}
-		},
-		run: func(ctx context.Context, owner string, args json.RawMessage) (any, string, error) {
-			var in dialogInput
-			if err := decode(args, &in); err != nil {
-				return nil, "", err
-			}
-			if err := firstErr(required("tab_handle", in.TabHandle), required("action", in.Action), oneOf("action", in.Action, "accept", "dismiss")); err != nil {
-				return nil, "", err
-			}
-			if in.PromptText != "" && in.Action != "accept" {
-				return nil, "", errInput("prompt_text", "only goes with action accept")
-			}
+		func(ctx context.Context, owner string, in *dialogInput) (any, string, error) {
 			t, err := s.m.Get(owner, in.TabHandle)
 			if err != nil {
 				return nil, "", err
@@ -335,6 +325,5 @@ Errors: no_dialog, invalid_handle, invalid_input.`,
 			}
 			out := map[string]any{"dialog": d, "action": in.Action}
 			return out, fmt.Sprintf("%s dialog %q: %sed", d.Type, d.Message, in.Action), nil
-		},
-	}
+		})
 }

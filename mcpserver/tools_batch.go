@@ -31,7 +31,7 @@ var batchTopDocs = map[string]string{
 
 // batchSchema is the contract with our descriptions, its repeated parts
 // (frame, observe, the locator fields) factored into $defs: it validates
-// exactly what the contract validates (TestBatchSchemaEquivalence) at half
+// exactly what the contract validates (TestBatchSchemaEqualsContract) at half
 // its size. The fields of a step are those of the single-action tool of its
 // action, described there; here they are not described again.
 func batchSchema() schema { return schemas.Factor(batchContract()) }

@@ -2,13 +2,10 @@ package mcpserver
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
 	"sync"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/tabwright/tabwright/engine/act"
 	"github.com/tabwright/tabwright/engine/errs"
@@ -19,35 +16,50 @@ import (
 // ---- browser_evaluate (listed only with tabwright mcp --allow-evaluate)
 
 type evaluateInput struct {
-	TabHandle  string `json:"tab_handle"`
+	TabHandle  string `json:"tab_handle" tool:"required"`
 	Expression string `json:"expression"`
-	Cursor     string `json:"cursor"`
-	ResultType string `json:"result_type"`
-	// The frame to run in: the frame fields of the one locator type
-	// (evaluateFields leaves the element fields out).
-	locate.Locator
-	MaxChars  *int `json:"max_chars"`
-	TimeoutMS *int `json:"timeout_ms"`
+	Cursor     string `json:"cursor" tool:"nonempty"`
+	ResultType string `json:"result_type" tool:"enum=json|element,default=json"`
+	// The frame to run in, as every locating tool names one.
+	Frame     *locate.FrameSpec `json:"frame"`
+	FrameID   string            `json:"frame_id"`
+	MaxChars  *int              `json:"max_chars"`
+	TimeoutMS *int              `json:"timeout_ms"`
 }
 
-// evaluateSchema is browser_evaluate's input: its frame fields are listed
-// as every locating tool lists them.
-func evaluateSchema() schema {
+// listedAs: the frame fields as every tool lists them, and the bounds and
+// defaults of the constants below (a script's timeout_ms has its own
+// default).
+func (*evaluateInput) listedAs() map[string]schema {
 	loc := locatorProps()
-	return object([]string{"tab_handle"}, map[string]schema{
-		"tab_handle":  tabHandleField,
-		"expression":  schema{"type": "string", "minLength": 1, "maxLength": maxExpression},
-		"cursor":      schema{"type": "string", "minLength": 1},
-		"result_type": enum("", "json", "json", "element"),
-		"frame":       loc["frame"].(schema),
-		"frame_id":    loc["frame_id"].(schema),
-		"max_chars":   integer("", minEvalChars, maxEvalChars, defaultEvalChars),
-		"timeout_ms":  integer("", minTimeoutMS(), maxTimeoutMS(), defaultEvalTimeout),
-	})
+	return map[string]schema{
+		"expression": {"type": "string", "minLength": 1, "maxLength": maxExpression},
+		"frame":      loc["frame"].(schema),
+		"frame_id":   loc["frame_id"].(schema),
+		"max_chars":  integer("", minEvalChars, maxEvalChars, defaultEvalChars),
+		"timeout_ms": integer("", minTimeoutMS(), maxTimeoutMS(), defaultEvalTimeout),
+	}
 }
 
-// evaluateFields are the fields browser_evaluate accepts: those it lists.
-var evaluateFields = sync.OnceValue(func() []string { return listedFields(evaluateSchema()) })
+// check: an expression or a cursor; the frame's rules; what goes with
+// which.
+func (in *evaluateInput) check() error {
+	if err := firstViolation(act.ValidateFrame(in.Frame, in.FrameID)); err != nil {
+		return err
+	}
+	inFrame := in.Frame != nil || in.FrameID != ""
+	switch {
+	case in.Expression == "" && in.Cursor == "":
+		return errs.Input("expression", "is required (or a cursor from an earlier result)")
+	case in.Expression != "" && in.Cursor != "":
+		return errs.Input("cursor", "give expression or cursor, not both")
+	case in.ResultType == "element" && inFrame:
+		return errs.Input("result_type", "element works in the main frame only: refs name elements of the page")
+	case in.Cursor != "" && (inFrame || in.ResultType != ""):
+		return errs.Input("cursor", "a cursor pages an earlier result: drop frame, frame_id and result_type")
+	}
+	return nil
+}
 
 const (
 	minEvalChars       = 100
@@ -70,27 +82,11 @@ type evaluateResult struct {
 }
 
 func (s *server) evaluateTool() tool {
-	return tool{
-		name: "browser_evaluate",
-		def: func() *mcp.Tool {
-			return &mcp.Tool{
-				Description: `Run JavaScript once in a claimed tab's page (its globals visible) or a child frame (frame, frame_id: see browser_observe): an expression, or a function called with no arguments; promises awaited. Returns the value as JSON text in pages of max_chars (next_cursor reads on without running again), or with result_type element one element's ref. At timeout_ms the script is terminated, even a busy loop; the tab stays usable.
-Errors: script_error (it threw), timeout, dialog_pending, invalid_input, invalid_handle.`,
-				InputSchema: evaluateSchema(),
-			}
-		},
-		run: s.runEvaluate,
-	}
+	return defineTool("browser_evaluate", `Run JavaScript once in a claimed tab's page (its globals visible) or a child frame (frame, frame_id: see browser_observe): an expression, or a function called with no arguments; promises awaited. Returns the value as JSON text in pages of max_chars (next_cursor reads on without running again), or with result_type element one element's ref. At timeout_ms the script is terminated, even a busy loop; the tab stays usable.
+Errors: script_error (it threw), timeout, dialog_pending, invalid_input, invalid_handle.`, s.runEvaluate)
 }
 
-func (s *server) runEvaluate(ctx context.Context, owner string, args json.RawMessage) (any, string, error) {
-	var in evaluateInput
-	if err := decodeOnly(args, &in, evaluateFields()); err != nil {
-		return nil, "", err
-	}
-	if err := evaluateCheck(in); err != nil {
-		return nil, "", err
-	}
+func (s *server) runEvaluate(ctx context.Context, owner string, in *evaluateInput) (any, string, error) {
 	maxChars := orDefault(in.MaxChars, defaultEvalChars)
 	if in.Cursor != "" {
 		t, err := s.m.Get(owner, in.TabHandle)
@@ -103,7 +99,7 @@ func (s *server) runEvaluate(ctx context.Context, owner string, args json.RawMes
 	err := s.onTab(ctx, owner, in.TabHandle, ptr(orDefault(in.TimeoutMS, defaultEvalTimeout)), func(ctx context.Context, t *tabs.Tab) (err error) {
 		var f *tabs.Frame
 		if in.Frame != nil || in.FrameID != "" {
-			if f, err = locate.FrameOf(ctx, t, in.Locator); err != nil {
+			if f, err = locate.FrameOf(ctx, t, locate.Locator{Frame: in.Frame, FrameID: in.FrameID}); err != nil {
 				return err
 			}
 		}
@@ -186,30 +182,4 @@ func page(res *tabs.Evaluated, id, off, max int) (any, string, error) {
 		text += "\n[the value was cut when captured]"
 	}
 	return out, text, nil
-}
-
-func evaluateCheck(in evaluateInput) error {
-	if err := firstErr(
-		required("tab_handle", in.TabHandle),
-		between("max_chars", in.MaxChars, minEvalChars, maxEvalChars),
-		between("timeout_ms", in.TimeoutMS, minTimeoutMS(), maxTimeoutMS()),
-		firstViolation(act.ValidateFrame(in.Frame, in.FrameID)),
-	); err != nil {
-		return err
-	}
-	switch {
-	case in.Expression == "" && in.Cursor == "":
-		return errs.Input("expression", "is required (or a cursor from an earlier result)")
-	case in.Expression != "" && in.Cursor != "":
-		return errs.Input("cursor", "give expression or cursor, not both")
-	case len(in.Expression) > maxExpression:
-		return errs.Input("expression", "at most %d characters, got %d", maxExpression, len(in.Expression))
-	case in.ResultType != "" && in.ResultType != "json" && in.ResultType != "element":
-		return errs.Input("result_type", "must be json or element; got %q", in.ResultType)
-	case in.ResultType == "element" && (in.Frame != nil || in.FrameID != ""):
-		return errs.Input("result_type", "element works in the main frame only: refs name elements of the page")
-	case in.Cursor != "" && (in.Frame != nil || in.FrameID != "" || in.ResultType != ""):
-		return errs.Input("cursor", "a cursor pages an earlier result: drop frame, frame_id and result_type")
-	}
-	return nil
 }

@@ -2,9 +2,7 @@ package mcpserver
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -17,16 +15,34 @@ import (
 // ---- browser_logs
 
 type logsInput struct {
-	TabHandle    string   `json:"tab_handle"`
+	TabHandle    string   `json:"tab_handle" tool:"required"`
 	AfterSeq     *int     `json:"after_seq"`
 	Kind         []string `json:"kind"`
-	Level        string   `json:"level"`
-	URLContains  string   `json:"url_contains"`
+	Level        string   `json:"level" tool:"enum=debug|info|warning|error" doc:"Only console and error entries at this level or above (other kinds are left out)."`
+	URLContains  string   `json:"url_contains" tool:"nonempty" doc:"Only entries whose url (or source) contains this text."`
 	Limit        *int     `json:"limit"`
-	Headers      bool     `json:"headers"`
-	Bodies       bool     `json:"bodies"`
+	Headers      bool     `json:"headers" tool:"default=false" doc:"Include request and response headers of network entries."`
+	Bodies       bool     `json:"bodies" tool:"default=false" doc:"Include response bodies of the network entries returned (text only, while the browser still holds them; the first 20)."`
 	MaxBodyChars *int     `json:"max_body_chars"`
-	TimeoutMS    *int     `json:"timeout_ms"`
+	TimeoutMS    *int     `json:"timeout_ms" tool:"timeout"`
+}
+
+// listedAs: the fields whose bounds and defaults are the constants below.
+func (*logsInput) listedAs() map[string]schema {
+	return map[string]schema{
+		"after_seq":      integer("Only entries with a larger seq (a next_seq from an earlier call).", 0, maxAfterSeq, 0),
+		"kind":           {"type": "array", "minItems": 1, "maxItems": len(logKinds), "uniqueItems": true, "items": schema{"type": "string", "enum": logKinds}, "description": "Only these kinds. Default: all."},
+		"limit":          integer("Most entries to return; more=true says there are others after next_seq.", 1, maxLogLimit, defaultLogLimit),
+		"max_body_chars": integer("Cut each body at this many characters.", minBodyChars, maxBodyChars, defaultBodyChar),
+	}
+}
+
+// check: max_body_chars cuts bodies, so it goes with them.
+func (in *logsInput) check() error {
+	if in.MaxBodyChars != nil && !in.Bodies {
+		return errs.Input("max_body_chars", "only goes with bodies: true")
+	}
+	return nil
 }
 
 var logKinds = []string{tabs.LogConsole, tabs.LogError, tabs.LogNetwork, tabs.LogNavigation, tabs.LogDownload}
@@ -58,39 +74,11 @@ type logsResult struct {
 }
 
 func (s *server) logsTool() tool {
-	return tool{
-		name: "browser_logs",
-		def: func() *mcp.Tool {
-			return &mcp.Tool{
-				Description: `Read what a claimed tab reported since the claim: console messages (level, text, source url:line:col, stack for errors; the browser's own messages too), page errors (uncaught exceptions), network requests once finished or failed (method, url, status, resource type, mime, duration_ms, bytes, error = Chromium's net error), navigations (type popup: a window the page opened, tab_id names it; popup_closed: windows over the server's popup bound, closed at once, count says how many), downloads (path, bytes, url). Oldest first, each with a seq; pass next_seq as after_seq to read only newer ones. The tab keeps the last 1000 entries: data_loss and lost say entries after your cursor were evicted. pending lists requests still in flight. Answers even while the page is busy or hung. Authorization, Cookie and Set-Cookie values and the server's configured secrets are replaced by [redacted].
-Errors: invalid_input, invalid_handle.`,
-				InputSchema: object([]string{"tab_handle"}, map[string]schema{
-					"tab_handle":     tabHandleField,
-					"after_seq":      integer("Only entries with a larger seq (a next_seq from an earlier call).", 0, maxAfterSeq, 0),
-					"kind":           {"type": "array", "minItems": 1, "maxItems": len(logKinds), "uniqueItems": true, "items": schema{"type": "string", "enum": logKinds}, "description": "Only these kinds. Default: all."},
-					"level":          enum("Only console and error entries at this level or above (other kinds are left out).", "", "debug", "info", "warning", "error"),
-					"url_contains":   str("Only entries whose url (or source) contains this text."),
-					"limit":          integer("Most entries to return; more=true says there are others after next_seq.", 1, maxLogLimit, defaultLogLimit),
-					"headers":        boolean("Include request and response headers of network entries.", false),
-					"bodies":         boolean("Include response bodies of the network entries returned (text only, while the browser still holds them; the first 20).", false),
-					"max_body_chars": integer("Cut each body at this many characters.", minBodyChars, maxBodyChars, defaultBodyChar),
-					"timeout_ms":     timeoutField(),
-				}),
-				Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true},
-			}
-		},
-		run: s.runLogs,
-	}
+	return defineTool("browser_logs", `Read what a claimed tab reported since the claim: console messages (level, text, source url:line:col, stack for errors; the browser's own messages too), page errors (uncaught exceptions), network requests once finished or failed (method, url, status, resource type, mime, duration_ms, bytes, error = Chromium's net error), navigations (type popup: a window the page opened, tab_id names it; popup_closed: windows over the server's popup bound, closed at once, count says how many), downloads (path, bytes, url). Oldest first, each with a seq; pass next_seq as after_seq to read only newer ones. The tab keeps the last 1000 entries: data_loss and lost say entries after your cursor were evicted. pending lists requests still in flight. Answers even while the page is busy or hung. Authorization, Cookie and Set-Cookie values and the server's configured secrets are replaced by [redacted].
+Errors: invalid_input, invalid_handle.`, s.runLogs).annotate(&mcp.ToolAnnotations{ReadOnlyHint: true})
 }
 
-func (s *server) runLogs(ctx context.Context, owner string, args json.RawMessage) (any, string, error) {
-	var in logsInput
-	if err := decode(args, &in); err != nil {
-		return nil, "", err
-	}
-	if err := logsCheck(in); err != nil {
-		return nil, "", err
-	}
+func (s *server) runLogs(ctx context.Context, owner string, in *logsInput) (any, string, error) {
 	t, err := s.m.Get(owner, in.TabHandle)
 	if err != nil {
 		return nil, "", err
@@ -137,41 +125,6 @@ func body(ctx context.Context, t *tabs.Tab, id string, maxChars int) (string, st
 		return string(r[:maxChars]), fmt.Sprintf("cut at %d of %d characters", maxChars, len(r))
 	}
 	return b, ""
-}
-
-func logsCheck(in logsInput) error {
-	if err := firstErr(
-		required("tab_handle", in.TabHandle),
-		between("after_seq", in.AfterSeq, 0, maxAfterSeq),
-		between("limit", in.Limit, 1, maxLogLimit),
-		between("max_body_chars", in.MaxBodyChars, minBodyChars, maxBodyChars),
-		between("timeout_ms", in.TimeoutMS, minTimeoutMS(), maxTimeoutMS()),
-	); err != nil {
-		return err
-	}
-	if in.Kind != nil && len(in.Kind) == 0 {
-		return errs.Input("kind", "must not be empty; omit it for every kind")
-	}
-	seen := map[string]bool{}
-	for i, k := range in.Kind {
-		path := "kind[" + strconv.Itoa(i) + "]"
-		if err := oneOf(path, k, logKinds...); err != nil {
-			return err
-		}
-		if seen[k] {
-			return errs.Input(path, "%q is given twice", k)
-		}
-		seen[k] = true
-	}
-	if in.Level != "" {
-		if err := oneOf("level", in.Level, "debug", "info", "warning", "error"); err != nil {
-			return err
-		}
-	}
-	if in.MaxBodyChars != nil && !in.Bodies {
-		return errs.Input("max_body_chars", "only goes with bodies: true")
-	}
-	return nil
 }
 
 // renderLogs is the text form: one line per entry.

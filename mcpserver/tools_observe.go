@@ -21,20 +21,44 @@ import (
 // ---- browser_observe
 
 type observeInput struct {
-	TabHandle      string     `json:"tab_handle"`
+	TabHandle      string     `json:"tab_handle" tool:"required"`
 	Include        includeArg `json:"include"`
 	MaxChars       *int       `json:"max_chars"`
 	MaxInteractive *int       `json:"max_interactive"`
 	Mode           string     `json:"mode"`
-	Since          string     `json:"since"`
-	Scope          string     `json:"scope"`
+	Since          string     `json:"since" tool:"nonempty"`
+	Scope          string     `json:"scope" tool:"nonempty"`
 	// The part of the page to read: the one locator type of every tool
 	// (selector, selector_type, name, nth, ref, frame, frame_id).
 	locate.Locator
-	TimeoutMS *int `json:"timeout_ms"`
-	Rows      bool `json:"rows"`
+	TimeoutMS *int `json:"timeout_ms" tool:"timeout"`
+	Rows      bool `json:"rows" tool:"default=false" doc:"Runs of plain elements as {columns, rows}, not one entry each."`
 	// Full repeats what this claim was already shown (see observe.Since).
-	Full bool `json:"full"`
+	Full bool `json:"full" tool:"default=false"`
+}
+
+// listedAs: the engine's sections, bounds, defaults and modes. An explicit
+// 0 is out of bounds here (the engine reads 0 as its default).
+func (*observeInput) listedAs() map[string]schema {
+	return map[string]schema{
+		"include":         {"type": "array", "items": schema{"type": "string", "enum": observe.Sections}},
+		"max_chars":       integer(fmt.Sprintf("reader: default %d.", observe.DefaultMaxReaderChars), observe.MinMaxChars, observe.LimitMaxChars, observe.DefaultMaxChars),
+		"max_interactive": integer("", 1, observe.LimitMaxInteractive, observe.DefaultMaxInteractive),
+		"mode":            enum("", observe.ModePassive, observe.ModePassive, observe.ModeDiffing, observe.ModeWatching),
+	}
+}
+
+// check: include's entries, and the part of the page to read is a CSS
+// scope, or a locator (or a frame alone) by the rules of every tool's
+// locator, not both.
+func (in *observeInput) check() error {
+	if in.Include.err != nil {
+		return in.Include.err
+	}
+	if in.Scope != "" && (in.Selector != "" || in.Ref != "") {
+		return errs.Input("scope", "give scope (a CSS selector) or a locator (selector or ref), not both")
+	}
+	return firstViolation(act.ValidateScope(in.Locator))
 }
 
 // observeDoc is browser_observe's description for a server whose actions
@@ -47,38 +71,9 @@ Errors: invalid_input (path: the field), not_found, ambiguous, stale_ref (observ
 		stepBound("timeout_ms", "minimum"), stepBound("timeout_ms", "maximum"), actionMS)
 }
 
-// observeSchema is browser_observe's input: its options and the locator
-// fields every tool lists alike.
-func observeSchema() schema {
-	props := locatorProps()
-	props["tab_handle"] = tabHandleField
-	props["include"] = schema{"type": "array", "items": schema{"type": "string", "enum": observe.Sections}}
-	props["max_chars"] = integer(fmt.Sprintf("reader: default %d.", observe.DefaultMaxReaderChars), observe.MinMaxChars, observe.LimitMaxChars, observe.DefaultMaxChars)
-	props["max_interactive"] = integer("", 1, observe.LimitMaxInteractive, observe.DefaultMaxInteractive)
-	props["mode"] = enum("", observe.ModePassive, observe.ModePassive, observe.ModeDiffing, observe.ModeWatching)
-	props["since"] = str("")
-	props["scope"] = str("")
-	props["timeout_ms"] = timeoutField()
-	props["rows"] = boolean("Runs of plain elements as {columns, rows}, not one entry each.", false)
-	props["full"] = boolean("", false)
-	return schema{"type": "object", "properties": props, "required": []string{"tab_handle"}, "additionalProperties": false}
-}
-
 func (s *server) observeTool() tool {
-	return tool{
-		name: "browser_observe",
-		def: func() *mcp.Tool {
-			return &mcp.Tool{
-				Description: observeDoc(s.actionMS),
-				InputSchema: observeSchema(),
-				Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true},
-			}
-		},
-		run: func(ctx context.Context, owner string, args json.RawMessage) (any, string, error) {
-			var in observeInput
-			if err := decode(args, &in); err != nil {
-				return nil, "", err
-			}
+	return defineTool("browser_observe", observeDoc(s.actionMS),
+		func(ctx context.Context, owner string, in *observeInput) (any, string, error) {
 			opt := observe.Options{
 				MaxChars:       orDefault(in.MaxChars, 0),
 				MaxInteractive: orDefault(in.MaxInteractive, 0),
@@ -89,17 +84,7 @@ func (s *server) observeTool() tool {
 				Rows:           in.Rows,
 				HideHost:       s.opt.HideHost,
 			}
-			// An explicit 0 is out of bounds here (the engine reads 0 as
-			// its default); the engine's Check says the rest.
-			if err := firstErr(
-				required("tab_handle", in.TabHandle),
-				in.Include.err,
-				between("max_chars", in.MaxChars, observe.MinMaxChars, observe.LimitMaxChars),
-				between("max_interactive", in.MaxInteractive, 1, observe.LimitMaxInteractive),
-				opt.Check(),
-				scopeCheck(in),
-				between("timeout_ms", in.TimeoutMS, minTimeoutMS(), maxTimeoutMS()),
-			); err != nil {
+			if err := opt.Check(); err != nil { // the engine's rules between its options
 				return nil, "", err
 			}
 			var obs *observe.Observation
@@ -121,8 +106,7 @@ func (s *server) observeTool() tool {
 				return withContent{result: obs, extra: []mcp.Content{&mcp.ImageContent{Data: v.Image.Data, MIMEType: v.Image.MIME}}}, observe.Render(obs), nil
 			}
 			return obs, observe.Render(obs), nil
-		},
-	}
+		}).annotate(&mcp.ToolAnnotations{ReadOnlyHint: true})
 }
 
 // seenKey keeps, per tab and claim, what the claim's last observation
@@ -192,13 +176,4 @@ func (a *includeArg) UnmarshalJSON(raw []byte) error {
 	}
 	_, a.err = observe.ParseInclude(a.names)
 	return nil
-}
-
-// scopeCheck: the part of the page to read is a CSS scope, or a locator
-// (or a frame alone) by the rules of every tool's locator, not both.
-func scopeCheck(in observeInput) error {
-	if in.Scope != "" && (in.Selector != "" || in.Ref != "") {
-		return errs.Input("scope", "give scope (a CSS selector) or a locator (selector or ref), not both")
-	}
-	return firstViolation(act.ValidateScope(in.Locator))
 }

@@ -6,8 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/tabwright/tabwright/engine/errs"
 	"github.com/tabwright/tabwright/engine/tabs"
 )
@@ -15,48 +13,38 @@ import (
 // ---- browser_page_tool: call a tool the page offers (WebMCP)
 
 type pageToolInput struct {
-	TabHandle string          `json:"tab_handle"`
-	Name      string          `json:"name"`
+	TabHandle string          `json:"tab_handle" tool:"required"`
+	Name      string          `json:"name" tool:"required"`
 	Input     json.RawMessage `json:"input"`
-	TimeoutMS *int            `json:"timeout_ms"`
+	TimeoutMS *int            `json:"timeout_ms" tool:"timeout"`
 }
 
 // maxPageToolName bounds a tool's name as asked for.
 const maxPageToolName = 200
 
-func (s *server) pageToolTool() tool {
-	return tool{
-		name: "browser_page_tool",
-		def: func() *mcp.Tool {
-			return &mcp.Tool{
-				Description: `Call a tool the page offers (WebMCP, untrusted; browser_observe lists them) with input per its schema; a form tool may await the user.
-Errors: not_found, unsupported, script_error, timeout.`,
-				InputSchema: object([]string{"tab_handle", "name"}, map[string]schema{
-					"tab_handle": tabHandleField,
-					"name":       schema{"type": "string"},
-					"input":      schema{"type": "object"},
-					"timeout_ms": timeoutField(),
-				}),
-			}
-		},
-		run: s.runPageTool,
-	}
+// listedAs: input is the page tool's arguments, an object its own schema
+// describes.
+func (*pageToolInput) listedAs() map[string]schema {
+	return map[string]schema{"input": {"type": "object"}}
 }
 
-func (s *server) runPageTool(ctx context.Context, owner string, args json.RawMessage) (any, string, error) {
-	var in pageToolInput
-	if err := decode(args, &in); err != nil {
-		return nil, "", err
-	}
-	if err := firstErr(required("tab_handle", in.TabHandle), required("name", in.Name), between("timeout_ms", in.TimeoutMS, minTimeoutMS(), maxTimeoutMS())); err != nil {
-		return nil, "", err
-	}
+// check: a name of a reasonable length; input an object.
+func (in *pageToolInput) check() error {
 	if len(in.Name) > maxPageToolName {
-		return nil, "", errs.Input("name", "at most %d characters, got %d", maxPageToolName, len(in.Name))
+		return errs.Input("name", "at most %d characters, got %d", maxPageToolName, len(in.Name))
 	}
 	if in.Input != nil && !bytes.HasPrefix(bytes.TrimSpace(in.Input), []byte("{")) {
-		return nil, "", errs.Input("input", "must be a JSON object: the tool's arguments by name")
+		return errs.Input("input", "must be a JSON object: the tool's arguments by name")
 	}
+	return nil
+}
+
+func (s *server) pageToolTool() tool {
+	return defineTool("browser_page_tool", `Call a tool the page offers (WebMCP, untrusted; browser_observe lists them) with input per its schema; a form tool may await the user.
+Errors: not_found, unsupported, script_error, timeout.`, s.runPageTool)
+}
+
+func (s *server) runPageTool(ctx context.Context, owner string, in *pageToolInput) (any, string, error) {
 	var res *tabs.PageToolResult
 	err := s.onTab(ctx, owner, in.TabHandle, in.TimeoutMS, func(ctx context.Context, t *tabs.Tab) (err error) {
 		res, err = t.CallPageTool(ctx, in.Name, in.Input)

@@ -2,7 +2,6 @@ package mcpserver
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"math"
 
@@ -18,22 +17,47 @@ import (
 // ---- browser_screenshot
 
 type screenshotInput struct {
-	TabHandle string `json:"tab_handle"`
-	FullPage  bool   `json:"full_page"`
+	TabHandle string `json:"tab_handle" tool:"required"`
+	FullPage  bool   `json:"full_page" tool:"default=false"`
 	// One element instead of the viewport: the one locator type of every
 	// tool (selector, selector_type, name, nth, ref, frame, frame_id).
 	locate.Locator
-	Format        string   `json:"format"`
+	Format        string   `json:"format" tool:"enum=png|jpeg,default=png"`
 	Quality       *int     `json:"quality"`
 	MaxLongSide   *int     `json:"max_long_side"`
 	MaxMegapixels *float64 `json:"max_megapixels"`
-	SavePath      string   `json:"save_path"`
-	Groundings    bool     `json:"groundings"`
-	TimeoutMS     *int     `json:"timeout_ms"`
+	SavePath      string   `json:"save_path" tool:"nonempty"`
+	Groundings    bool     `json:"groundings" tool:"default=false"`
+	TimeoutMS     *int     `json:"timeout_ms" tool:"timeout"`
+}
+
+// listedAs: the bounds the handler applies, defaults the engine's.
+func (*screenshotInput) listedAs() map[string]schema {
+	return map[string]schema{
+		"quality":        integer("", 1, 100, tabs.DefaultJPEGQuality),
+		"max_long_side":  integer("", 16, 8000, tabs.DefaultMaxLongSide),
+		"max_megapixels": {"type": "number", "minimum": 0.01, "maximum": 40.0, "default": float64(tabs.DefaultMaxPixels) / 1e6},
+	}
+}
+
+// check: the element's rules, and the options that go together.
+func (in *screenshotInput) check() error {
+	if err := firstViolation(act.ValidateScope(in.Locator)); err != nil {
+		return err
+	}
+	switch {
+	case in.Quality != nil && in.Format != "jpeg":
+		return errs.Input("quality", "only goes with format jpeg")
+	case in.FullPage && in.element():
+		return errs.Input("full_page", "give full_page or an element (selector or ref), not both")
+	case !in.element() && (in.Frame != nil || in.FrameID != ""):
+		return errs.Input("selector", "a screenshot shows an element of a frame, not the frame alone: add a selector (or ref) of the element")
+	}
+	return nil
 }
 
 // element reports whether the input names an element to shoot.
-func (in screenshotInput) element() bool { return in.Selector != "" || in.Ref != "" }
+func (in *screenshotInput) element() bool { return in.Selector != "" || in.Ref != "" }
 
 // screenshotResult is the structured side; the image itself is content.
 type screenshotResult struct {
@@ -52,51 +76,12 @@ type screenshotResult struct {
 
 const maxGroundings = 300
 
-// Bounds of the screenshot's fields, which its schema lists and its check
-// applies; the defaults are the engine's (engine/tabs).
-const (
-	minQuality, maxQuality       = 1, 100
-	minLongSide, maxLongSide     = 16, 8000
-	minMegapixels, maxMegapixels = 0.01, 40.0
-)
-
-func screenshotSchema() schema {
-	props := locatorProps() // one element instead of the viewport; see browser_observe
-	props["tab_handle"] = tabHandleField
-	props["full_page"] = boolean("", false)
-	props["format"] = enum("", "png", "png", "jpeg")
-	props["quality"] = integer("", minQuality, maxQuality, tabs.DefaultJPEGQuality)
-	props["max_long_side"] = integer("", minLongSide, maxLongSide, tabs.DefaultMaxLongSide)
-	props["max_megapixels"] = schema{"type": "number", "minimum": minMegapixels, "maximum": maxMegapixels, "default": float64(tabs.DefaultMaxPixels) / 1e6}
-	props["save_path"] = schema{"type": "string", "minLength": 1}
-	props["groundings"] = boolean("", false)
-	props["timeout_ms"] = timeoutField()
-	return schema{"type": "object", "properties": props, "required": []string{"tab_handle"}, "additionalProperties": false}
-}
-
 func (s *server) screenshotTool() tool {
-	return tool{
-		name: "browser_screenshot",
-		def: func() *mcp.Tool {
-			return &mcp.Tool{
-				Description: `Screenshot a claimed tab (image content, png or jpeg at quality): viewport, full_page, or a locator's element, scaled to fit max_long_side and max_megapixels; returns size and scale (image/CSS px). save_path also writes it in --output-dir; groundings: interactive elements' [x,y,w,h] in image px.
-Errors: see browser_observe.`,
-				InputSchema: screenshotSchema(),
-				Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true},
-			}
-		},
-		run: s.runScreenshot,
-	}
+	return defineTool("browser_screenshot", `Screenshot a claimed tab (image content, png or jpeg at quality): viewport, full_page, or a locator's element, scaled to fit max_long_side and max_megapixels; returns size and scale (image/CSS px). save_path also writes it in --output-dir; groundings: interactive elements' [x,y,w,h] in image px.
+Errors: see browser_observe.`, s.runScreenshot).annotate(&mcp.ToolAnnotations{ReadOnlyHint: true})
 }
 
-func (s *server) runScreenshot(ctx context.Context, owner string, args json.RawMessage) (any, string, error) {
-	var in screenshotInput
-	if err := decode(args, &in); err != nil {
-		return nil, "", err
-	}
-	if err := screenshotCheck(in); err != nil {
-		return nil, "", err
-	}
+func (s *server) runScreenshot(ctx context.Context, owner string, in *screenshotInput) (any, string, error) {
 	shot := tabs.Shot{Format: in.Format, Quality: orDefault(in.Quality, 0), FullPage: in.FullPage, MaxLongSide: orDefault(in.MaxLongSide, 0)}
 	if in.MaxMegapixels != nil {
 		shot.MaxPixels = int(math.Round(*in.MaxMegapixels * 1e6))
@@ -146,31 +131,6 @@ func (s *server) runScreenshot(ctx context.Context, owner string, args json.RawM
 		text += fmt.Sprintf("\n%s %s %q [%.0f,%.0f,%.0f,%.0f]", g.Ref, g.Role, g.Label, g.Box[0], g.Box[1], g.Box[2], g.Box[3])
 	}
 	return withContent{result: out, extra: []mcp.Content{&mcp.ImageContent{Data: img.Data, MIMEType: img.MIME}}}, text, nil
-}
-
-func screenshotCheck(in screenshotInput) error {
-	if err := firstErr(
-		required("tab_handle", in.TabHandle),
-		between("quality", in.Quality, minQuality, maxQuality),
-		between("max_long_side", in.MaxLongSide, minLongSide, maxLongSide),
-		between("timeout_ms", in.TimeoutMS, minTimeoutMS(), maxTimeoutMS()),
-		firstViolation(act.ValidateScope(in.Locator)),
-	); err != nil {
-		return err
-	}
-	switch {
-	case in.Format != "" && in.Format != "png" && in.Format != "jpeg":
-		return errs.Input("format", "must be png or jpeg; got %q", in.Format)
-	case in.Quality != nil && in.Format != "jpeg":
-		return errs.Input("quality", "only goes with format jpeg")
-	case in.MaxMegapixels != nil && (*in.MaxMegapixels < minMegapixels || *in.MaxMegapixels > maxMegapixels):
-		return errs.Input("max_megapixels", "must be between %g and %g; got %g", minMegapixels, maxMegapixels, *in.MaxMegapixels)
-	case in.FullPage && in.element():
-		return errs.Input("full_page", "give full_page or an element (selector or ref), not both")
-	case !in.element() && (in.Frame != nil || in.FrameID != ""):
-		return errs.Input("selector", "a screenshot shows an element of a frame, not the frame alone: add a selector (or ref) of the element")
-	}
-	return nil
 }
 
 // inImage turns viewport CSS boxes into boxes in the image's pixels and

@@ -8,76 +8,33 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/tabwright/tabwright/engine/errs"
 	"github.com/tabwright/tabwright/engine/tabs"
-)
-
-// Bounds that the state tools' schemas list and their checks apply.
-const (
-	minPDFScale, maxPDFScale       = 0.1, 2.0
-	maxViewportSide                = 10000 // CSS px; 0 keeps the current size
-	minDeviceScale, maxDeviceScale = 0.5, 4.0
 )
 
 // ---- browser_pdf, browser_emulate, browser_storage_state
 
 type pdfInput struct {
-	TabHandle       string   `json:"tab_handle"`
-	Path            string   `json:"path"`
-	Landscape       bool     `json:"landscape"`
-	PrintBackground bool     `json:"print_background"`
-	Scale           *float64 `json:"scale"`
-	Paper           string   `json:"paper"`
-	PageRanges      string   `json:"page_ranges"`
-	TimeoutMS       *int     `json:"timeout_ms"`
+	TabHandle       string   `json:"tab_handle" tool:"required"`
+	Path            string   `json:"path" tool:"nonempty" doc:"Path of the PDF file to write, inside the output folder (--output-dir; relative paths are taken from it)."`
+	Landscape       bool     `json:"landscape" tool:"default=false"`
+	PrintBackground bool     `json:"print_background" tool:"default=false"`
+	Scale           *float64 `json:"scale" tool:"min=0.1,max=2,default=1"`
+	Paper           string   `json:"paper" tool:"enum=letter|legal|a4|a3,default=letter"`
+	PageRanges      string   `json:"page_ranges" tool:"nonempty" doc:"e.g. 1-3, 5"`
+	TimeoutMS       *int     `json:"timeout_ms" tool:"timeout"`
 }
 
 // papers are paper sizes in inches.
 var papers = map[string][2]float64{"letter": {8.5, 11}, "legal": {8.5, 14}, "a4": {8.27, 11.69}, "a3": {11.69, 16.54}}
 
 func (s *server) pdfTool() tool {
-	return tool{
-		name: "browser_pdf",
-		def: func() *mcp.Tool {
-			return &mcp.Tool{
-				Description: `Print a claimed tab's page to a PDF file (print media; the managed headless browser) and return its path and size; options landscape, print_background, scale, paper, page_ranges. Default path: a new file in the output folder (--output-dir).
-Errors: unsupported (this browser cannot print), invalid_input, invalid_handle, timeout.`,
-				InputSchema: object([]string{"tab_handle"}, map[string]schema{
-					"tab_handle":       tabHandleField,
-					"path":             str("Path of the PDF file to write, inside the output folder (--output-dir; relative paths are taken from it)."),
-					"landscape":        boolean("", false),
-					"print_background": boolean("", false),
-					"scale":            schema{"type": "number", "minimum": minPDFScale, "maximum": maxPDFScale, "default": 1},
-					"paper":            enum("", "letter", "letter", "legal", "a4", "a3"),
-					"page_ranges":      str("e.g. 1-3, 5"),
-					"timeout_ms":       timeoutField(),
-				}),
-			}
-		},
-		run: s.runPDF,
-	}
+	return defineTool("browser_pdf", `Print a claimed tab's page to a PDF file (print media; the managed headless browser) and return its path and size; options landscape, print_background, scale, paper, page_ranges. Default path: a new file in the output folder (--output-dir).
+Errors: unsupported (this browser cannot print), invalid_input, invalid_handle, timeout.`, s.runPDF)
 }
 
-func (s *server) runPDF(ctx context.Context, owner string, args json.RawMessage) (any, string, error) {
-	var in pdfInput
-	if err := decode(args, &in); err != nil {
-		return nil, "", err
-	}
-	if err := firstErr(required("tab_handle", in.TabHandle), between("timeout_ms", in.TimeoutMS, minTimeoutMS(), maxTimeoutMS())); err != nil {
-		return nil, "", err
-	}
-	paper, ok := papers[in.Paper]
-	if in.Paper == "" {
-		paper, ok = papers["letter"], true
-	}
-	switch {
-	case !ok:
-		return nil, "", errs.Input("paper", "must be letter, legal, a4 or a3; got %q", in.Paper)
-	case in.Scale != nil && (*in.Scale < minPDFScale || *in.Scale > maxPDFScale):
-		return nil, "", errs.Input("scale", "must be between %g and %g; got %g", minPDFScale, maxPDFScale, *in.Scale)
-	}
+func (s *server) runPDF(ctx context.Context, owner string, in *pdfInput) (any, string, error) {
+	paper := papers[in.Paper]
 	p := tabs.PDF{Landscape: in.Landscape, PrintBackground: in.PrintBackground, PaperWidth: paper[0], PaperHeight: paper[1], PageRanges: in.PageRanges}
 	if in.Scale != nil {
 		p.Scale = *in.Scale
@@ -102,15 +59,34 @@ func (s *server) runPDF(ctx context.Context, owner string, args json.RawMessage)
 }
 
 type emulateInput struct {
-	TabHandle   string   `json:"tab_handle"`
-	Width       *int     `json:"width"`
-	Height      *int     `json:"height"`
-	DeviceScale *float64 `json:"device_scale"`
-	Mobile      *bool    `json:"mobile"`
-	Media       string   `json:"media"`
-	ColorScheme string   `json:"color_scheme"`
-	Reset       bool     `json:"reset"`
-	TimeoutMS   *int     `json:"timeout_ms"`
+	TabHandle   string   `json:"tab_handle" tool:"required"`
+	Width       *int     `json:"width" tool:"min=0,max=10000,default=0"` // CSS px; 0 keeps the current size
+	Height      *int     `json:"height" tool:"min=0,max=10000,default=0"`
+	DeviceScale *float64 `json:"device_scale" tool:"min=0.5,max=4"`
+	Mobile      *bool    `json:"mobile" tool:"default=false"`
+	Media       string   `json:"media" tool:"enum=screen|print"`
+	ColorScheme string   `json:"color_scheme" tool:"enum=light|dark|no-preference"`
+	Reset       bool     `json:"reset" tool:"default=false"`
+	TimeoutMS   *int     `json:"timeout_ms" tool:"timeout"`
+}
+
+// minViewportSide is the smallest width or height a viewport may be given.
+const minViewportSide = 100
+
+// check: a side given is at least minViewportSide, and something is asked.
+func (in *emulateInput) check() error {
+	for _, side := range []struct {
+		name string
+		px   *int
+	}{{"width", in.Width}, {"height", in.Height}} {
+		if side.px != nil && *side.px > 0 && *side.px < minViewportSide {
+			return errs.Input(side.name, "at least %d CSS px (0 keeps the current); got %d", minViewportSide, *side.px)
+		}
+	}
+	if !in.Reset && in.Width == nil && in.Height == nil && in.DeviceScale == nil && in.Mobile == nil && in.Media == "" && in.ColorScheme == "" {
+		return errs.Input("width", "nothing to emulate").WithHint("give width/height, device_scale, mobile, media or color_scheme, or reset")
+	}
+	return nil
 }
 
 // pageView is what the page itself reports after an emulation.
@@ -123,37 +99,11 @@ type pageView struct {
 }
 
 func (s *server) emulateTool() tool {
-	return tool{
-		name: "browser_emulate",
-		def: func() *mcp.Tool {
-			return &mcp.Tool{
-				Description: `Make a claimed tab emulate a viewport of width x height CSS px, a device_scale (device px per CSS px), mobile, a media type or a color_scheme, until released; fields not given (or 0) keep what was set, reset drops every override first. Returns what is in force and what the page now reports.
-Errors: invalid_input, invalid_handle, timeout.`,
-				InputSchema: object([]string{"tab_handle"}, map[string]schema{
-					"tab_handle":   tabHandleField,
-					"width":        integer("", 0, maxViewportSide, 0),
-					"height":       integer("", 0, maxViewportSide, 0),
-					"device_scale": schema{"type": "number", "minimum": minDeviceScale, "maximum": maxDeviceScale},
-					"mobile":       boolean("", false),
-					"media":        enum("", "", "screen", "print"),
-					"color_scheme": enum("", "", "light", "dark", "no-preference"),
-					"reset":        boolean("", false),
-					"timeout_ms":   timeoutField(),
-				}),
-			}
-		},
-		run: s.runEmulate,
-	}
+	return defineTool("browser_emulate", `Make a claimed tab emulate a viewport of width x height CSS px, a device_scale (device px per CSS px), mobile, a media type or a color_scheme, until released; fields not given (or 0) keep what was set, reset drops every override first. Returns what is in force and what the page now reports.
+Errors: invalid_input, invalid_handle, timeout.`, s.runEmulate)
 }
 
-func (s *server) runEmulate(ctx context.Context, owner string, args json.RawMessage) (any, string, error) {
-	var in emulateInput
-	if err := decode(args, &in); err != nil {
-		return nil, "", err
-	}
-	if err := emulateCheck(in); err != nil {
-		return nil, "", err
-	}
+func (s *server) runEmulate(ctx context.Context, owner string, in *emulateInput) (any, string, error) {
 	e := tabs.Emulation{Width: orDefault(in.Width, 0), Height: orDefault(in.Height, 0), Mobile: in.Mobile, Media: in.Media, ColorScheme: in.ColorScheme, Reset: in.Reset}
 	if in.DeviceScale != nil {
 		e.DeviceScale = *in.DeviceScale
@@ -175,65 +125,21 @@ func (s *server) runEmulate(ctx context.Context, owner string, args json.RawMess
 	return map[string]any{"emulation": now, "page": view}, text, nil
 }
 
-func emulateCheck(in emulateInput) error {
-	if err := firstErr(required("tab_handle", in.TabHandle), between("width", in.Width, 0, maxViewportSide), between("height", in.Height, 0, maxViewportSide),
-		between("timeout_ms", in.TimeoutMS, minTimeoutMS(), maxTimeoutMS())); err != nil {
-		return err
-	}
-	switch {
-	case in.Width != nil && *in.Width > 0 && *in.Width < 100:
-		return errs.Input("width", "at least 100 CSS px (0 keeps the current); got %d", *in.Width)
-	case in.Height != nil && *in.Height > 0 && *in.Height < 100:
-		return errs.Input("height", "at least 100 CSS px (0 keeps the current); got %d", *in.Height)
-	case in.DeviceScale != nil && (*in.DeviceScale < minDeviceScale || *in.DeviceScale > maxDeviceScale):
-		return errs.Input("device_scale", "must be between %g and %g; got %g", minDeviceScale, maxDeviceScale, *in.DeviceScale)
-	case in.Media != "" && in.Media != "screen" && in.Media != "print":
-		return errs.Input("media", "must be screen or print; got %q", in.Media)
-	case in.ColorScheme != "" && in.ColorScheme != "light" && in.ColorScheme != "dark" && in.ColorScheme != "no-preference":
-		return errs.Input("color_scheme", "must be light, dark or no-preference; got %q", in.ColorScheme)
-	case !in.Reset && in.Width == nil && in.Height == nil && in.DeviceScale == nil && in.Mobile == nil && in.Media == "" && in.ColorScheme == "":
-		return errs.Input("width", "nothing to emulate").WithHint("give width/height, device_scale, mobile, media or color_scheme, or reset")
-	}
-	return nil
-}
-
 type storageInput struct {
-	TabHandle string `json:"tab_handle"`
-	Action    string `json:"action"`
-	Path      string `json:"path"`
-	TimeoutMS *int   `json:"timeout_ms"`
+	TabHandle string `json:"tab_handle" tool:"required"`
+	Action    string `json:"action" tool:"required,enum=export|import"`
+	Path      string `json:"path" tool:"required,nonempty" doc:"Path of the state file, inside the output folder (--output-dir; relative paths are taken from it)."`
+	TimeoutMS *int   `json:"timeout_ms" tool:"timeout"`
 }
 
 const maxStateFile = 16 << 20
 
 func (s *server) storageStateTool() tool {
-	return tool{
-		name: "browser_storage_state",
-		def: func() *mcp.Tool {
-			return &mcp.Tool{
-				Description: `Save or restore the managed browser's sign-in state through a file (Playwright's storage state format): export writes every cookie and the localStorage of the tab's origin to path; import sets the file's cookies and, for the origin the tab shows, its localStorage (other origins are listed as skipped). Values stay in the file, not in the reply.
-Errors: unsupported (not the managed browser), invalid_input, invalid_handle, timeout.`,
-				InputSchema: object([]string{"tab_handle", "action", "path"}, map[string]schema{
-					"tab_handle": tabHandleField,
-					"action":     enum("", "", "export", "import"),
-					"path":       str("Path of the state file, inside the output folder (--output-dir; relative paths are taken from it)."),
-					"timeout_ms": timeoutField(),
-				}),
-			}
-		},
-		run: s.runStorageState,
-	}
+	return defineTool("browser_storage_state", `Save or restore the managed browser's sign-in state through a file (Playwright's storage state format): export writes every cookie and the localStorage of the tab's origin to path; import sets the file's cookies and, for the origin the tab shows, its localStorage (other origins are listed as skipped). Values stay in the file, not in the reply.
+Errors: unsupported (not the managed browser), invalid_input, invalid_handle, timeout.`, s.runStorageState)
 }
 
-func (s *server) runStorageState(ctx context.Context, owner string, args json.RawMessage) (any, string, error) {
-	var in storageInput
-	if err := decode(args, &in); err != nil {
-		return nil, "", err
-	}
-	if err := firstErr(required("tab_handle", in.TabHandle), required("action", in.Action), oneOf("action", in.Action, "export", "import"),
-		required("path", in.Path), between("timeout_ms", in.TimeoutMS, minTimeoutMS(), maxTimeoutMS())); err != nil {
-		return nil, "", err
-	}
+func (s *server) runStorageState(ctx context.Context, owner string, in *storageInput) (any, string, error) {
 	var state tabs.StorageState
 	if in.Action == "import" {
 		raw, err := s.readOutput(ctx, "path", in.Path, maxStateFile)

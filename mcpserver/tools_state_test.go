@@ -15,13 +15,7 @@ func allTools() []tool { return defaultServer().tools() }
 
 func stateInputTypes() map[string]reflect.Type {
 	return map[string]reflect.Type{
-		"browser_screenshot":    reflect.TypeFor[screenshotInput](),
-		"browser_logs":          reflect.TypeFor[logsInput](),
-		"browser_evaluate":      reflect.TypeFor[evaluateInput](),
-		"browser_pdf":           reflect.TypeFor[pdfInput](),
 		"browser_select_option": reflect.TypeFor[multiInput](),
-		"browser_emulate":       reflect.TypeFor[emulateInput](),
-		"browser_storage_state": reflect.TypeFor[storageInput](),
 	}
 }
 

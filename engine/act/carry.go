@@ -24,7 +24,7 @@ type Pending struct {
 }
 
 // pending makes the check call fn(handle, args...) in the main frame.
-func pending(loader, fn, handle string, args []any, judge func(ctx context.Context, value json.RawMessage, err error) error) *Pending {
+func pending(loader string, fn injected.Fn, handle string, args []any, judge func(ctx context.Context, value json.RawMessage, err error) error) *Pending {
 	return &Pending{carried: &locate.Carried{Fn: fn, Handle: handle, Args: args}, loader: loader, judge: judge}
 }
 

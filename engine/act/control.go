@@ -6,6 +6,7 @@ import (
 
 	"github.com/tabwright/tabwright/engine/deadline"
 	"github.com/tabwright/tabwright/engine/errs"
+	"github.com/tabwright/tabwright/engine/injected"
 	"github.com/tabwright/tabwright/engine/locate"
 	"github.com/tabwright/tabwright/engine/tabs"
 )
@@ -48,7 +49,7 @@ func ReadControl(ctx context.Context, t *tabs.Tab, obs *ObserveSpec, fallback lo
 		opts["maxChars"] = *obs.MaxChars
 	}
 	var c Control
-	if _, err := locate.ResolveThen(ctx, t, loc, locate.Attached, then("readControl", opts), &c); err != nil {
+	if _, err := locate.ResolveThen(ctx, t, loc, locate.Attached, then(injected.FnReadControl, opts), &c); err != nil {
 		return nil, err
 	}
 	return &c, nil

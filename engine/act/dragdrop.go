@@ -56,14 +56,14 @@ func pressForDrag(ctx context.Context, t *tabs.Tab, from *locate.Target, first p
 		return nil, press()
 	}
 	defer t.Session().Post(context.WithoutCancel(ctx), input.CommandSetInterceptDrags, input.SetInterceptDragsParams{Enabled: false})
-	if err := from.Eval(ctx, t, injected.Call("watchDragStart"), nil); err != nil {
+	if err := from.Eval(ctx, t, injected.Call(injected.FnWatchDragStart), nil); err != nil {
 		return nil, err
 	}
 	if err := press(); err != nil {
 		return nil, err
 	}
 	var started bool
-	if err := from.Eval(ctx, t, injected.Call("dragStarted"), &started); err != nil || !started {
+	if err := from.Eval(ctx, t, injected.Call(injected.FnDragStarted), &started); err != nil || !started {
 		return nil, err
 	}
 	select {

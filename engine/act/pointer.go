@@ -22,7 +22,7 @@ import (
 func click(ctx context.Context, t *tabs.Tab, s *Step, r *Result) error {
 	if s.Mode == "dom" {
 		err := guardedFind(ctx, t, s, r, func(ctx context.Context) error {
-			_, err := resolveThen(ctx, t, s.Locator, locate.Need{Enabled: true}, then("domClick"), nil, r)
+			_, err := resolveThen(ctx, t, s.Locator, locate.Need{Enabled: true}, then(injected.FnDomClick), nil, r)
 			return err
 		})
 		if err != nil {
@@ -87,7 +87,7 @@ func click(ctx context.Context, t *tabs.Tab, s *Step, r *Result) error {
 	if r.mayCarry && target.Frame == nil && t.Loader() == loader && len(r.Dialogs) == 0 {
 		// What the element received is read by the next step's first call.
 		settle(ctx, s.SettleMS.Pick())
-		r.later = pending(loader, "reached", target.Handle, []any{expect}, func(ctx context.Context, value json.RawMessage, err error) error {
+		r.later = pending(loader, injected.FnReached, target.Handle, []any{expect}, func(ctx context.Context, value json.RawMessage, err error) error {
 			if value == nil && err == nil { // the document changed first
 				r.Verified = expect + " dispatched; the page navigated"
 				return nil
@@ -119,7 +119,7 @@ func moveUntilRouted(ctx context.Context, t *tabs.Tab, target *locate.Target, mo
 			return err
 		}
 		var heard bool
-		if err := target.Eval(ctx, t, injected.Call("heardMove", target.Handle, locate.PageBudget(ctx)), &heard); err != nil || heard {
+		if err := target.Eval(ctx, t, injected.Call(injected.FnHeardMove, target.Handle, locate.PageBudget(ctx)), &heard); err != nil || heard {
 			return err
 		}
 	}
@@ -134,7 +134,7 @@ func verifyPointer(ctx context.Context, t *tabs.Tab, target *locate.Target, r *R
 		return nil
 	}
 	var seen map[string]bool
-	err := eval(ctx, t, target.Frame, injected.Call("watched", target.Handle), &seen)
+	err := eval(ctx, t, target.Frame, injected.Call(injected.FnWatched, target.Handle), &seen)
 	settles, verdict := judgePointer(t, target, r, loader, expect, seen, err)
 	if settles {
 		settle(ctx, settleMS.Pick())

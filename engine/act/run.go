@@ -11,6 +11,7 @@ import (
 	"github.com/tabwright/tabwright/engine/cdp"
 	"github.com/tabwright/tabwright/engine/deadline"
 	"github.com/tabwright/tabwright/engine/errs"
+	"github.com/tabwright/tabwright/engine/injected"
 	"github.com/tabwright/tabwright/engine/locate"
 	"github.com/tabwright/tabwright/engine/tabs"
 	"github.com/tabwright/tabwright/engine/trace"
@@ -24,20 +25,6 @@ const DefaultTimeout = locate.DefaultTimeout
 // tab's queue and bounds ctx (see package deadline); the step's own
 // timeout_ms can only narrow it.
 func Run(ctx context.Context, t *tabs.Tab, s *Step) (*Result, error) {
-	r, _, err := runStep(ctx, t, s, false)
-	return r, err
-}
-
-// RunCarrying is Run for a batch: the step may leave its last check (a
-// fill's read-back, what a click reached) for the next step's first call
-// to carry, returned as a Pending; its result is complete once the
-// Pending's Finish or Settle ran. A check the step before left rides in ctx
-// (Pending.With).
-func RunCarrying(ctx context.Context, t *tabs.Tab, s *Step) (*Result, *Pending, error) {
-	return runStep(ctx, t, s, true)
-}
-
-func runStep(ctx context.Context, t *tabs.Tab, s *Step, mayCarry bool) (*Result, *Pending, error) {
 	if s.TimeoutMS != nil {
 		var cancel context.CancelFunc
 		ctx, cancel = deadline.With(ctx, time.Duration(*s.TimeoutMS)*time.Millisecond, "timeout_ms", "the step's timeout_ms")
@@ -47,37 +34,31 @@ func runStep(ctx context.Context, t *tabs.Tab, s *Step, mayCarry bool) (*Result,
 		ctx, cancel = deadline.With(ctx, DefaultTimeout, "timeout_ms", "the default step timeout")
 		defer cancel()
 	}
-	r := &Result{Action: s.Action, Loading: t.AwaitCommit(ctx), mayCarry: mayCarry && s.Observe == nil}
-	var err error
-	switch s.Action {
-	case Click:
-		err = click(ctx, t, s, r)
-	case Hover:
-		err = hover(ctx, t, s, r)
-	case Drag:
-		err = drag(ctx, t, s, r)
-	case Fill:
-		err = fill(ctx, t, s, r)
-	case Type:
-		err = typeText(ctx, t, s, r)
-	case PressKey:
-		err = pressKey(ctx, t, s, r)
-	case SelectOption:
-		err = selectOption(ctx, t, s, r)
-	case Scroll:
-		err = scroll(ctx, t, s, r)
-	case Wait:
-		err = wait(ctx, t, s, r)
-	case Upload:
-		err = upload(ctx, t, s, r)
-	default:
-		return nil, nil, errs.Input("action", "unknown action %q", s.Action)
+	r := &Result{Action: s.Action, Loading: t.AwaitCommit(ctx), mayCarry: s.carry && s.Observe == nil}
+	a, ok := actions[s.Action]
+	if !ok {
+		return nil, errs.Input("action", "unknown action %q", s.Action)
 	}
-	if err != nil {
-		return r, nil, stillLoading(err, r.Loading)
+	if err := a.run(ctx, t, s, r); err != nil {
+		return r, stillLoading(err, r.Loading)
 	}
 	if s.Observe != nil {
 		readControlInto(ctx, t, s, r)
+	}
+	return r, nil
+}
+
+// RunCarrying is Run for a batch: the step may leave its last check (a
+// fill's read-back, what a click reached) for the next step's first call
+// to carry, returned as a Pending; its result is complete once the
+// Pending's Finish or Settle ran. A check the step before left rides in ctx
+// (Pending.With).
+func RunCarrying(ctx context.Context, t *tabs.Tab, s *Step) (*Result, *Pending, error) {
+	carrying := *s
+	carrying.carry = true
+	r, err := Run(ctx, t, &carrying)
+	if r == nil || err != nil {
+		return r, nil, err
 	}
 	return r, r.later, nil
 }
@@ -95,7 +76,11 @@ func stillLoading(err error, l *tabs.Loading) error {
 
 // resolve finds the step's element and waits until it passes need.
 func resolve(ctx context.Context, t *tabs.Tab, loc locate.Locator, need locate.Need, r *Result) (*locate.Target, error) {
-	return resolveThen(ctx, t, loc, need, nil, nil, r)
+	target, err := locate.ResolveThen(ctx, t, loc, need, nil, nil)
+	if target != nil {
+		r.Target = target.Desc
+	}
+	return target, err
 }
 
 // resolveThen is resolve, then runs fn(handle, args...) on the element in
@@ -112,7 +97,7 @@ func resolveThen(ctx context.Context, t *tabs.Tab, loc locate.Locator, need loca
 }
 
 // then names a page-side act helper and its arguments after the handle.
-func then(fn string, args ...any) *locate.Then {
+func then(fn injected.Fn, args ...any) *locate.Then {
 	if args == nil {
 		args = []any{}
 	}

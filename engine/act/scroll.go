@@ -34,7 +34,7 @@ func scroll(ctx context.Context, t *tabs.Tab, s *Step, r *Result) error {
 		Height float64
 		View   float64
 	}
-	if err := eval(ctx, t, f, injected.Call("scrollPos", container), &pos); err != nil {
+	if err := eval(ctx, t, f, injected.Call(injected.FnScrollPos, container), &pos); err != nil {
 		return err
 	}
 	dx, dy := 0.0, pos.View*0.8
@@ -61,7 +61,7 @@ func scroll(ctx context.Context, t *tabs.Tab, s *Step, r *Result) error {
 				"type": input.DispatchMouseEventTypeMouseWheel, "x": wx, "y": wy, "deltaX": dx, "deltaY": dy,
 			}, nil)
 		}
-		return eval(ctx, t, f, injected.Call("scrollStep", container, dx, dy), nil)
+		return eval(ctx, t, f, injected.Call(injected.FnScrollStep, container, dx, dy), nil)
 	}
 	res := &ScrollResult{}
 	r.Scroll = res
@@ -77,7 +77,7 @@ func scroll(ctx context.Context, t *tabs.Tab, s *Step, r *Result) error {
 	if s.MaxSteps != nil {
 		maxSteps = *s.MaxSteps
 	}
-	check := injected.Call("textInView", s.Until.Text, s.Until.Selector)
+	check := injected.Call(injected.FnTextInView, s.Until.Text, s.Until.Selector)
 	for {
 		var found bool
 		if err := eval(ctx, t, f, check, &found); err != nil {
@@ -109,7 +109,7 @@ func scroll(ctx context.Context, t *tabs.Tab, s *Step, r *Result) error {
 
 func finishScroll(ctx context.Context, t *tabs.Tab, f *tabs.Frame, container any, res *ScrollResult, r *Result) error {
 	var pos struct{ X, Y float64 }
-	if err := eval(ctx, t, f, injected.Call("scrollPos", container), &pos); err != nil {
+	if err := eval(ctx, t, f, injected.Call(injected.FnScrollPos, container), &pos); err != nil {
 		return err
 	}
 	res.ScrollX, res.ScrollY = pos.X, pos.Y

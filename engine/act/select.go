@@ -36,7 +36,7 @@ func selectOption(ctx context.Context, t *tabs.Tab, s *Step, r *Result) error {
 	}
 	// Find, check, select and read the choice back in one page call.
 	err := guardedFind(ctx, t, s, r, func(ctx context.Context) error {
-		_, err := resolveThen(ctx, t, s.Locator, need, then("selectOption", want), &res, r)
+		_, err := resolveThen(ctx, t, s.Locator, need, then(injected.FnSelectOption, want), &res, r)
 		return err
 	})
 	if err != nil {
@@ -94,7 +94,7 @@ func SelectMany(ctx context.Context, t *tabs.Tab, loc locate.Locator, c Choice) 
 	} else {
 		want["labels"] = c.Labels
 	}
-	call := injected.Call("selectMany", target.Handle, want)
+	call := injected.Call(injected.FnSelectMany, target.Handle, want)
 	var st multiState
 	var originX, originY float64
 	for clicks := 0; ; clicks++ {

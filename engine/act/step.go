@@ -83,6 +83,8 @@ type Step struct {
 
 	// upload
 	Files []string `json:"files,omitempty"`
+
+	carry bool // run by RunCarrying: the step's last check may ride the next call
 }
 
 // Until stops a scroll once text shows in the viewport (inside selector,

@@ -21,9 +21,9 @@ import (
 // set the value through the element's setter and fire input and change.
 func fill(ctx context.Context, t *tabs.Tab, s *Step, r *Result) error {
 	text := *s.Text
-	start := then("fillStart", text)
+	start := then(injected.FnFillStart, text)
 	if s.Mode == "dom" {
-		start = then("setValue", text)
+		start = then(injected.FnSetValue, text)
 	}
 	var target *locate.Target
 	loader := t.Loader()
@@ -50,29 +50,9 @@ func fill(ctx context.Context, t *tabs.Tab, s *Step, r *Result) error {
 		return errs.Input("text", "the %s input does not take %q (the browser turned it into %q); the field keeps its value", set.Type, set.Value, set.Got).
 			WithHint("%s", valueFormat(set.Type))
 	}
-	want := text
-	if set.Value != "" {
-		want = set.Value // trimmed, and a colour in lower case, as the browser holds it
-	}
-	if s.ExpectedValue != nil {
-		want = *s.ExpectedValue
-	}
+	want := fillWant(s, set)
 	if r.mayCarry && f == nil && s.Observe == nil {
-		// The read-back rides the next step's first call.
-		r.later = pending(loader, "valueIs", h, []any{want}, func(ctx context.Context, value json.RawMessage, err error) error {
-			if value == nil && err == nil {
-				return navigatedFill(r)
-			}
-			var v readValue
-			if err == nil {
-				json.Unmarshal(value, &v)
-				err = compareValue(v, want, r)
-			}
-			if err != nil && (t.Loader() != loader || navigatedAway(err)) {
-				return navigatedFill(r)
-			}
-			return err
-		})
+		r.later = carriedReadBack(t, loader, h, want, r) // rides the next step's first call
 		return nil
 	}
 	err = readBack(ctx, t, f, h, want, r)
@@ -80,6 +60,37 @@ func fill(ctx context.Context, t *tabs.Tab, s *Step, r *Result) error {
 		return navigatedFill(r)
 	}
 	return err
+}
+
+// fillWant is what the field must hold after a fill: expected_value, else
+// the text as the browser holds it (trimmed, a colour in lower case).
+func fillWant(s *Step, set valueSet) string {
+	switch {
+	case s.ExpectedValue != nil:
+		return *s.ExpectedValue
+	case set.Value != "":
+		return set.Value
+	}
+	return *s.Text
+}
+
+// carriedReadBack is a fill's read-back left for the next step's first
+// call; a navigation since the fill stands for its check.
+func carriedReadBack(t *tabs.Tab, loader, handle, want string, r *Result) *Pending {
+	return pending(loader, injected.FnValueIs, handle, []any{want}, func(ctx context.Context, value json.RawMessage, err error) error {
+		if value == nil && err == nil {
+			return navigatedFill(r)
+		}
+		var v readValue
+		if err == nil {
+			json.Unmarshal(value, &v)
+			err = compareValue(v, want, r)
+		}
+		if err != nil && (t.Loader() != loader || navigatedAway(err)) {
+			return navigatedFill(r)
+		}
+		return err
+	})
 }
 
 func navigatedFill(r *Result) error {
@@ -122,7 +133,7 @@ func valueFormat(typ string) string {
 // in the result nor in the error.
 func readBack(ctx context.Context, t *tabs.Tab, f *tabs.Frame, handle, want string, r *Result) error {
 	var got readValue
-	if err := eval(ctx, t, f, injected.Call("readValue", handle, want), &got); err != nil {
+	if err := eval(ctx, t, f, injected.Call(injected.FnReadValue, handle, want), &got); err != nil {
 		return err
 	}
 	return compareValue(got, want, r)
@@ -167,7 +178,7 @@ func typeText(ctx context.Context, t *tabs.Tab, s *Step, r *Result) error {
 			Handle string         `json:"handle"`
 			Target map[string]any `json:"target"`
 		}
-		if err := eval(ctx, t, nil, injected.Call("focusedEditable"), &focus); err != nil {
+		if err := eval(ctx, t, nil, injected.Call(injected.FnFocusedEditable), &focus); err != nil {
 			return err
 		}
 		if focus == nil {
@@ -176,7 +187,7 @@ func typeText(ctx context.Context, t *tabs.Tab, s *Step, r *Result) error {
 		handle, r.Target = focus.Handle, focus.Target
 	} else {
 		var focused bool
-		target, err := resolveThen(ctx, t, s.Locator, locate.ForTyping, then("focus"), &focused, r)
+		target, err := resolveThen(ctx, t, s.Locator, locate.ForTyping, then(injected.FnFocus), &focused, r)
 		if err != nil {
 			return err
 		}
@@ -190,7 +201,7 @@ func typeText(ctx context.Context, t *tabs.Tab, s *Step, r *Result) error {
 		if i > 0 {
 			settle(ctx, s.DelayMS.Pick())
 			var still bool
-			if err := eval(ctx, t, f, injected.Call("isFocused", handle), &still); err != nil {
+			if err := eval(ctx, t, f, injected.Call(injected.FnIsFocused, handle), &still); err != nil {
 				return err
 			}
 			if !still {
@@ -211,7 +222,7 @@ func typeText(ctx context.Context, t *tabs.Tab, s *Step, r *Result) error {
 		typed++
 	}
 	var got readValue
-	if err := eval(ctx, t, f, injected.Call("readValue", handle, ""), &got); err == nil && !got.Secret {
+	if err := eval(ctx, t, f, injected.Call(injected.FnReadValue, handle, ""), &got); err == nil && !got.Secret {
 		r.Value = &got.Value
 	}
 	r.Verified = fmt.Sprintf("%d characters typed with focus kept on the element", typed)
@@ -227,7 +238,7 @@ func pressKey(ctx context.Context, t *tabs.Tab, s *Step, r *Result) error {
 	}
 	if s.Selector != "" || s.Ref != "" {
 		var focused bool
-		if _, err := resolveThen(ctx, t, s.Locator, locate.Attached, then("isFocused"), &focused, r); err != nil {
+		if _, err := resolveThen(ctx, t, s.Locator, locate.Attached, then(injected.FnIsFocused), &focused, r); err != nil {
 			return err
 		}
 		if !focused {

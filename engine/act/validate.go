@@ -9,26 +9,12 @@ import (
 	"github.com/tabwright/tabwright/engine/locate"
 )
 
-// Element actions act on one element and need a locator.
-var elementActions = map[string]bool{Click: true, Fill: true, Hover: true, SelectOption: true, Drag: true, Upload: true}
-
 // Wait conditions, by what they read and what they compare with.
 var (
 	pageConditions    = map[string]bool{"url": true, "network_idle": true}
 	expectedRequired  = map[string]bool{"url": true, "value": true, "checked": true, "selected": true, "expanded": true}
 	booleanConditions = map[string]bool{"checked": true, "selected": true, "expanded": true}
 )
-
-// rules are each action's rules between fields, those the contract states
-// in its descriptions; the fields' own bounds come from the contract.
-var rules = map[string]func(v *violations, s *Step){
-	Click:        clickRules,
-	SelectOption: selectRules,
-	Scroll:       scrollRules,
-	Wait:         waitRules,
-	PressKey:     pressKeyRules,
-	Drag:         dragRules,
-}
 
 // Validate checks the step's fields and the rules between them. It returns
 // every violation, each with its path under prefix (e.g. "steps[3]").
@@ -42,8 +28,8 @@ func (s *Step) Validate(prefix string) []*errs.Error {
 	v.step(vr, s)
 	v.target(s)
 	v.locator("", s.Locator)
-	if rule, ok := rules[s.Action]; ok {
-		rule(v, s)
+	if rules := actions[s.Action].rules; rules != nil {
+		rules(v, s)
 	}
 	if s.Observe != nil {
 		o := s.Observe.Locator
@@ -62,7 +48,7 @@ func (v *violations) target(s *Step) {
 		if focused := s.Focused != nil && *s.Focused; focused == hasLocator {
 			v.add("selector", "type needs a selector (or ref) or focused: true, not both and not neither")
 		}
-	case elementActions[s.Action] && !hasLocator:
+	case actions[s.Action].element && !hasLocator:
 		v.add("selector", "is required for %s", s.Action)
 	case s.Action == Wait && pageConditions[s.Condition] && hasLocator:
 		v.add("selector", "condition %s reads the page, not an element: remove the locator", s.Condition)

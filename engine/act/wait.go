@@ -68,14 +68,16 @@ func wait(ctx context.Context, t *tabs.Tab, s *Step, r *Result) error {
 	if s.Expected != nil {
 		w["expected"] = s.Expected
 	}
-	left := deadline.Left(ctx)
-	budget := left - locate.PageMargin(left)
+	budget := time.Duration(0)
+	if at, ok := ctx.Deadline(); ok {
+		budget = deadline.ForPage(at)
+	}
 	var res struct {
 		OK    bool           `json:"ok"`
 		Code  string         `json:"code"`
 		State map[string]any `json:"state"`
 	}
-	if err := eval(ctx, t, f, injected.Call("waitFor", pl, w, budget.Milliseconds()), &res); err != nil {
+	if err := eval(ctx, t, f, injected.Call(injected.FnWaitFor, pl, w, budget.Milliseconds()), &res); err != nil {
 		return err
 	}
 	r.Wait = res.State

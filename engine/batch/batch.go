@@ -34,19 +34,32 @@ type Request struct {
 // Prevalidate decodes and checks a whole batch. It returns every violation,
 // each with its path (steps[4].settle_ms), never only the first.
 func Prevalidate(raw json.RawMessage) (*Request, []*errs.Error) {
+	fields, keys, err := Fields(raw)
+	if err != nil {
+		return nil, []*errs.Error{errs.As(err)}
+	}
+	req, v := prevalidateTop(fields, keys)
+	v = append(v, prevalidateSteps(req, fields)...)
+	v = append(v, checkStartAt(req)...)
+	if obs, given := fields["observe"]; given {
+		o, errs := prevalidateObserve(obs)
+		req.Observe = o
+		v = append(v, errs...)
+	}
+	return req, v
+}
+
+// prevalidateTop decodes and checks the batch's own fields, each on its
+// own, so that one bad field hides no other problem.
+func prevalidateTop(fields map[string]json.RawMessage, keys []string) (*Request, []*errs.Error) {
 	var top struct {
 		TabHandle    string `json:"tab_handle"`
 		StartAt      *int   `json:"start_at"`
 		TimeoutMS    *int   `json:"timeout_ms"`
 		DialogPolicy string `json:"dialog_policy"`
 	}
-	fields, keys, err := Fields(raw)
-	if err != nil {
-		return nil, []*errs.Error{errs.As(err)}
-	}
 	var v []*errs.Error
 	add := func(path, format string, args ...any) { v = append(v, errs.Input(path, format, args...)) }
-	// Each field on its own, so that one bad field hides no other problem.
 	for _, k := range keys {
 		switch k {
 		case "steps", "observe":
@@ -59,7 +72,6 @@ func Prevalidate(raw json.RawMessage) (*Request, []*errs.Error) {
 			add(fieldPath(k), "unknown field %q", k)
 		}
 	}
-	req := &Request{TabHandle: top.TabHandle, StartAt: top.StartAt, TimeoutMS: top.TimeoutMS, DialogPolicy: top.DialogPolicy}
 	if _, given := fields["tab_handle"]; !given {
 		add("tab_handle", "is required")
 	}
@@ -72,7 +84,15 @@ func Prevalidate(raw json.RawMessage) (*Request, []*errs.Error) {
 	default:
 		add("dialog_policy", "must be one of ask, accept, dismiss; got %q", top.DialogPolicy)
 	}
+	return &Request{TabHandle: top.TabHandle, StartAt: top.StartAt, TimeoutMS: top.TimeoutMS, DialogPolicy: top.DialogPolicy}, v
+}
 
+// prevalidateSteps decodes the list of steps into req and checks its
+// length and each step.
+func prevalidateSteps(req *Request, fields map[string]json.RawMessage) []*errs.Error {
+	var v []*errs.Error
+	add := func(path, format string, args ...any) { v = append(v, errs.Input(path, format, args...)) }
+	lim := ContractLimits()
 	steps, given := fields["steps"]
 	switch {
 	case !given:
@@ -92,20 +112,20 @@ func Prevalidate(raw json.RawMessage) (*Request, []*errs.Error) {
 		v = append(v, errs...)
 		req.Steps = append(req.Steps, s)
 	}
-	if top.StartAt != nil {
-		switch {
-		case *top.StartAt < 0 || *top.StartAt > lim.MaxStartAt:
-			add("start_at", "must be between 0 and %d; got %d", lim.MaxStartAt, *top.StartAt)
-		case len(req.RawSteps) > 0 && *top.StartAt >= len(req.RawSteps):
-			add("start_at", "is %d but the batch has %d steps (indexes 0 to %d)", *top.StartAt, len(req.RawSteps), len(req.RawSteps)-1)
-		}
+	return v
+}
+
+// checkStartAt checks start_at against its bounds and the steps given.
+func checkStartAt(req *Request) []*errs.Error {
+	at, n := req.StartAt, len(req.RawSteps)
+	switch {
+	case at == nil:
+	case *at < 0 || *at > ContractLimits().MaxStartAt:
+		return []*errs.Error{errs.Input("start_at", "must be between 0 and %d; got %d", ContractLimits().MaxStartAt, *at)}
+	case n > 0 && *at >= n:
+		return []*errs.Error{errs.Input("start_at", "is %d but the batch has %d steps (indexes 0 to %d)", *at, n, n-1)}
 	}
-	if obs, given := fields["observe"]; given {
-		o, errs := prevalidateObserve(obs)
-		req.Observe = o
-		v = append(v, errs...)
-	}
-	return req, v
+	return nil
 }
 
 // prevalidateObserve decodes and checks the batch-level observe.

@@ -291,15 +291,6 @@ func unavailable(cause error) *errs.Error {
 		WithHint("retry: a managed browser is relaunched on the next call; an attached browser must be running again")
 }
 
-func (c *Conn) call(ctx context.Context, sid target.SessionID, method string, params, result any) error {
-	if _, ok := ctx.Deadline(); !ok {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, DefaultCallTimeout)
-		defer cancel()
-	}
-	return c.send(sid, method, params)(ctx, result)
-}
-
 // send writes one command and returns the function that waits for its
 // reply. Commands sent one after another reach the browser in that order,
 // so a caller can pipeline several and wait once.

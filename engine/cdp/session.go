@@ -40,7 +40,12 @@ func (s *Session) Done() <-chan struct{} { return s.done }
 
 // Call sends a command and decodes its result into result (which may be nil).
 func (s *Session) Call(ctx context.Context, method string, params, result any) error {
-	return s.c.call(ctx, s.id, method, params, result)
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, DefaultCallTimeout)
+		defer cancel()
+	}
+	return s.c.send(s.id, method, params)(ctx, result)
 }
 
 // Pipeline sends the commands in order without waiting between them, then

@@ -12,18 +12,32 @@ import (
 // escapes U+2028 and U+2029), so no caller splices strings into script.
 // An argument that cannot be encoded (a NaN, a channel) makes the
 // expression throw in the page, which the evaluation reports as an error.
-func Call(fn string, args ...any) string {
+func Call(fn Fn, args ...any) string {
+	return callOf("globalThis.__tabwright.", fn, "", args)
+}
+
+// CallOnHeld is a function declaration, for Runtime.callFunctionOn, that
+// calls __tabwright[fn] with a handle of the node it is called on, then
+// args, and answers in the page contract's envelope (see Answer).
+func CallOnHeld(fn Fn, args ...any) string {
+	return "function(){ const tw = globalThis.__tabwright; return tw.answer(() => " + callOf("tw.", fn, "{handle: tw.hold(this)}", args) + ") }"
+}
+
+// callOf writes ns+fn(first, args...), first being JavaScript of ours and
+// each arg JSON-encoded.
+func callOf(ns string, fn Fn, first string, args []any) string {
 	var b strings.Builder
-	b.WriteString("globalThis.__tabwright.")
-	b.WriteString(fn)
+	b.WriteString(ns)
+	b.WriteString(string(fn))
 	b.WriteByte('(')
+	b.WriteString(first)
 	for i, a := range args {
-		if i > 0 {
+		if i > 0 || first != "" {
 			b.WriteByte(',')
 		}
 		raw, err := json.Marshal(a)
 		if err != nil {
-			return "(() => { throw new Error(" + strconv.Quote("tabwright: argument "+strconv.Itoa(i)+" of "+fn+" cannot be encoded") + ") })()"
+			return "(() => { throw new Error(" + strconv.Quote("tabwright: argument "+strconv.Itoa(i)+" of "+string(fn)+" cannot be encoded") + ") })()"
 		}
 		b.Write(raw)
 	}
@@ -40,8 +54,8 @@ func Answer(call string) string {
 
 // Method is a function declaration, for Runtime.callFunctionOn, that calls
 // the page function __tabwright[fn] with the object it is called on.
-func Method(fn string) string {
-	return "function(){ return globalThis.__tabwright." + fn + "(this) }"
+func Method(fn Fn) string {
+	return "function(){ return globalThis.__tabwright." + string(fn) + "(this) }"
 }
 
 // Evaluator evaluates one expression in one world and returns its value as
@@ -58,11 +72,15 @@ type Evaluator func(ctx context.Context, expr string) (json.RawMessage, error)
 // carries a time budget gets what is left.
 func (b *Bundle) Run(ctx context.Context, eval Evaluator, call func() string) (json.RawMessage, error) {
 	raw, err := eval(ctx, b.Guarded(call()))
-	if err != nil || string(raw) != notInstalledJSON {
+	if err != nil || !Missing(raw) {
 		return raw, err
 	}
 	return eval(ctx, b.Program(call()))
 }
+
+// Missing reports a Guarded call's answer that the world lacks the bundle:
+// the caller sends its Program next.
+func Missing(answer json.RawMessage) bool { return string(answer) == notInstalledJSON }
 
 // notInstalledJSON is NotInstalled as the guard's JSON answer.
 var notInstalledJSON = strconv.Quote(NotInstalled)

@@ -25,7 +25,7 @@ func Box(ctx context.Context, t *tabs.Tab, loc Locator) (tabs.Rect, *Target, err
 		OK         bool
 		X, Y, W, H float64
 	}
-	if err := Eval(ctx, t, tg.Frame, injected.Call("borderBox", tg.Handle), &r); err != nil {
+	if err := Eval(ctx, t, tg.Frame, injected.Call(injected.FnBorderBox, tg.Handle), &r); err != nil {
 		return tabs.Rect{}, nil, err
 	}
 	if !r.OK {

@@ -62,7 +62,7 @@ func (c *frameChain) mapPoints(ctx context.Context, t *tabs.Tab, pts [][2]float6
 		if c.outOfProcessFrom(t, i) {
 			settle = PageBudget(ctx)
 		}
-		if err := Eval(ctx, t, h.parent, injected.Call("frameOrigin", h.iframe, settle), &origins[i]); err != nil {
+		if err := Eval(ctx, t, h.parent, injected.Call(injected.FnFrameOrigin, h.iframe, settle), &origins[i]); err != nil {
 			return nil, err
 		}
 		transformed = transformed || origins[i].Transformed
@@ -126,7 +126,7 @@ func (q quad) mapPoint(w, h, x, y float64) (float64, float64) {
 
 // contentQuad is the frame element's content box as the browser draws it.
 func contentQuad(ctx context.Context, t *tabs.Tab, h hop) (quad, error) {
-	obj, err := t.EvalObjectIn(ctx, h.parent, Program(injected.Call("byHandle", h.iframe)))
+	obj, err := t.EvalObjectIn(ctx, h.parent, Program(injected.Call(injected.FnByHandle, h.iframe)))
 	if err != nil {
 		return nil, err
 	}
@@ -195,7 +195,7 @@ func framePath(ctx context.Context, t *tabs.Tab, path []string) (*frameChain, er
 			Reason     string           `json:"reason"`
 			Candidates []map[string]any `json:"candidates"`
 		}
-		if err := Eval(ctx, t, cur, injected.Call("frameStep", sel), &step); err != nil {
+		if err := Eval(ctx, t, cur, injected.Call(injected.FnFrameStep, sel), &step); err != nil {
 			return nil, err
 		}
 		at := fmt.Sprintf("frame.path[%d]", i)
@@ -226,7 +226,7 @@ func framePath(ctx context.Context, t *tabs.Tab, path []string) (*frameChain, er
 
 // childOf returns the frame a held iframe element shows.
 func childOf(ctx context.Context, t *tabs.Tab, parent *tabs.Frame, handle string) (*tabs.Frame, error) {
-	obj, err := t.EvalObjectIn(ctx, parent, Program(injected.Call("byHandle", handle)))
+	obj, err := t.EvalObjectIn(ctx, parent, Program(injected.Call(injected.FnByHandle, handle)))
 	if err != nil {
 		return nil, err
 	}
@@ -241,7 +241,7 @@ type info struct {
 
 func frameInfo(ctx context.Context, t *tabs.Tab, f *tabs.Frame) (info, error) {
 	var i info
-	err := Eval(ctx, t, f, injected.Call("frameInfo"), &i)
+	err := Eval(ctx, t, f, injected.Call(injected.FnFrameInfo), &i)
 	return i, err
 }
 
@@ -268,7 +268,7 @@ func frameSearch(ctx context.Context, t *tabs.Tab, loc Locator) (*frameChain, er
 		queue = queue[1:]
 		parent := n.chain.frame()
 		var handles []string
-		if err := Eval(ctx, t, parent, injected.Call("frameElements"), &handles); err != nil {
+		if err := Eval(ctx, t, parent, injected.Call(injected.FnFrameElements), &handles); err != nil {
 			continue // a frame that went away while we walked
 		}
 		for _, h := range handles {

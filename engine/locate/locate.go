@@ -165,9 +165,9 @@ type pageResult struct {
 // has no ok, nothing else does. Handle is its element's; Fn and Args a
 // page helper taking the handle first.
 type Carried struct {
-	Fn     string `json:"fn"`
-	Handle string `json:"handle"`
-	Args   []any  `json:"args"`
+	Fn     injected.Fn `json:"fn"`
+	Handle string      `json:"handle"`
+	Args   []any       `json:"args"`
 
 	taken  atomic.Bool
 	Answer json.RawMessage `json:"-"` // the page's answer, once it ran
@@ -198,8 +198,8 @@ func DecodeAnswer(raw json.RawMessage, out any) error { return decodeAnswer(raw,
 // find, check and act, and nothing of the page runs between the checks and
 // the action. Fn is an act helper taking the element's handle first.
 type Then struct {
-	Fn   string `json:"fn"`
-	Args []any  `json:"args"`
+	Fn   injected.Fn `json:"fn"`
+	Args []any       `json:"args"`
 }
 
 // Program returns a page-side expression with the act helpers installed.
@@ -217,12 +217,13 @@ func Eval(ctx context.Context, t *tabs.Tab, f *tabs.Frame, call string, out any)
 // that carries a time budget is given what is left when it goes out: a
 // world without the helpers costs a round trip the budget must not pay.
 func evalBuilt(ctx context.Context, t *tabs.Tab, f *tabs.Frame, build func() string, out any) error {
-	eval := func(ctx context.Context, expr string) (json.RawMessage, error) {
-		var raw json.RawMessage
-		err := t.EvalIn(ctx, f, expr, &raw)
-		return raw, err
+	b := injected.Actions()
+	var raw json.RawMessage
+	err := t.EvalIn(ctx, f, b.Guarded(injected.Answer(build())), &raw)
+	if err == nil && injected.Missing(raw) { // a world without the helpers: the whole program, once
+		raw = nil
+		err = t.EvalIn(ctx, f, b.Program(injected.Answer(build())), &raw)
 	}
-	raw, err := injected.Actions().Run(ctx, eval, func() string { return injected.Answer(build()) })
 	if err != nil {
 		return err
 	}
@@ -319,26 +320,26 @@ func resolvePage(ctx context.Context, t *tabs.Tab, fr *frameChain, loc Locator, 
 	if fr.frame() == nil {
 		carried = take(ctx)
 	}
-	send := func(ctx context.Context, res *pageResult) error {
-		call := func() string {
-			switch {
-			case carried != nil:
-				return injected.Call("resolve", pl, need, pageBudget(deadline), then, carried)
-			case then != nil:
-				return injected.Call("resolve", pl, need, pageBudget(deadline), then)
-			}
-			return injected.Call("resolve", pl, need, pageBudget(deadline))
+	call := func() string {
+		switch {
+		case carried != nil:
+			return injected.Call(injected.FnResolve, pl, need, pageBudget(deadline), then, carried)
+		case then != nil:
+			return injected.Call(injected.FnResolve, pl, need, pageBudget(deadline), then)
 		}
-		err := evalBuilt(ctx, t, fr.frame(), call, res)
-		if carried != nil {
-			carried.Answer = res.Before
-		}
-		if err == nil && len(res.Before) > 0 && !res.OK && res.Code == "" {
-			return errCarriedFailed
-		}
-		return err
+		return injected.Call(injected.FnResolve, pl, need, pageBudget(deadline))
 	}
-	return resolveWith(ctx, fr, loc, then, out, deadline, send)
+	var res pageResult
+	answerCtx, stop := awaitAnswer(ctx, deadline)
+	defer stop()
+	err := evalBuilt(answerCtx, t, fr.frame(), call, &res)
+	if carried != nil {
+		carried.Answer = res.Before
+	}
+	if err == nil && len(res.Before) > 0 && !res.OK && res.Code == "" {
+		err = errCarriedFailed
+	}
+	return targetOf(ctx, fr, loc, then, out, &res, err)
 }
 
 // errCarriedFailed is a resolve that stopped before it began: the check it
@@ -352,20 +353,18 @@ func CarriedFailed(err error) bool { return err == errCarriedFailed }
 // pageBudget is how long a page-side resolve may wait, in ms: what is left
 // of deadline less a margin for its answer to arrive before it (one check
 // can take two animation frames past the page's own deadline).
-func pageBudget(deadline time.Time) int64 {
-	return max(0, time.Until(deadline)-PageMargin(time.Until(deadline))).Milliseconds()
-}
+func pageBudget(at time.Time) int64 { return deadline.ForPage(at).Milliseconds() }
+
+// pageUntil is when a wait that keeps the page's margin from at must end.
+func pageUntil(at time.Time) time.Time { return time.Now().Add(deadline.ForPage(at)) }
 
 // PageBudget is how long a page-side wait under ctx may take, in ms.
 func PageBudget(ctx context.Context) int64 { return pageBudget(deadlineOf(ctx)) }
 
-// resolveWith sends one page-side resolve and turns its answer into the
-// target, and the value of then into out.
-func resolveWith(ctx context.Context, fr *frameChain, loc Locator, then *Then, out any, deadline time.Time, send func(context.Context, *pageResult) error) (*Target, error) {
-	var res pageResult
-	answerCtx, stop := awaitAnswer(ctx, deadline)
-	defer stop()
-	if err := send(answerCtx, &res); err != nil {
+// targetOf turns the answer of one page-side resolve (or the error that
+// took its place) into the target, and the value of then into out.
+func targetOf(ctx context.Context, fr *frameChain, loc Locator, then *Then, out any, res *pageResult, err error) (*Target, error) {
+	if err != nil {
 		return nil, err
 	}
 	if res.Unsure {
@@ -415,23 +414,10 @@ func AnswerWindow(ctx context.Context) (context.Context, func()) {
 }
 
 // deadlineOf is ctx's deadline, or DefaultTimeout from now when it has none.
-func deadlineOf(ctx context.Context) time.Time {
-	if deadline, ok := ctx.Deadline(); ok {
-		return deadline
-	}
-	return time.Now().Add(DefaultTimeout)
-}
+func deadlineOf(ctx context.Context) time.Time { return deadline.At(ctx, DefaultTimeout) }
 
 // within names the budget a failed search ran under, for its message.
 func within(ctx context.Context) string { return deadline.Name(ctx) }
-
-// PageMargin is the time kept back from a page-side wait so that its
-// answer (with the last state seen) arrives before the caller's deadline.
-// A two-core machine under a load average of 20 was measured answering
-// 250 ms and more after the page gave up.
-func PageMargin(left time.Duration) time.Duration {
-	return min(400*time.Millisecond, left/3)
-}
 
 // logRun is a run of checks of one resolve that found the same thing.
 type logRun struct {

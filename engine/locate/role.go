@@ -98,7 +98,7 @@ func resolveRoleTree(ctx context.Context, t *tabs.Tab, fr *frameChain, loc Locat
 	// The queries keep the same margin as page-side waits, fixed at the
 	// start, so running out of time reads as "not found", not as a browser
 	// that stopped answering.
-	until := deadline.Add(-PageMargin(time.Until(deadline)))
+	until := pageUntil(deadline)
 	for {
 		nodes, err := queryRole(ctx, t, f, sess, loc, until)
 		if errs.Code(err) == errs.Timeout {
@@ -236,28 +236,17 @@ func resolveNode(ctx context.Context, t *tabs.Tab, fr *frameChain, loc Locator, 
 	}
 	defer t.ReleaseObjectLater(ctx, f, obj.Object.ObjectID)
 	// The helpers are in this world: queryRole's document read installed them.
-	send := func(ctx context.Context, res *pageResult) error {
-		args := []any{need, pageBudget(deadline)}
-		if then != nil {
-			args = append(args, then)
-		}
-		var raw json.RawMessage
-		if err := t.CallOnIn(ctx, f, obj.Object.ObjectID, heldResolve(args), &raw); err != nil {
-			return err
-		}
-		return decodeAnswer(raw, res)
+	args := []any{need, pageBudget(deadline)}
+	if then != nil {
+		args = append(args, then)
 	}
-	return resolveWith(ctx, fr, loc, then, out, deadline, send)
-}
-
-// heldResolve is a function declaration that holds the node it is called
-// on and resolves it with args (need, budget and then), answering in the
-// page contract's envelope.
-func heldResolve(args []any) string {
-	call := injected.Call("resolve", args...) // globalThis.__tabwright.resolve(need, budget…)
-	rest, ok := strings.CutPrefix(call, "globalThis.__tabwright.resolve(")
-	if !ok { // an argument that cannot be encoded: the call throws
-		return "function(){ return " + call + " }"
+	var res pageResult
+	answerCtx, stop := awaitAnswer(ctx, deadline)
+	defer stop()
+	var raw json.RawMessage
+	err = t.CallOnIn(answerCtx, f, obj.Object.ObjectID, injected.CallOnHeld(injected.FnResolve, args...), &raw)
+	if err == nil {
+		err = decodeAnswer(raw, &res)
 	}
-	return "function(){ const tw = globalThis.__tabwright; return tw.answer(() => tw.resolve({handle: tw.hold(this)}, " + rest + ") }"
+	return targetOf(ctx, fr, loc, then, out, &res, err)
 }

@@ -26,7 +26,7 @@ func Stable(ctx context.Context, t *tabs.Tab, loc Locator) (Locator, error) {
 		return loc, refFrameGone(bound, err)
 	}
 	var sel *string
-	if err := Eval(ctx, t, f, injected.Call("stableSelector", bound.page()), &sel); err != nil {
+	if err := Eval(ctx, t, f, injected.Call(injected.FnStableSelector, bound.page()), &sel); err != nil {
 		return loc, err
 	}
 	if sel == nil {

@@ -101,9 +101,9 @@ func pageCall(o Options, set Set, watch bool) string {
 	if watch {
 		// Reads the journal first: a quiet document since the last watching
 		// observation needs no extraction at all.
-		return injected.Call("watchedObserve", opts)
+		return injected.Call(injected.FnWatchedObserve, opts)
 	}
-	return injected.Call("observe", opts)
+	return injected.Call(injected.FnObserve, opts)
 }
 
 // Capture observes the page with one Eval call (plus a screenshot when

@@ -115,6 +115,6 @@ func (t *Tab) guardDialogs(ctx context.Context, policy string, crashStops bool, 
 
 // guard is Guard for calls that never expect a dialog.
 func (t *Tab) guard(ctx context.Context, fn func(context.Context) error) error {
-	_, err := t.Guard(ctx, DialogAsk, fn)
+	_, err := t.guardDialogs(ctx, DialogAsk, true, fn)
 	return err
 }

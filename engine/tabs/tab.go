@@ -458,7 +458,7 @@ func (t *Tab) EvalIn(ctx context.Context, f *Frame, expression string, out any) 
 			return err
 		}
 		var res runtime.EvaluateResult
-		err := t.guard(ctx, func(ctx context.Context) (err error) {
+		_, err := t.guardDialogs(ctx, DialogAsk, true, func(ctx context.Context) (err error) {
 			res, err = cdproto.Call(ctx, f.sess, runtime.Evaluate, params)
 			return err
 		})
