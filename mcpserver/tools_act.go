@@ -199,7 +199,7 @@ func (s *server) actionTool(action string) tool {
 						return err
 					}
 				}
-				res, err = act.Run(ctx, t, &in.Step)
+				res, err = act.RunWithin(ctx, t, &in.Step)
 				return err
 			})
 			if err != nil {

@@ -114,7 +114,7 @@ func (s *server) runStep(ctx context.Context, owner, handle string, step *act.St
 	var res *act.Result
 	timeout := orDefault(step.TimeoutMS, s.actionMS)
 	err := s.onTab(ctx, owner, handle, &timeout, func(ctx context.Context, t *tabs.Tab) (err error) {
-		res, err = act.Run(ctx, t, step)
+		res, err = act.RunWithin(ctx, t, step)
 		return err
 	})
 	if err != nil {

@@ -21,19 +21,31 @@ import (
 // finding its element may take.
 const DefaultTimeout = locate.DefaultTimeout
 
-// Run performs a validated step on the tab. The caller runs it inside the
-// tab's queue and bounds ctx (see package deadline); the step's own
-// timeout_ms can only narrow it.
+// Run performs a validated step on the tab, for a caller that has not
+// bounded it: the step's timeout_ms narrows ctx, and a ctx without a
+// deadline gets DefaultTimeout. The caller runs it inside the tab's queue.
 func Run(ctx context.Context, t *tabs.Tab, s *Step) (*Result, error) {
+	ctx, cancel := bound(ctx, s)
+	defer cancel()
+	return RunWithin(ctx, t, s)
+}
+
+// bound is the deadline Run gives a step (see package deadline).
+func bound(ctx context.Context, s *Step) (context.Context, context.CancelFunc) {
 	if s.TimeoutMS != nil {
-		var cancel context.CancelFunc
-		ctx, cancel = deadline.With(ctx, time.Duration(*s.TimeoutMS)*time.Millisecond, "timeout_ms", "the step's timeout_ms")
-		defer cancel()
-	} else if _, ok := ctx.Deadline(); !ok {
-		var cancel context.CancelFunc
-		ctx, cancel = deadline.With(ctx, DefaultTimeout, "timeout_ms", "the default step timeout")
-		defer cancel()
+		return deadline.With(ctx, time.Duration(*s.TimeoutMS)*time.Millisecond, "timeout_ms", "the step's timeout_ms")
 	}
+	if _, ok := ctx.Deadline(); !ok {
+		return deadline.With(ctx, DefaultTimeout, "timeout_ms", "the default step timeout")
+	}
+	return ctx, func() {}
+}
+
+// RunWithin performs a validated step on the tab within ctx's deadline,
+// which the caller set from the step's timeout_ms, once: the MCP action
+// tools before the tab's queue (so the wait in it counts), the batch per
+// step within what is left of its own.
+func RunWithin(ctx context.Context, t *tabs.Tab, s *Step) (*Result, error) {
 	r := &Result{Action: s.Action, Loading: t.AwaitCommit(ctx), mayCarry: s.carry && s.Observe == nil}
 	a, ok := actions[s.Action]
 	if !ok {
@@ -48,7 +60,7 @@ func Run(ctx context.Context, t *tabs.Tab, s *Step) (*Result, error) {
 	return r, nil
 }
 
-// RunCarrying is Run for a batch: the step may leave its last check (a
+// RunCarrying is RunWithin for a batch: the step may leave its last check (a
 // fill's read-back, what a click reached) for the next step's first call
 // to carry, returned as a Pending; its result is complete once the
 // Pending's Finish or Settle ran. A check the step before left rides in ctx
@@ -56,7 +68,7 @@ func Run(ctx context.Context, t *tabs.Tab, s *Step) (*Result, error) {
 func RunCarrying(ctx context.Context, t *tabs.Tab, s *Step) (*Result, *Pending, error) {
 	carrying := *s
 	carrying.carry = true
-	r, err := Run(ctx, t, &carrying)
+	r, err := RunWithin(ctx, t, &carrying)
 	if r == nil || err != nil {
 		return r, nil, err
 	}
