@@ -29,10 +29,10 @@ import (
 // embedded locate.Locator lists the locator fields every tool shares. The
 // listed input schema, the checks of each value (by jsonschema-go, against
 // that schema), and string defaults all come from there; rules between
-// fields are the struct's check method.
+// fields are the struct's rules method.
 
-// checked is an input with rules between its fields.
-type checked interface{ check() error }
+// ruled is an input with rules between its fields.
+type ruled interface{ rules() error }
 
 // withListed is an input that gives some fields' schemas in Go, by name.
 type withListed interface{ listedAs() map[string]schema }
@@ -51,7 +51,7 @@ func defineTool[In any](name, doc string, run func(ctx context.Context, owner st
 		def:   func() *mcp.Tool { return &mcp.Tool{Description: doc, InputSchema: spec().schema()} },
 		run: func(ctx context.Context, owner string, args json.RawMessage) (any, string, error) {
 			var in In
-			if err := decodeChecked(args, &in, spec()); err != nil {
+			if err := decodeValid(args, &in, spec()); err != nil {
 				return nil, "", err
 			}
 			return run(ctx, owner, &in)
@@ -70,18 +70,18 @@ func (t tool) annotate(a *mcp.ToolAnnotations) tool {
 	return t
 }
 
-// decodeChecked decodes args strictly into in, checks it against spec and
+// decodeValid decodes args strictly into in, validates it against spec and
 // its own rules, and fills in the defaults of the fields not given.
-func decodeChecked(args json.RawMessage, in any, spec *inputSpec) error {
+func decodeValid(args json.RawMessage, in any, spec *inputSpec) error {
 	if err := decode(args, in); err != nil {
 		return err
 	}
 	v := reflect.ValueOf(in).Elem()
-	if err := spec.check(v); err != nil {
+	if err := spec.validate(v); err != nil {
 		return err
 	}
-	if c, ok := in.(checked); ok {
-		if err := c.check(); err != nil {
+	if r, ok := in.(ruled); ok {
+		if err := r.rules(); err != nil {
 			return err
 		}
 	}
@@ -247,9 +247,9 @@ func (spec *inputSpec) schema() schema {
 	return object(required, props)
 }
 
-// check refuses a missing required field, then a value its schema does
+// validate refuses a missing required field, then a value its schema does
 // not accept, each at its path, in the struct's order.
-func (spec *inputSpec) check(v reflect.Value) error {
+func (spec *inputSpec) validate(v reflect.Value) error {
 	for _, f := range spec.fields {
 		if f.required && v.Field(f.index).IsZero() {
 			return errs.Input(f.name, "is required")

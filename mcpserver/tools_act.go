@@ -300,7 +300,7 @@ type dialogInput struct {
 }
 
 // check: a prompt's text is only sent with accept.
-func (in *dialogInput) check() error {
+func (in *dialogInput) rules() error {
 	if in.PromptText != "" && in.Action != "accept" {
 		return errInput("prompt_text", "only goes with action accept")
 	}

@@ -51,7 +51,7 @@ func (*observeInput) listedAs() map[string]schema {
 // check: include's entries, and the part of the page to read is a CSS
 // scope, or a locator (or a frame alone) by the rules of every tool's
 // locator, not both.
-func (in *observeInput) check() error {
+func (in *observeInput) rules() error {
 	if in.Include.err != nil {
 		return in.Include.err
 	}
@@ -84,7 +84,7 @@ func (s *server) observeTool() tool {
 				Rows:           in.Rows,
 				HideHost:       s.opt.HideHost,
 			}
-			if err := opt.Check(); err != nil { // the engine's rules between its options
+			if err := opt.Validate(); err != nil { // the engine's rules between its options
 				return nil, "", err
 			}
 			var obs *observe.Observation

@@ -29,7 +29,7 @@ func (*pageToolInput) listedAs() map[string]schema {
 }
 
 // check: a name of a reasonable length; input an object.
-func (in *pageToolInput) check() error {
+func (in *pageToolInput) rules() error {
 	if len(in.Name) > maxPageToolName {
 		return errs.Input("name", "at most %d characters, got %d", maxPageToolName, len(in.Name))
 	}

@@ -74,7 +74,7 @@ type emulateInput struct {
 const minViewportSide = 100
 
 // check: a side given is at least minViewportSide, and something is asked.
-func (in *emulateInput) check() error {
+func (in *emulateInput) rules() error {
 	for _, side := range []struct {
 		name string
 		px   *int

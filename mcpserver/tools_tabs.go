@@ -200,7 +200,7 @@ type navigateInput struct {
 }
 
 // check: url or history, one of them.
-func (in *navigateInput) check() error {
+func (in *navigateInput) rules() error {
 	switch {
 	case in.URL != "" && in.History != "":
 		return errInput("url", "give url or history, not both")

@@ -9,7 +9,7 @@ import (
 	"github.com/tabwright/tabwright/engine/tabs"
 )
 
-// Pending is a step's last check (a fill's read-back, what a click
+// Pending is a step's last verification (a fill's read-back, what a click
 // reached) left for the next step's first page call to carry, so that it
 // costs no round trip of its own. A batch hands it on only when the next
 // step's first command is that call (see Carries); otherwise, and after the
@@ -17,13 +17,13 @@ import (
 // not complete: Finish completes it, or fails the step.
 type Pending struct {
 	carried *locate.Carried
-	loader  string // the document the check reads
-	// judge completes the result from the check's value or the error of
+	loader  string // the document the verification reads
+	// judge completes the result from the verification's value or the error of
 	// its call; both nil when the document changed before it could run.
 	judge func(ctx context.Context, value json.RawMessage, err error) error
 }
 
-// pending makes the check call fn(handle, args...) in the main frame.
+// pending makes the verification call fn(handle, args...) in the main frame.
 func pending(loader string, fn injected.Fn, handle string, args []any, judge func(ctx context.Context, value json.RawMessage, err error) error) *Pending {
 	return &Pending{carried: &locate.Carried{Fn: fn, Handle: handle, Args: args}, loader: loader, judge: judge}
 }
@@ -31,7 +31,7 @@ func pending(loader string, fn injected.Fn, handle string, args []any, judge fun
 // Carries reports whether s's first command is a resolve in the main frame,
 // which can carry a Pending: an element step with a plain locator, or a
 // role with a name and no nth (the page is asked first: see locate's
-// resolveRole; when it cannot answer, it has run the check all the same).
+// resolveRole; when it cannot answer, it has run the verification all the same).
 func Carries(s *Step) bool {
 	if s.Selector == "" || s.Ref != "" || s.Frame != nil || s.FrameID != "" || s.SelectorType == locate.Role && (s.Name == nil || s.Nth != nil) {
 		return false
@@ -62,7 +62,7 @@ func (p *Pending) With(ctx context.Context) context.Context {
 
 // Finish completes the step after the call that carried p: its answer
 // judged, or, when no call took it (the next step failed before sending
-// one), the check run now.
+// one), the verification run now.
 func (p *Pending) Finish(ctx context.Context, t *tabs.Tab) error {
 	if p == nil {
 		return nil
@@ -75,7 +75,7 @@ func (p *Pending) Finish(ctx context.Context, t *tabs.Tab) error {
 	return p.judge(ctx, value, err)
 }
 
-// Settle runs the check on its own call.
+// Settle runs the verification on its own call.
 func (p *Pending) Settle(ctx context.Context, t *tabs.Tab) error {
 	if p == nil {
 		return nil

@@ -16,7 +16,7 @@ func TestPageFunctionsInstalled(t *testing.T) {
 	defer cancel()
 	check := "(" + js(injected.Fns) + ").filter((fn) => typeof globalThis.__tabwright[fn] !== 'function')"
 	var missing []string
-	if err := tab.Eval(ctx, injected.Program(check, injected.Act, injected.Observe, injected.Watch), &missing); err != nil {
+	if err := tab.Eval(ctx, injected.Installing(check, injected.Act, injected.Observe, injected.Watch), &missing); err != nil {
 		t.Fatal(err)
 	}
 	if len(missing) > 0 {

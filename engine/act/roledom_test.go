@@ -11,6 +11,7 @@ import (
 	cdproto "github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/dom"
 
+	"github.com/tabwright/tabwright/engine/injected"
 	"github.com/tabwright/tabwright/engine/locate"
 )
 
@@ -27,7 +28,7 @@ func TestRoleDOMAnswerIsTheTreeAnswer(t *testing.T) {
 	for _, name := range []string{"roles.html", "roleshadow.html", "basics.html", "hard.html", "mcp.html", "multiselect.html", "secret.html"} {
 		tab := page(t, name)
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		doc, err := tab.EvalObjectIn(ctx, nil, locate.Program("document"))
+		doc, err := tab.EvalObjectIn(ctx, nil, injected.Actions().Installing("document"))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -14,7 +14,7 @@ import (
 	"github.com/tabwright/tabwright/engine/injected"
 	"github.com/tabwright/tabwright/engine/locate"
 	"github.com/tabwright/tabwright/engine/tabs"
-	"github.com/tabwright/tabwright/engine/trace"
+	"github.com/tabwright/tabwright/engine/timing"
 )
 
 // DefaultTimeout bounds a step that names no timeout_ms: as long as
@@ -60,11 +60,11 @@ func RunWithin(ctx context.Context, t *tabs.Tab, s *Step) (*Result, error) {
 	return r, nil
 }
 
-// RunCarrying is RunWithin for a batch: the step may leave its last check (a
-// fill's read-back, what a click reached) for the next step's first call
-// to carry, returned as a Pending; its result is complete once the
-// Pending's Finish or Settle ran. A check the step before left rides in ctx
-// (Pending.With).
+// RunCarrying is RunWithin for a batch: the step may leave its last
+// verification (a fill's read-back, what a click reached) for the next
+// step's first call to carry, returned as a Pending; its result is complete
+// once the Pending's Finish or Settle ran. A verification the step before
+// left rides in ctx (Pending.With).
 func RunCarrying(ctx context.Context, t *tabs.Tab, s *Step) (*Result, *Pending, error) {
 	carrying := *s
 	carrying.carry = true
@@ -189,7 +189,7 @@ func settle(ctx context.Context, d time.Duration) {
 		return
 	}
 	start := time.Now()
-	defer func() { trace.Waited(ctx, time.Since(start)) }()
+	defer func() { timing.Waited(ctx, time.Since(start)) }()
 	select {
 	case <-time.After(d):
 	case <-ctx.Done():

@@ -84,7 +84,7 @@ type Step struct {
 	// upload
 	Files []string `json:"files,omitempty"`
 
-	carry bool // run by RunCarrying: the step's last check may ride the next call
+	carry bool // run by RunCarrying: the step's last verification may ride the next call
 }
 
 // Until stops a scroll once text shows in the viewport (inside selector,
@@ -215,7 +215,7 @@ type Result struct {
 	// Loading says the tab's page had not finished loading when the step began.
 	Loading *tabs.Loading `json:"loading,omitempty"`
 
-	mayCarry bool     // the caller lets the step's last check ride its next call
+	mayCarry bool     // the caller lets the step's last verification ride its next call
 	later    *Pending // that check, when the step left one
 }
 

@@ -75,7 +75,7 @@ func fillWant(s *Step, set valueSet) string {
 }
 
 // carriedReadBack is a fill's read-back left for the next step's first
-// call; a navigation since the fill stands for its check.
+// call; a navigation since the fill stands for its verification.
 func carriedReadBack(t *tabs.Tab, loader, handle, want string, r *Result) *Pending {
 	return pending(loader, injected.FnValueIs, handle, []any{want}, func(ctx context.Context, value json.RawMessage, err error) error {
 		if value == nil && err == nil {

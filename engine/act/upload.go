@@ -36,7 +36,7 @@ func upload(ctx context.Context, t *tabs.Tab, s *Step, r *Result) error {
 		return err
 	}
 	f := target.Frame
-	obj, err := t.EvalObjectIn(ctx, f, locate.Program(injected.Call(injected.FnByHandle, target.Handle)))
+	obj, err := t.EvalObjectIn(ctx, f, injected.Actions().Installing(injected.Call(injected.FnByHandle, target.Handle)))
 	if err != nil {
 		return err
 	}

@@ -17,7 +17,7 @@ import (
 	"github.com/tabwright/tabwright/engine/errs"
 	"github.com/tabwright/tabwright/engine/locate"
 	"github.com/tabwright/tabwright/engine/tabs"
-	"github.com/tabwright/tabwright/engine/trace"
+	"github.com/tabwright/tabwright/engine/timing"
 )
 
 // Request is a checked batch.
@@ -217,12 +217,12 @@ func Run(ctx context.Context, t *tabs.Tab, req *Request) *Result {
 		from = *req.StartAt
 		res.Skipped = from
 	}
-	rec := trace.From(ctx)
+	rec := timing.From(ctx)
 	defer rec.End()
-	// A step's last check (a fill's read-back, what a click reached) rides
-	// the next step's first page call when that call is the next command
-	// sent, and runs on its own otherwise: the step counts as done once it
-	// passed.
+	// A step's last verification (a fill's read-back, what a click
+	// reached) rides the next step's first page call when that call is the
+	// next command sent, and runs on its own otherwise: the step counts as
+	// done once it passed.
 	var later *act.Pending // left by the last step in res.Steps
 	for i := from; i < len(req.Steps); i++ {
 		s := *req.Steps[i]
@@ -240,13 +240,13 @@ func Run(ctx context.Context, t *tabs.Tab, req *Request) *Result {
 		r, next, err := runStep(later.With(ctx), t, i, &s)
 		elapsed := time.Since(stepStart)
 		if later != nil {
-			// The step before is judged first: when its check failed, this
-			// step did nothing.
+			// The step before is judged first: when its verification
+			// failed, this step did nothing.
 			if perr := later.Finish(ctx, t); perr != nil {
 				return failPrior(res, start, perr)
 			}
 			if locate.CarriedFailed(err) {
-				err = errs.New(errs.Internal, "the step before passed its check on a second look")
+				err = errs.New(errs.Internal, "the step before passed its verification on a second look")
 			}
 		}
 		later = next
@@ -296,8 +296,8 @@ func fail(res *Result, start time.Time, sr *StepResult, err error) *Result {
 	return res
 }
 
-// failPrior ends the batch at the last step in res, whose check (judged
-// after it returned) failed.
+// failPrior ends the batch at the last step in res, whose verification
+// (judged after it returned) failed.
 func failPrior(res *Result, start time.Time, err error) *Result {
 	return fail(res, start, res.Steps[len(res.Steps)-1], err)
 }

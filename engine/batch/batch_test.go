@@ -12,7 +12,7 @@ import (
 
 	"github.com/tabwright/tabwright/engine/errs"
 	"github.com/tabwright/tabwright/engine/tabs"
-	"github.com/tabwright/tabwright/engine/trace"
+	"github.com/tabwright/tabwright/engine/timing"
 	"github.com/tabwright/tabwright/internal/testtabs"
 )
 
@@ -701,8 +701,8 @@ func TestFormBatchRoundTrips(t *testing.T) {
 	if _, err := tab.Navigate(ctx, tabs.Navigation{URL: env.Site.URL + "/form.html"}); err != nil {
 		t.Fatal(err)
 	}
-	rec := &trace.Recorder{}
-	r := Run(trace.With(ctx, rec), tab, req)
+	rec := &timing.Recorder{}
+	r := Run(timing.With(ctx, rec), tab, req)
 	mustOK(t, r)
 	want := map[string]int{
 		"steps[0] fill": 2, "steps[1] fill": 2, "steps[2] fill": 2, "steps[3] fill": 2, "steps[4] fill": 2,
@@ -719,11 +719,11 @@ func TestFormBatchRoundTrips(t *testing.T) {
 	}
 	spans := rec.Spans()
 	if len(spans) != len(want) {
-		t.Fatalf("%d spans, want %d:\n%s", len(spans), len(want), trace.Table(spans))
+		t.Fatalf("%d spans, want %d:\n%s", len(spans), len(want), timing.Table(spans))
 	}
 	for _, s := range spans {
 		if got := len(s.Commands); got != want[s.Name] {
-			t.Errorf("%s: %d commands (%s), want %d", s.Name, got, trace.Of(s).MethodList(), want[s.Name])
+			t.Errorf("%s: %d commands (%s), want %d", s.Name, got, timing.Of(s).MethodList(), want[s.Name])
 		}
 	}
 	if rec.Unspanned() != 0 {

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/tabwright/tabwright/engine/tabs"
-	"github.com/tabwright/tabwright/engine/trace"
+	"github.com/tabwright/tabwright/engine/timing"
 )
 
 // BenchmarkFormBatch is the 12-field form task of issue 4 as one batch on a
@@ -30,8 +30,8 @@ func BenchmarkFormBatch(b *testing.B) {
 	raw := request(tab, formSteps, formObserve)
 	url := env.Site.URL + "/form.html"
 	var navCalls, batchCalls int64
-	task := func(rec *trace.Recorder) (nav, run time.Duration) {
-		ctx, cancel := context.WithTimeout(trace.With(context.Background(), rec), 30*time.Second)
+	task := func(rec *timing.Recorder) (nav, run time.Duration) {
+		ctx, cancel := context.WithTimeout(timing.With(context.Background(), rec), 30*time.Second)
 		defer cancel()
 		rec.Begin("navigate")
 		start := time.Now()
@@ -61,9 +61,9 @@ func BenchmarkFormBatch(b *testing.B) {
 		task(nil)
 	}
 	// One traced run: where each step's time and round trips go.
-	rec := &trace.Recorder{}
+	rec := &timing.Recorder{}
 	task(rec)
-	b.Logf("one traced task (ms; page: Runtime commands in flight, input: Input ones, other: the rest, go: between commands):\n%s", trace.Table(rec.Spans()))
+	b.Logf("one traced task (ms; page: Runtime commands in flight, input: Input ones, other: the rest, go: between commands):\n%s", timing.Table(rec.Spans()))
 	for kind, n := range commandsPerKind(rec.Spans()) {
 		b.ReportMetric(n, "cmds/"+kind)
 	}
@@ -94,7 +94,7 @@ func BenchmarkFormBatch(b *testing.B) {
 
 // commandsPerKind is the mean count of CDP commands per step of each action
 // (and of the navigation and the batch's observe).
-func commandsPerKind(spans []trace.Span) map[string]float64 {
+func commandsPerKind(spans []timing.Span) map[string]float64 {
 	sum, count := map[string]int{}, map[string]int{}
 	for _, s := range spans {
 		kind := s.Name

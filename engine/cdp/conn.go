@@ -24,7 +24,7 @@ import (
 
 	"github.com/tabwright/tabwright/engine/deadline"
 	"github.com/tabwright/tabwright/engine/errs"
-	"github.com/tabwright/tabwright/engine/trace"
+	"github.com/tabwright/tabwright/engine/timing"
 )
 
 // maxGone bounds how many detached session ids are remembered.
@@ -333,7 +333,7 @@ func (c *Conn) send(sid target.SessionID, method string, params any) func(ctx co
 	}
 
 	return func(ctx context.Context, result any) error {
-		defer trace.Sent(ctx, method, sent)
+		defer timing.Sent(ctx, method, sent)
 		select {
 		case r := <-p.ch:
 			if r.err != nil {

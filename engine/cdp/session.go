@@ -9,7 +9,7 @@ import (
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
 	"github.com/chromedp/cdproto/target"
 
-	"github.com/tabwright/tabwright/engine/trace"
+	"github.com/tabwright/tabwright/engine/timing"
 )
 
 // Session is one flattened target session (or the browser session, whose id
@@ -75,7 +75,7 @@ func (s *Session) Pipeline(ctx context.Context, cmds ...Command) error {
 // connection fails the next call anyway.
 func (s *Session) Post(ctx context.Context, method string, params any) {
 	s.c.send(s.id, method, params)
-	trace.Sent(ctx, method, time.Now())
+	timing.Sent(ctx, method, time.Now())
 }
 
 // Command is one CDP command for Pipeline.

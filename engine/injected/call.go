@@ -63,24 +63,24 @@ func Method(fn Fn) string {
 type Evaluator func(ctx context.Context, expr string) (json.RawMessage, error)
 
 // Run evaluates the expression call builds in the world eval reaches, and
-// returns its value. It sends a guard and the call first: a claimed tab's
+// returns its value. It sends the call behind a check of the bundle's mark first: a claimed tab's
 // worlds get the bundles as each document is created (NewDocument), so that
 // is one round trip and no script to parse. A world without them (a
-// document loaded before the tab was claimed) answers the guard with
+// document loaded before the tab was claimed) answers that check with
 // NotInstalled, and the whole program follows: one round trip more, once
 // per such world. call is built right before each send, so a call that
 // carries a time budget gets what is left.
 func (b *Bundle) Run(ctx context.Context, eval Evaluator, call func() string) (json.RawMessage, error) {
-	raw, err := eval(ctx, b.Guarded(call()))
+	raw, err := eval(ctx, b.IfInstalled(call()))
 	if err != nil || !Missing(raw) {
 		return raw, err
 	}
-	return eval(ctx, b.Program(call()))
+	return eval(ctx, b.Installing(call()))
 }
 
-// Missing reports a Guarded call's answer that the world lacks the bundle:
-// the caller sends its Program next.
+// Missing reports an IfInstalled call's answer that the world lacks the
+// bundle: the caller sends it Installing next.
 func Missing(answer json.RawMessage) bool { return string(answer) == notInstalledJSON }
 
-// notInstalledJSON is NotInstalled as the guard's JSON answer.
+// notInstalledJSON is NotInstalled as IfInstalled's JSON answer.
 var notInstalledJSON = strconv.Quote(NotInstalled)

@@ -39,11 +39,11 @@ var (
 	observe string
 )
 
-// Program returns one expression that installs core and the given concern
+// Installing returns one expression that installs core and the given concern
 // scripts (each a no-op when already installed) and then evaluates call,
 // whose value is the expression's value. call is JavaScript, e.g.
 // `globalThis.__tabwright.observe({"maxChars":2500,"maxInteractive":150})`.
-func Program(call string, concerns ...string) string {
+func Installing(call string, concerns ...string) string {
 	var b strings.Builder
 	n := len(Core) + len(call) + 8
 	for _, c := range concerns {
@@ -90,7 +90,7 @@ var (
 	act string
 )
 
-// NotInstalled is what a Bundle's Guarded expression answers in a world
+// NotInstalled is what a Bundle's IfInstalled expression answers in a world
 // that does not hold the bundle's scripts yet: a new document, or one an
 // older build installed into.
 const NotInstalled = "__tabwright_not_installed__"
@@ -98,7 +98,7 @@ const NotInstalled = "__tabwright_not_installed__"
 // Bundle is core and a set of concern scripts, installed together. The
 // scripts run to tens of kilobytes, which a world would parse again on every
 // command; a Bundle instead marks the world it installed into, so later
-// commands send only a guard and the call.
+// commands send only a check of the mark and the call.
 type Bundle struct {
 	prefix string // the installers and the mark, ready for a call
 	mark   string // names this exact set of scripts (a hash of their text)
@@ -113,15 +113,15 @@ var Actions = sync.OnceValue(func() *Bundle { return NewBundle(Act) })
 
 // NewDocument is the script a claimed tab's isolated world runs as each of
 // its documents is created, before any page call: it installs and marks
-// both bundles, so the first call into a new document sends only a guard
-// and its call. It holds a document's load back by a few milliseconds
+// both bundles, so the first call into a new document sends only a check
+// of the mark and its call. It holds a document's load back by a few milliseconds
 // (3 ms on a small page here, under 1 ms for each of 50 iframes), less
 // than the first call saves, and the page sees nothing: the world is ours.
 var NewDocument = sync.OnceValue(func() string { return Actions().prefix + Extractors().prefix })
 
 // NewBundle bundles core with concerns.
 func NewBundle(concerns ...string) *Bundle {
-	installers := Program("", concerns...)
+	installers := Installing("", concerns...)
 	sum := fnv.New64a()
 	sum.Write([]byte(installers))
 	mark := strconv.FormatUint(sum.Sum64(), 36)
@@ -131,12 +131,12 @@ func NewBundle(concerns ...string) *Bundle {
 	}
 }
 
-// Program installs the bundle (each script a no-op when already there),
+// Installing installs the bundle (each script a no-op when already there),
 // marks the world, then evaluates call.
-func (b *Bundle) Program(call string) string { return b.prefix + call }
+func (b *Bundle) Installing(call string) string { return b.prefix + call }
 
-// Guarded evaluates call when the world holds this bundle, and answers
-// NotInstalled otherwise; the caller then sends Program(call).
-func (b *Bundle) Guarded(call string) string {
+// IfInstalled evaluates call when the world holds this bundle, and answers
+// NotInstalled otherwise; the caller then sends Installing(call).
+func (b *Bundle) IfInstalled(call string) string {
 	return "(globalThis.__tabwright?.marks?.[" + strconv.Quote(b.mark) + "]) ? (" + call + ") : " + strconv.Quote(NotInstalled)
 }

@@ -126,7 +126,7 @@ func (q quad) mapPoint(w, h, x, y float64) (float64, float64) {
 
 // contentQuad is the frame element's content box as the browser draws it.
 func contentQuad(ctx context.Context, t *tabs.Tab, h hop) (quad, error) {
-	obj, err := t.EvalObjectIn(ctx, h.parent, Program(injected.Call(injected.FnByHandle, h.iframe)))
+	obj, err := t.EvalObjectIn(ctx, h.parent, injected.Actions().Installing(injected.Call(injected.FnByHandle, h.iframe)))
 	if err != nil {
 		return nil, err
 	}
@@ -226,7 +226,7 @@ func framePath(ctx context.Context, t *tabs.Tab, path []string) (*frameChain, er
 
 // childOf returns the frame a held iframe element shows.
 func childOf(ctx context.Context, t *tabs.Tab, parent *tabs.Frame, handle string) (*tabs.Frame, error) {
-	obj, err := t.EvalObjectIn(ctx, parent, Program(injected.Call(injected.FnByHandle, handle)))
+	obj, err := t.EvalObjectIn(ctx, parent, injected.Actions().Installing(injected.Call(injected.FnByHandle, handle)))
 	if err != nil {
 		return nil, err
 	}

@@ -202,13 +202,10 @@ type Then struct {
 	Args []any       `json:"args"`
 }
 
-// Program returns a page-side expression with the act helpers installed.
-func Program(call string) string { return injected.Actions().Program(call) }
-
-// Eval runs a page-side act call in frame f (nil: the main frame): a guard
-// and the call, since a claimed tab's documents get the act helpers as they
-// are created (one round trip, no 30 KB script to parse again), and the whole
-// program only in a world without them.
+// Eval runs a page-side act call in frame f (nil: the main frame): a check
+// of the bundle's mark and the call, since a claimed tab's documents get the
+// act helpers as they are created (one round trip, no 30 KB script to parse
+// again), and the whole program only in a world without them.
 func Eval(ctx context.Context, t *tabs.Tab, f *tabs.Frame, call string, out any) error {
 	return evalBuilt(ctx, t, f, func() string { return call }, out)
 }
@@ -219,10 +216,10 @@ func Eval(ctx context.Context, t *tabs.Tab, f *tabs.Frame, call string, out any)
 func evalBuilt(ctx context.Context, t *tabs.Tab, f *tabs.Frame, build func() string, out any) error {
 	b := injected.Actions()
 	var raw json.RawMessage
-	err := t.EvalIn(ctx, f, b.Guarded(injected.Answer(build())), &raw)
+	err := t.EvalIn(ctx, f, b.IfInstalled(injected.Answer(build())), &raw)
 	if err == nil && injected.Missing(raw) { // a world without the helpers: the whole program, once
 		raw = nil
-		err = t.EvalIn(ctx, f, b.Program(injected.Answer(build())), &raw)
+		err = t.EvalIn(ctx, f, b.Installing(injected.Answer(build())), &raw)
 	}
 	if err != nil {
 		return err

@@ -67,7 +67,8 @@ type journal struct {
 }
 
 // evalPage evaluates call in p with the extractors (injected.Extractors):
-// a guard and the call, the whole program only in a world without them.
+// a check of the bundle's mark and the call, the whole program only in a
+// world without them.
 func evalPage(ctx context.Context, p Page, call string, out any) error {
 	eval := func(ctx context.Context, expr string) (json.RawMessage, error) {
 		var raw json.RawMessage

@@ -133,10 +133,10 @@ func (o Options) normalise() (Options, error) {
 	return o, nil
 }
 
-// Check reports the first option that is out of bounds or that does not go
+// Validate reports the first option that is out of bounds or that does not go
 // with the others, with the tool parameter's name as its path: what
 // Capture would refuse, for a caller to refuse it before queueing.
-func (o Options) Check() error {
+func (o Options) Validate() error {
 	_, err := o.normalise()
 	return err
 }

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/tabwright/tabwright/engine/observe"
-	"github.com/tabwright/tabwright/engine/trace"
+	"github.com/tabwright/tabwright/engine/timing"
 )
 
 // benchTab is a claimed tab on a manager of its own, warmed on the small
@@ -45,7 +45,7 @@ func BenchmarkNavigateObserve(b *testing.B) {
 	tab, srv := benchTab(b)
 	ctx := context.Background()
 	step := func(ctx context.Context, i int) {
-		rec := trace.From(ctx)
+		rec := timing.From(ctx)
 		rec.Begin("navigate")
 		if _, err := tab.Navigate(ctx, Navigation{URL: fmt.Sprintf("%s/p%d", srv.URL, i)}); err != nil {
 			b.Fatal(err)
@@ -60,8 +60,8 @@ func BenchmarkNavigateObserve(b *testing.B) {
 		}
 		rec.End()
 	}
-	rec := &trace.Recorder{}
-	step(trace.With(ctx, rec), -1)
+	rec := &timing.Recorder{}
+	step(timing.With(ctx, rec), -1)
 	b.Logf("one traced navigate + observe (ms):\n%s", commandTimes(rec.Spans()))
 
 	var navCalls, obsCalls int64
@@ -89,9 +89,9 @@ func BenchmarkNavigateObserve(b *testing.B) {
 func BenchmarkViewportCapture(b *testing.B) {
 	tab, _ := benchTab(b)
 	ctx := context.Background()
-	rec := &trace.Recorder{}
+	rec := &timing.Recorder{}
 	rec.Begin("capture")
-	if _, err := tab.Capture(trace.With(ctx, rec), Shot{}); err != nil {
+	if _, err := tab.Capture(timing.With(ctx, rec), Shot{}); err != nil {
 		b.Fatal(err)
 	}
 	rec.End()
@@ -112,7 +112,7 @@ func BenchmarkViewportCapture(b *testing.B) {
 
 // commandTimes lists each span's wall time and its commands: when each was
 // sent (from the span's start) and how long its answer took.
-func commandTimes(spans []trace.Span) string {
+func commandTimes(spans []timing.Span) string {
 	var out strings.Builder
 	ms := func(d interface{ Microseconds() int64 }) float64 { return float64(d.Microseconds()) / 1000 }
 	for _, s := range spans {

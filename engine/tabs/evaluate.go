@@ -309,7 +309,7 @@ func (t *Tab) elementRef(ctx context.Context, f *Frame, obj *runtime.RemoteObjec
 	}
 	// The observation's ref table lives in core; install it if this world
 	// has not seen an observation yet.
-	if err := t.EvalIn(ctx, f, injected.Program("true"), nil); err != nil {
+	if err := t.EvalIn(ctx, f, injected.Installing("true"), nil); err != nil {
 		return nil, err
 	}
 	moved, err := cdproto.Call(ctx, f.sess, dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: node.Node.BackendNodeID, ExecutionContextID: world})

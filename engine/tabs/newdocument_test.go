@@ -43,7 +43,7 @@ func TestNewDocumentsHoldTheHelpers(t *testing.T) {
 	holds := func(f *Frame) string {
 		t.Helper()
 		var got []any
-		probe := "[" + injected.Actions().Guarded("true") + ", " + injected.Extractors().Guarded("true") + "]"
+		probe := "[" + injected.Actions().IfInstalled("true") + ", " + injected.Extractors().IfInstalled("true") + "]"
 		if err := tab.EvalIn(ctx, f, probe, &got); err != nil {
 			t.Fatal(err)
 		}

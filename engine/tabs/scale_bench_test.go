@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/tabwright/tabwright/engine/observe"
-	"github.com/tabwright/tabwright/engine/trace"
+	"github.com/tabwright/tabwright/engine/timing"
 )
 
 // scaleSizes are the page sizes of BenchmarkObserveScale, in elements.
@@ -61,23 +61,23 @@ func BenchmarkObserveScale(b *testing.B) {
 	}
 	times := make([][]time.Duration, len(scaleSizes))
 	last := make([]*observe.Observation, len(scaleSizes))
-	traced := make([]trace.Breakdown, len(scaleSizes))
+	traced := make([]timing.Breakdown, len(scaleSizes))
 	b.ResetTimer()
 	for round := range b.N {
 		for i, tab := range tabs {
 			if scaleSizes[i] >= 100_000 && round >= bigRounds {
 				continue
 			}
-			rec := &trace.Recorder{}
+			rec := &timing.Recorder{}
 			rec.Begin("observe")
 			start := time.Now()
-			o, err := observe.Capture(trace.With(ctx, rec), tab, observe.Options{})
+			o, err := observe.Capture(timing.With(ctx, rec), tab, observe.Options{})
 			times[i] = append(times[i], time.Since(start))
 			rec.End()
 			if err != nil {
 				b.Fatal(err)
 			}
-			last[i], traced[i] = o, trace.Of(rec.Spans()[0])
+			last[i], traced[i] = o, timing.Of(rec.Spans()[0])
 		}
 	}
 	b.StopTimer()

@@ -21,7 +21,7 @@ import (
 	"github.com/tabwright/tabwright/engine/claimlock"
 	"github.com/tabwright/tabwright/engine/deadline"
 	"github.com/tabwright/tabwright/engine/errs"
-	"github.com/tabwright/tabwright/engine/trace"
+	"github.com/tabwright/tabwright/engine/timing"
 )
 
 // worldName names the isolated world our page-side scripts run in: the
@@ -404,7 +404,7 @@ func (t *Tab) waitFor(ctx context.Context, cond func(p *pageState) bool) error {
 	start, blocked := time.Now(), false
 	defer func() {
 		if blocked {
-			trace.Waited(ctx, time.Since(start))
+			timing.Waited(ctx, time.Since(start))
 		}
 	}()
 	for {

@@ -20,7 +20,7 @@ var engineRank = map[string]int{
 	"engine/errs":       0,
 	"engine/injected":   0,
 	"engine/claimlock":  0,
-	"engine/trace":      0,
+	"engine/timing":     0,
 	"engine/deadline":   1,
 	"engine/netgate":    1,
 	"engine/cdp":        2,

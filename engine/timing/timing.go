@@ -1,10 +1,10 @@
-// Package trace records where one call's time goes: each CDP command it
+// Package timing records where one call's time goes: each CDP command it
 // sent (method, when sent, when answered) and each wait our own code made,
 // grouped in spans (one per batch step). A Recorder rides the context, so
 // only the calls made under it are counted, whatever else shares the
 // browser connection. With no Recorder in the context every hook is a
 // no-op.
-package trace
+package timing
 
 import (
 	"cmp"
