@@ -97,7 +97,7 @@ func Start(opt Options) (*Hub, error) {
 	if opt.Log == nil {
 		opt.Log = io.Discard
 	}
-	if err := CheckLoopback(opt.Addr); err != nil {
+	if err := RequireLoopback(opt.Addr); err != nil {
 		return nil, err
 	}
 	ln, err := net.Listen("tcp", opt.Addr)
@@ -120,8 +120,8 @@ func Start(opt Options) (*Hub, error) {
 	return h, nil
 }
 
-// CheckLoopback refuses an address that is not on the loopback interface.
-func CheckLoopback(addr string) error {
+// RequireLoopback refuses an address that is not on the loopback interface.
+func RequireLoopback(addr string) error {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
 		return errs.Input("addr", "%q is not host:port", addr)

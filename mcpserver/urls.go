@@ -12,7 +12,7 @@ import (
 // steered by a page could otherwise open file:///home/… and read it back
 // through browser_observe, as Playwright MCP also forbids by default.
 func (s *server) checkTabURL(path, raw string) error {
-	if err := tabs.CheckURL(path, raw); err != nil {
+	if err := tabs.ValidateURL(path, raw); err != nil {
 		return err
 	}
 	if u, _ := url.Parse(raw); u.Scheme == "file" && !s.opt.AllowFileURLs {

@@ -31,7 +31,7 @@ func runBatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if *url == "" || *stepsFile == "" {
 		return errs.Input("--url", "give --url and --steps").WithHint("tabwright batch --url https://example.com/ --steps steps.json")
 	}
-	if err := tabs.CheckURL("--url", *url); err != nil {
+	if err := tabs.ValidateURL("--url", *url); err != nil {
 		return err
 	}
 	raw, err := os.ReadFile(*stepsFile)

@@ -42,7 +42,7 @@ func runObserve(ctx context.Context, args []string, stdout io.Writer) error {
 		abs, _ := filepath.Abs(target)
 		target = "file://" + abs
 	}
-	if err := tabs.CheckURL("URL", target); err != nil {
+	if err := tabs.ValidateURL("URL", target); err != nil {
 		return err
 	}
 	ctx, cancel := context.WithTimeout(ctx, *timeout)

@@ -142,7 +142,7 @@ func (g *Gate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // check applies the policy and the caller's rule to t; a refusal is
 // remembered (for the tab's logs) and told. It returns why, or "".
 func (g *Gate) check(t Target, rawURL string) string {
-	why := g.opt.Policy.Check(t)
+	why := g.opt.Policy.Refusal(t)
 	if why == "" && g.opt.Refuse != nil {
 		why = g.opt.Refuse(t)
 	}

@@ -41,12 +41,12 @@ func TestRulesMatch(t *testing.T) {
 		{Target{"http", "127.0.0.1", 8081}, false},
 		{Target{"http", "localhost", 3000}, true},
 	} {
-		if got := p.Check(c.t) != ""; got != c.refused {
+		if got := p.Refusal(c.t) != ""; got != c.refused {
 			t.Errorf("%+v: refused %v, want %v", c.t, got, c.refused)
 		}
 	}
 	allowed, _ := ParseRules("--allowed-origins", "example.com")
-	if (Policy{Allowed: allowed}).Check(Target{"https", "other.com", 443}) != "not in --allowed-origins" {
+	if (Policy{Allowed: allowed}).Refusal(Target{"https", "other.com", 443}) != "not in --allowed-origins" {
 		t.Error("an origin outside --allowed-origins went through")
 	}
 }
@@ -76,7 +76,7 @@ func FuzzParseRules(f *testing.F) {
 			if !r.Any && r.Host == "" {
 				t.Fatalf("%q: a rule without a host: %+v", list, r)
 			}
-			Policy{Allowed: rules}.Check(Target{Host: "a.example", Port: 443})
+			Policy{Allowed: rules}.Refusal(Target{Host: "a.example", Port: 443})
 		}
 	})
 }

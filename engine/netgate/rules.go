@@ -143,8 +143,8 @@ type Policy struct {
 	Blocked []Rule // never these, allowed or not
 }
 
-// Check returns why t is refused ("" when it may go).
-func (p Policy) Check(t Target) string {
+// Refusal returns why t is refused ("" when it may go).
+func (p Policy) Refusal(t Target) string {
 	for _, r := range p.Blocked {
 		if r.matches(t) {
 			return "--blocked-origins " + r.Text

@@ -6,9 +6,9 @@ import (
 	"github.com/tabwright/tabwright/engine/errs"
 )
 
-// CheckURL accepts the URLs a tab may load: absolute http(s), file and about.
+// ValidateURL accepts the URLs a tab may load: absolute http(s), file and about.
 // path names the input field in the error.
-func CheckURL(path, raw string) error {
+func ValidateURL(path, raw string) error {
 	u, err := url.Parse(raw)
 	if err != nil || !u.IsAbs() {
 		return errs.Input(path, "must be an absolute http(s), file or about URL; got %q", raw).
