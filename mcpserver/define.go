@@ -93,7 +93,7 @@ func decodeValid(args json.RawMessage, in any, spec *inputSpec) error {
 type inputSpec struct{ fields []*fieldSpec }
 
 // fieldSpec is one field: its listed schema and the same schema resolved
-// for checking a value (nil: the field checks itself, or the tool's check
+// for checking a value (nil: the field checks itself, or the tool's rules
 // method does).
 type fieldSpec struct {
 	name     string
@@ -136,7 +136,7 @@ func newInputSpec(t reflect.Type) *inputSpec {
 
 // schemaChecked reports a field type whose values jsonschema-go checks: not
 // one that reads its own JSON, nor a nested object (its rules are the
-// tool's check method's, with their paths).
+// tool's rules method's, with their paths).
 func schemaChecked(t reflect.Type) bool {
 	if t.Kind() == reflect.Pointer {
 		t = t.Elem()
@@ -145,7 +145,7 @@ func schemaChecked(t reflect.Type) bool {
 }
 
 // locatorSpecs are the locator fields as every tool lists them; the rules
-// of a locator (act.ValidateLocator, ValidateScope) are the tool's check.
+// of a locator (act.ValidateLocator, ValidateScope) are the tool's rules.
 func locatorSpecs() []*fieldSpec {
 	var out []*fieldSpec
 	for name, s := range locatorProps() {

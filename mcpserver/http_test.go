@@ -24,11 +24,20 @@ func startHTTPPeer(t *testing.T) (*idleSessions, *httptest.Server) {
 
 func postTo(t *testing.T, url, session, body string) *http.Response {
 	t.Helper()
+	return postWith(t, url, body, map[string]string{sessionHeader: session})
+}
+
+// postWith POSTs body with the MCP content headers and these others (an
+// empty value is left out); the answer's body is read and dropped.
+func postWith(t *testing.T, url, body string, headers map[string]string) *http.Response {
+	t.Helper()
 	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
-	if session != "" {
-		req.Header.Set(sessionHeader, session)
+	for k, v := range headers {
+		if v != "" {
+			req.Header.Set(k, v)
+		}
 	}
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {

@@ -129,16 +129,5 @@ func TestSessionlessClientFallsBackOverHTTP(t *testing.T) {
 
 func postWithVersion(t *testing.T, url, session, version, body string) *http.Response {
 	t.Helper()
-	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set(sessionHeader, session)
-	req.Header.Set(protocolVersionHeader, version)
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	io.Copy(io.Discard, res.Body)
-	res.Body.Close()
-	return res
+	return postWith(t, url, body, map[string]string{sessionHeader: session, protocolVersionHeader: version})
 }

@@ -299,7 +299,7 @@ type dialogInput struct {
 	PromptText string `json:"prompt_text" tool:"nonempty"`
 }
 
-// check: a prompt's text is only sent with accept.
+// rules: a prompt's text is only sent with accept.
 func (in *dialogInput) rules() error {
 	if in.PromptText != "" && in.Action != "accept" {
 		return errInput("prompt_text", "only goes with action accept")

@@ -41,7 +41,7 @@ func (*evaluateInput) listedAs() map[string]schema {
 	}
 }
 
-// check: an expression or a cursor; the frame's rules; what goes with
+// rules: an expression or a cursor; the frame's rules; what goes with
 // which.
 func (in *evaluateInput) rules() error {
 	if err := firstViolation(act.ValidateFrame(in.Frame, in.FrameID)); err != nil {

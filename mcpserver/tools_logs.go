@@ -37,7 +37,7 @@ func (*logsInput) listedAs() map[string]schema {
 	}
 }
 
-// check: max_body_chars cuts bodies, so it goes with them.
+// rules: max_body_chars cuts bodies, so it goes with them.
 func (in *logsInput) rules() error {
 	if in.MaxBodyChars != nil && !in.Bodies {
 		return errs.Input("max_body_chars", "only goes with bodies: true")

@@ -48,7 +48,7 @@ func (*observeInput) listedAs() map[string]schema {
 	}
 }
 
-// check: include's entries, and the part of the page to read is a CSS
+// rules: include's entries, and the part of the page to read is a CSS
 // scope, or a locator (or a frame alone) by the rules of every tool's
 // locator, not both.
 func (in *observeInput) rules() error {

@@ -28,7 +28,7 @@ func (*pageToolInput) listedAs() map[string]schema {
 	return map[string]schema{"input": {"type": "object"}}
 }
 
-// check: a name of a reasonable length; input an object.
+// rules: a name of a reasonable length; input an object.
 func (in *pageToolInput) rules() error {
 	if len(in.Name) > maxPageToolName {
 		return errs.Input("name", "at most %d characters, got %d", maxPageToolName, len(in.Name))

@@ -40,7 +40,7 @@ func (*screenshotInput) listedAs() map[string]schema {
 	}
 }
 
-// check: the element's rules, and the options that go together.
+// rules: the element's rules, and the options that go together.
 func (in *screenshotInput) rules() error {
 	if err := firstViolation(act.ValidateScope(in.Locator)); err != nil {
 		return err

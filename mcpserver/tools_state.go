@@ -73,7 +73,7 @@ type emulateInput struct {
 // minViewportSide is the smallest width or height a viewport may be given.
 const minViewportSide = 100
 
-// check: a side given is at least minViewportSide, and something is asked.
+// rules: a side given is at least minViewportSide, and something is asked.
 func (in *emulateInput) rules() error {
 	for _, side := range []struct {
 		name string

@@ -199,7 +199,7 @@ type navigateInput struct {
 	TimeoutMS *int   `json:"timeout_ms" tool:"timeout"`
 }
 
-// check: url or history, one of them.
+// rules: url or history, one of them.
 func (in *navigateInput) rules() error {
 	switch {
 	case in.URL != "" && in.History != "":
