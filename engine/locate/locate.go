@@ -155,15 +155,15 @@ type pageResult struct {
 	Target     map[string]any   `json:"target"`
 	Options    []map[string]any `json:"options"` // a select's options, when the wanted one is missing
 	Then       json.RawMessage  `json:"then"`    // the answer of the follow-up call, as tw.answer gives it
-	Before     json.RawMessage  `json:"before"`  // the answer of a carried check (see Carried)
+	Before     json.RawMessage  `json:"before"`  // the answer of a carried verification (see Carried)
 	Unsure     bool             `json:"unsure"`  // a role the DOM cannot answer for sure (see resolveRole)
 	Surface    string           `json:"surface"` // what took the pointer for a text input drawn under its widget's surface
 }
 
-// Carried is a check that the step before left to ride the next resolve's
-// page call in the main frame: it runs there first, and when its value
-// has no ok, nothing else does. Handle is its element's; Fn and Args a
-// page helper taking the handle first.
+// Carried is a verification that the step before left to ride the next
+// resolve's page call in the main frame: it runs there first, and when its
+// value has no ok, nothing else does. Handle is its element's; Fn and Args
+// a page helper taking the handle first.
 type Carried struct {
 	Fn     injected.Fn `json:"fn"`
 	Handle string      `json:"handle"`
@@ -180,7 +180,7 @@ func Carry(ctx context.Context, c *Carried) context.Context {
 	return context.WithValue(ctx, carriedKey{}, c)
 }
 
-// take returns the check ctx carries unless a call took it already.
+// take returns the verification ctx carries unless a call took it already.
 func take(ctx context.Context) *Carried {
 	c, _ := ctx.Value(carriedKey{}).(*Carried)
 	if c == nil || !c.taken.CompareAndSwap(false, true) {
@@ -339,12 +339,13 @@ func resolvePage(ctx context.Context, t *tabs.Tab, fr *frameChain, loc Locator, 
 	return targetOf(ctx, fr, loc, then, out, &res, err)
 }
 
-// errCarriedFailed is a resolve that stopped before it began: the check it
-// carried did not pass, so the step before failed and this one did nothing.
-// Its caller reads the check's answer from the Carried.
-var errCarriedFailed = errs.New(errs.Internal, "the check carried from the step before did not pass")
+// errCarriedFailed is a resolve that stopped before it began: the
+// verification it carried did not pass, so the step before failed and this
+// one did nothing. Its caller reads the verification's answer from the
+// Carried.
+var errCarriedFailed = errs.New(errs.Internal, "the verification carried from the step before did not pass")
 
-// CarriedFailed reports an error that says the carried check failed.
+// CarriedFailed reports an error that says the carried verification failed.
 func CarriedFailed(err error) bool { return err == errCarriedFailed }
 
 // pageBudget is how long a page-side resolve may wait, in ms: what is left
