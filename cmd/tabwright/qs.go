@@ -13,8 +13,6 @@ import (
 	"github.com/tabwright/tabwright/quickstart/examples"
 	qsrun "github.com/tabwright/tabwright/quickstart/run"
 	"github.com/tabwright/tabwright/quickstart/runcmd"
-	"github.com/tabwright/tabwright/quickstart/sandbox"
-	"github.com/tabwright/tabwright/quickstart/successcheck"
 	"github.com/tabwright/tabwright/quickstart/task"
 )
 
@@ -214,21 +212,7 @@ func (f *runFlags) config(ag agent.Agent, book qsrun.Book) runcmd.Config {
 	return cfg
 }
 
-// checkBackend is where qs check runs t's check: in t's image when it
-// names one and a container engine answers, as qs run did; else the
-// sandbox backend where it can enforce, else local.
-func checkBackend(ctx context.Context, t *task.Task) (string, *sandbox.Runtime) {
-	if t.Image != "" {
-		if rt, _ := sandbox.FindRuntime(ctx); rt != nil {
-			return sandbox.Container, rt
-		}
-	}
-	if ok, _ := sandbox.Probe(ctx); ok {
-		return sandbox.Isolated, nil
-	}
-	return sandbox.Local, nil
-}
-
+// qsCheck parses `qs check`'s flags; runcmd.Check runs it.
 func qsCheck(ctx context.Context, args []string, stdout, stderr io.Writer) exitCode {
 	fs := newFlags("qs check")
 	fs.SetOutput(stderr)
@@ -242,50 +226,5 @@ func qsCheck(ctx context.Context, args []string, stdout, stderr io.Writer) exitC
 		fmt.Fprintln(stderr, "usage: tabwright qs check TASK (--sandbox DIR | --show)")
 		return exitUsage
 	}
-	cfg, err := task.FindConfig(".")
-	if err != nil {
-		fmt.Fprintf(stderr, "config: %v\n", err)
-		return exitUsage
-	}
-	var defaults map[string]any
-	if cfg != nil {
-		defaults = cfg.Tasks
-	}
-	t, err := task.Load(paths[0], defaults)
-	if err != nil {
-		fmt.Fprintf(stderr, "INVALID  %v\n", err)
-		return exitUsage
-	}
-	if *show {
-		fmt.Fprint(stdout, successcheck.Script(t.Name, t.SuccessScript))
-		return exitOK
-	}
-	backend, rt := checkBackend(ctx, t)
-	var sb *sandbox.Sandbox
-	if *dir != "" {
-		sb, err = qsrun.NewSandbox(t, qsrun.SandboxOptions{Backend: backend, Runtime: rt, Image: t.Image, Adopt: *dir, OnEvent: func(typ string, f map[string]any) {
-			if typ == "egress_blocked" {
-				fmt.Fprintf(stdout, "blocked from the shell: %v\n", f["host"])
-			}
-		}})
-	}
-	if *dir == "" || err != nil {
-		why := ""
-		if err != nil {
-			why = fmt.Sprintf(" (%v)", err)
-		}
-		fmt.Fprintf(stderr, "no such workspace: %s%s\nRun qs run with --keep-sandbox first; the path is printed after the run.\n", *dir, why)
-		return exitUsage
-	}
-	defer sb.Close(true)
-	r := qsrun.RunSuccessCheck(ctx, t, sb, nil)
-	if out := strings.TrimRight(r.Output, "\n "); out != "" {
-		fmt.Fprintln(stdout, out)
-	}
-	if r.ExitCode == 0 {
-		fmt.Fprintf(stdout, "[PASS] %s check exited 0 (%s)\n", t.Name, sb.BackendName())
-		return exitOK
-	}
-	fmt.Fprintf(stdout, "[FAIL] %s check exited %d (%s)\n", t.Name, r.ExitCode, sb.BackendName())
-	return exitFailed
+	return runcmd.Check(ctx, runcmd.CheckConfig{Task: paths[0], Workspace: *dir, Show: *show}, stdout, stderr)
 }

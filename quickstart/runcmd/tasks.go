@@ -20,18 +20,13 @@ func LoadTasks(paths []string, example, docsURL string, stdout, stderr io.Writer
 	if example != "" {
 		return loadExamples(paths, example, docsURL, stderr)
 	}
-	cfg, err := task.FindConfig(".")
-	if err != nil {
-		fmt.Fprintf(stderr, "config: %v\n", err)
-		return nil, 0, run.ExitUsage
+	defaults, code := taskDefaults(stderr)
+	if code != run.ExitOK {
+		return nil, 0, code
 	}
 	paths, code = taskPaths(paths, stderr)
 	if code != run.ExitOK {
 		return nil, 0, code
-	}
-	var defaults map[string]any
-	if cfg != nil {
-		defaults = cfg.Tasks
 	}
 	for _, p := range paths {
 		t, err := task.Load(p, defaults)
@@ -105,4 +100,18 @@ func exampleError(name string, err error) error {
 		return fmt.Errorf("qs.example_unknown: %q is quickstarted's example, which reads the live site; tabwright's examples bundle their docs: %s (qs examples lists them), or run quickstarted's task file itself", name, strings.Join(examples.Names(), ", "))
 	}
 	return err
+}
+
+// taskDefaults are the task defaults of the qs config found from the
+// working folder (none without one).
+func taskDefaults(stderr io.Writer) (map[string]any, run.ExitCode) {
+	cfg, err := task.FindConfig(".")
+	if err != nil {
+		fmt.Fprintf(stderr, "config: %v\n", err)
+		return nil, run.ExitUsage
+	}
+	if cfg == nil {
+		return nil, run.ExitOK
+	}
+	return cfg.Tasks, run.ExitOK
 }
