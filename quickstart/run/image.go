@@ -132,15 +132,7 @@ const (
 // image over or use a mirror). ev's engines are those installed when the
 // attempt ran.
 func imageFix(ev map[string]any) string {
-	var engines []string
-	switch e := ev["engines"].(type) {
-	case []string: // as traced
-		engines = e
-	case []any: // as read back from trace.jsonl
-		for _, x := range e {
-			engines = append(engines, fmt.Sprint(x))
-		}
-	}
+	engines := trace.StringsOf(ev, "engines")
 	if len(engines) == 0 {
 		return "to run the task in its image, install Podman or Docker (--backend auto then uses it) or pass --backend container"
 	}

@@ -135,15 +135,7 @@ func agentProgressLine(ev map[string]any, verbose bool) string {
 // answered in words), how long the call took and the tokens it used; with
 // verbose also the model and its stop reason.
 func turnProgress(ev map[string]any, verbose bool) string {
-	var tools []string
-	switch calls := ev["tool_calls"].(type) {
-	case []string: // as traced
-		tools = calls
-	case []any: // as read back from trace.jsonl
-		for _, c := range calls {
-			tools = append(tools, fmt.Sprint(c))
-		}
-	}
+	tools := trace.StringsOf(ev, "tool_calls")
 	did := "answered, no tool"
 	if len(tools) > 0 {
 		did = strings.Join(tools, ", ")

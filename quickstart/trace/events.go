@@ -1,6 +1,7 @@
 package trace
 
 import (
+	"fmt"
 	"math"
 	"time"
 )
@@ -62,6 +63,22 @@ const (
 	ByHarness      By = "harness"
 	ByCheckBrowser By = "check_browser"
 )
+
+// StringsOf is the list of strings ev holds at key, as recorded ([]string)
+// or as read back from trace.jsonl ([]any).
+func StringsOf(ev map[string]any, key string) []string {
+	switch v := ev[key].(type) {
+	case []string:
+		return v
+	case []any:
+		out := make([]string, 0, len(v))
+		for _, x := range v {
+			out = append(out, fmt.Sprint(x))
+		}
+		return out
+	}
+	return nil
+}
 
 // ByOf is who made ev, as recorded or as read back.
 func ByOf(ev map[string]any) By {
