@@ -99,7 +99,7 @@ func (g *Gate) Refusal(rawURL string) string {
 	if err != nil {
 		return ""
 	}
-	t := targetOf(u)
+	t := TargetOf(u)
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	return g.refused[hostPort(t)]
@@ -127,7 +127,7 @@ func (g *Gate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "tabwright's network gate only forwards proxy requests", http.StatusBadRequest)
 		return
 	}
-	t := targetOf(r.URL)
+	t := TargetOf(r.URL)
 	if why := g.check(t, r.URL.String()); why != "" {
 		if g.opt.RefusalPage {
 			http.Error(w, "tabwright: "+why, http.StatusForbidden)

@@ -161,8 +161,9 @@ func (p Policy) Refusal(t Target) string {
 	return "not in --allowed-origins"
 }
 
-// targetOf is the target of an absolute URL.
-func targetOf(u *url.URL) Target {
+// TargetOf is the target of an absolute URL: its port, or its scheme's
+// default.
+func TargetOf(u *url.URL) Target {
 	port, _ := strconv.Atoi(u.Port())
 	if port == 0 {
 		port = defaultPort(u.Scheme)

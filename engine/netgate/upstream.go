@@ -49,7 +49,7 @@ func upstreamDialer(u *url.URL) (dialFunc, error) {
 // its credentials when it has some.
 func connectThrough(ctx context.Context, u *url.URL, addr string) (net.Conn, error) {
 	var d net.Dialer
-	conn, err := d.DialContext(ctx, "tcp", hostWithPort(u))
+	conn, err := d.DialContext(ctx, "tcp", hostPort(TargetOf(u)))
 	if err != nil {
 		return nil, err
 	}
@@ -98,16 +98,6 @@ type bufferedConn struct {
 }
 
 func (c *bufferedConn) Read(p []byte) (int, error) { return c.r.Read(p) }
-
-func hostWithPort(u *url.URL) string {
-	if u.Port() != "" {
-		return u.Host
-	}
-	if u.Scheme == "https" {
-		return net.JoinHostPort(u.Hostname(), "443")
-	}
-	return net.JoinHostPort(u.Hostname(), "80")
-}
 
 // IsLoopback reports whether host names the loopback: localhost (and its
 // subdomains, which browsers resolve to it), 127.0.0.0/8 or ::1, with or

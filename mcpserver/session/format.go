@@ -147,7 +147,8 @@ func Load(dir string) (*Loaded, error) {
 		if os.IsNotExist(err) {
 			return &Loaded{Dir: dir, Meta: meta}, nil
 		}
-		return nil, errs.Wrap(errs.InvalidInput, err, "reading the session's calls")
+		return nil, errs.Wrap(errs.InvalidInput, err, "reading the session's calls").WithPath("DIR").
+			WithHint("give a session folder you can read (the --save-session folder holds one per session)")
 	}
 	defer f.Close()
 	calls, skipped, err := ParseCalls(f)

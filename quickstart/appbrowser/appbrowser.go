@@ -36,7 +36,7 @@ func NewReach(route []string) Reach {
 	r := Reach{docsPorts: map[int]bool{}}
 	for _, page := range route {
 		if u, err := url.Parse(page); err == nil && netgate.IsLoopback(u.Hostname()) {
-			r.docsPorts[urlPort(u)] = true
+			r.docsPorts[netgate.TargetOf(u).Port] = true
 		}
 	}
 	return r
@@ -61,18 +61,7 @@ func (r Reach) URLRefusal(raw string) string {
 	if err != nil || u.Scheme != "http" && u.Scheme != "https" {
 		return fmt.Sprintf("agent_browser.bad_url: %q is not an http:// or https:// URL; open the app you run here at http://127.0.0.1:PORT/.", raw)
 	}
-	return r.Refusal(u.Hostname(), urlPort(u))
-}
-
-// urlPort is u's port, or its scheme's default.
-func urlPort(u *url.URL) int {
-	if n, err := strconv.Atoi(u.Port()); err == nil {
-		return n
-	}
-	if u.Scheme == "https" {
-		return 443
-	}
-	return 80
+	return r.Refusal(u.Hostname(), netgate.TargetOf(u).Port)
 }
 
 // Options are the agent browser's tabs options for one attempt: its own
