@@ -181,31 +181,7 @@ func (s *server) actionTool(action string) tool {
 				return nil, "", err
 			}
 			in.Action = action
-			if err := required("tab_handle", in.TabHandle); err != nil {
-				return nil, "", err
-			}
-			if v := in.Step.Validate(""); len(v) > 0 {
-				return nil, "", joinViolations(v)
-			}
-			t, ctx, cancel, err := s.tabWithin(ctx, owner, in.TabHandle, ptr(orDefault(in.Step.TimeoutMS, s.actionMS)))
-			if err != nil {
-				return nil, "", err
-			}
-			defer cancel()
-			var res *act.Result
-			err = t.Do(ctx, func(ctx context.Context) (err error) {
-				if action == act.Upload {
-					if err := s.uploadFiles(ctx, in.Step.Files); err != nil {
-						return err
-					}
-				}
-				res, err = act.RunWithin(ctx, t, &in.Step)
-				return err
-			})
-			if err != nil {
-				return nil, "", err
-			}
-			return res, renderResult(res), nil
+			return s.runStep(ctx, owner, in.TabHandle, &in.Step)
 		},
 	}
 }

@@ -102,8 +102,10 @@ func multiCheck(in multiInput) error {
 	return nil
 }
 
-// runStep runs one validated step in the tab's queue, as every action tool
-// does.
+// runStep validates a step and runs it in the tab's queue, within the
+// call's timeout_ms (the server's action timeout when the step names none),
+// as every action tool does. An upload's files are checked in the queue
+// first.
 func (s *server) runStep(ctx context.Context, owner, handle string, step *act.Step) (any, string, error) {
 	if err := required("tab_handle", handle); err != nil {
 		return nil, "", err
@@ -111,9 +113,18 @@ func (s *server) runStep(ctx context.Context, owner, handle string, step *act.St
 	if v := step.Validate(""); len(v) > 0 {
 		return nil, "", joinViolations(v)
 	}
+	t, ctx, cancel, err := s.tabWithin(ctx, owner, handle, ptr(orDefault(step.TimeoutMS, s.actionMS)))
+	if err != nil {
+		return nil, "", err
+	}
+	defer cancel()
 	var res *act.Result
-	timeout := orDefault(step.TimeoutMS, s.actionMS)
-	err := s.onTab(ctx, owner, handle, &timeout, func(ctx context.Context, t *tabs.Tab) (err error) {
+	err = t.Do(ctx, func(ctx context.Context) (err error) {
+		if step.Action == act.Upload {
+			if err := s.uploadFiles(ctx, step.Files); err != nil {
+				return err
+			}
+		}
 		res, err = act.RunWithin(ctx, t, step)
 		return err
 	})
